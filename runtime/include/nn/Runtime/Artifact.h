@@ -1,0 +1,94 @@
+//===- Artifact.h - A compiled model, loaded and runnable -------*- C++ -*-===//
+//
+// An Artifact wraps the table of ArtifactABI.h, whether it came from a shared
+// object (Artifact::load, dlopen) or from the JIT. It parses the description,
+// binds weights by state_dict name, and runs forward with every input checked
+// at the boundary (name, dtype, shape).
+//
+//   auto artifact = nn::Artifact::load("model.so");       // StatusOr
+//   auto weights = nn::load_safetensors("model.safetensors");
+//   artifact.value()->bind(weights->tensors);              // Status
+//   auto outputs = artifact.value()->run({input});         // StatusOr
+//
+// bind() must precede run(); after that, run() may be called from many
+// threads at once.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_RUNTIME_ARTIFACT_H
+#define NN_RUNTIME_ARTIFACT_H
+
+#include "nn/Runtime/ArtifactABI.h"
+#include "nn/Runtime/StateDict.h"
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nn {
+
+struct TensorInfo {
+  std::string name;
+  Shape shape;
+  DType dtype = DType::f32;
+};
+
+struct StateInfo : TensorInfo {
+  bool is_buffer = false;
+  bool persistent = true;
+  bool requires_grad = true;
+};
+
+struct ArtifactDescription {
+  std::vector<StateInfo> state; // in argument order
+  std::vector<TensorInfo> inputs;
+  std::vector<TensorInfo> outputs;
+};
+
+class Artifact {
+public:
+  /// dlopens a compiled model (.so) and checks its table and description.
+  static absl::StatusOr<std::shared_ptr<Artifact>> load(const std::string &path);
+  /// Wraps a table from any source; `owner` keeps its code alive. `source`
+  /// names it in error messages.
+  static absl::StatusOr<std::shared_ptr<Artifact>>
+  from_table(const nn_artifact_v1 *table, std::shared_ptr<void> owner,
+             std::string source);
+
+  ~Artifact();
+  Artifact(const Artifact &) = delete;
+  Artifact &operator=(const Artifact &) = delete;
+
+  const ArtifactDescription &description() const { return description_; }
+  const std::string &description_json() const { return json_; }
+
+  /// Binds every state entry of the description to the tensor of that name
+  /// in `state` (which may hold more). Fails listing every missing name and
+  /// every shape or dtype mismatch with both sides. Storage is shared, not
+  /// copied: later in-place updates of those tensors are seen by run().
+  absl::Status bind(const StateDict &state);
+  bool is_bound() const { return bound_; }
+
+  /// Runs forward on positional inputs.
+  absl::StatusOr<std::vector<Tensor>> run(const std::vector<Tensor> &inputs) const;
+  /// Runs forward on named inputs ("input.0", ...); every input must be
+  /// present and nothing else. Outputs are named as in the description.
+  absl::StatusOr<StateDict> run(const StateDict &inputs) const;
+
+private:
+  Artifact() = default;
+  std::string source_;
+  std::shared_ptr<void> owner_;
+  const nn_artifact_v1 *table_ = nullptr;
+  void *context_ = nullptr;
+  std::string json_;
+  ArtifactDescription description_;
+  std::vector<Tensor> state_;
+  bool bound_ = false;
+};
+
+} // namespace nn
+
+#endif // NN_RUNTIME_ARTIFACT_H

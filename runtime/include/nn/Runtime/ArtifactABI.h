@@ -1,0 +1,46 @@
+/*===- ArtifactABI.h - The C ABI of a compiled nn model ----------*- C -*-===*\
+|*                                                                            *|
+|* A compiled model (a shared object, or code JIT-compiled in process)        *|
+|* exports one function, nn_get_artifact_v1, returning this table. All        *|
+|* tensors cross the boundary as pointers to contiguous row-major data whose  *|
+|* names, shapes and dtypes the JSON description lists:                        *|
+|*                                                                            *|
+|*   {"abi_version": 1,                                                       *|
+|*    "state":   [{"name": "fc1.weight", "kind": "parameter",                 *|
+|*                 "shape": [256, 784], "dtype": "F32",                       *|
+|*                 "persistent": true, "requires_grad": true}, ...],          *|
+|*    "inputs":  [{"name": "input.0", "shape": [64, 784], "dtype": "F32"}],   *|
+|*    "outputs": [{"name": "output.0", "shape": [64, 10], "dtype": "F32"}]}   *|
+|*                                                                            *|
+|* forward(ctx, args) reads args = [state..., inputs..., outputs...] in that  *|
+|* order and writes the outputs; it returns 0 on success. It keeps no global  *|
+|* mutable state, so one artifact serves many threads.                        *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+#ifndef NN_RUNTIME_ARTIFACTABI_H
+#define NN_RUNTIME_ARTIFACTABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NN_ARTIFACT_ABI_VERSION 1
+#define NN_ARTIFACT_ENTRY_POINT "nn_get_artifact_v1"
+
+typedef struct nn_artifact_v1 {
+  uint32_t abi_version;
+  const char *description_json;
+  void *(*create_context)(void);
+  void (*destroy_context)(void *context);
+  int32_t (*forward)(void *context, void *const *args);
+} nn_artifact_v1;
+
+typedef const nn_artifact_v1 *(*nn_get_artifact_v1_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NN_RUNTIME_ARTIFACTABI_H */

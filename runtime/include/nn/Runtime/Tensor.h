@@ -1,0 +1,141 @@
+//===- Tensor.h - Dense tensors and their storage ---------------*- C++ -*-===//
+//
+// A Tensor is a shape, a dtype and a reference-counted, 64-byte-aligned CPU
+// Storage, contiguous and row-major. Copying a Tensor shares its storage (as
+// torch.Tensor does); clone() copies the data. Two state_dict names that hold
+// Tensors with one Storage are tied.
+//
+// While a model is traced, forward() sees symbolic tensors: a shape and a
+// dtype with no storage, carrying an opaque TraceNode that the tracer uses to
+// find the IR value behind the tensor.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_RUNTIME_TENSOR_H
+#define NN_RUNTIME_TENSOR_H
+
+#include "nn/Runtime/DType.h"
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nn {
+
+using Shape = std::vector<int64_t>;
+
+/// "2x784"; "scalar" for rank 0.
+std::string shape_str(const Shape &shape);
+
+/// Number of elements of a shape; throws nn::Error on a negative dimension or
+/// on overflow of int64.
+int64_t shape_numel(const Shape &shape);
+
+/// A block of bytes, 64-byte aligned, zero-initialised, freed with its last
+/// reference.
+class Storage {
+public:
+  /// Allocates `nbytes` zeroed bytes; throws nn::Error when out of memory.
+  static std::shared_ptr<Storage> allocate(size_t nbytes);
+  ~Storage();
+  Storage(const Storage &) = delete;
+  Storage &operator=(const Storage &) = delete;
+
+  void *data() { return data_; }
+  const void *data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+
+private:
+  Storage(void *data, size_t nbytes) : data_(data), nbytes_(nbytes) {}
+  void *data_;
+  size_t nbytes_;
+};
+
+/// What the tracer attaches to a symbolic tensor. Defined by the frontend.
+struct TraceNode {
+  virtual ~TraceNode();
+};
+
+class Tensor {
+public:
+  /// An undefined tensor (defined() is false), like torch::Tensor().
+  Tensor() = default;
+
+  /// A zero-filled tensor.
+  static Tensor zeros(Shape shape, DType dtype = DType::f32);
+  /// A tensor holding a copy of `values`; numel(shape) must equal values.size().
+  template <typename T>
+  static Tensor from_vector(const std::vector<T> &values, Shape shape);
+  /// A symbolic tensor: shape and dtype only, for tracing.
+  static Tensor symbolic(Shape shape, DType dtype,
+                         std::shared_ptr<TraceNode> node);
+
+  bool defined() const { return defined_; }
+  bool is_symbolic() const { return node_ != nullptr; }
+
+  const Shape &sizes() const { return shape_; }
+  const Shape &shape() const { return shape_; }
+  int64_t dim() const { return static_cast<int64_t>(shape_.size()); }
+  /// Size of dimension d; negative d counts from the end.
+  int64_t size(int64_t d) const;
+  int64_t numel() const;
+  size_t nbytes() const;
+  DType dtype() const { return dtype_; }
+
+  /// Typed pointer to the first element; throws unless T matches dtype() and
+  /// the tensor has storage.
+  template <typename T> T *data_ptr();
+  template <typename T> const T *data_ptr() const;
+  void *raw_data();
+  const void *raw_data() const;
+
+  const std::shared_ptr<Storage> &storage() const { return storage_; }
+  const std::shared_ptr<TraceNode> &node() const { return node_; }
+  /// True when both tensors have data in the same Storage.
+  bool shares_storage(const Tensor &other) const;
+
+  /// A new tensor with its own copy of the data.
+  Tensor clone() const;
+  /// Copies `src`'s data into this tensor's storage; shapes and dtypes must
+  /// match (the error names both). Ties survive: the storage is kept.
+  void copy_(const Tensor &src);
+  /// Element i of a flat view converted to double (any dtype); for tests,
+  /// printing and comparisons.
+  double item_as_double(int64_t flat_index) const;
+
+  /// "Tensor[float32, 2x784]"
+  std::string to_string() const;
+
+private:
+  bool defined_ = false;
+  Shape shape_;
+  DType dtype_ = DType::f32;
+  std::shared_ptr<Storage> storage_;
+  std::shared_ptr<TraceNode> node_;
+  void check_dtype(DType expected) const;
+  void check_numel_matches(size_t count) const;
+};
+
+template <typename T>
+Tensor Tensor::from_vector(const std::vector<T> &values, Shape shape) {
+  Tensor t = zeros(std::move(shape), DTypeOf<T>::value);
+  t.check_numel_matches(values.size());
+  T *out = t.data_ptr<T>();
+  for (size_t i = 0; i < values.size(); ++i)
+    out[i] = values[i];
+  return t;
+}
+
+template <typename T> T *Tensor::data_ptr() {
+  check_dtype(DTypeOf<T>::value);
+  return static_cast<T *>(raw_data());
+}
+template <typename T> const T *Tensor::data_ptr() const {
+  check_dtype(DTypeOf<T>::value);
+  return static_cast<const T *>(raw_data());
+}
+
+} // namespace nn
+
+#endif // NN_RUNTIME_TENSOR_H

@@ -1,0 +1,275 @@
+//===- Artifact.cpp - Loading and running compiled models -----------------===//
+//
+// Loads the table of ArtifactABI.h, parses and validates its JSON
+// description, binds weights and checks every input at the boundary.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nn/Runtime/Artifact.h"
+
+#include "Json.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+#include <dlfcn.h>
+
+namespace nn {
+namespace {
+
+absl::Status descriptionError(const std::string &source,
+                              const std::string &what) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(source, ": invalid artifact description: ", what));
+}
+
+/// Parses {"name", "shape", "dtype"} into `info`.
+absl::Status parseTensorInfo(const json::Value &value, const std::string &source,
+                             TensorInfo &info) {
+  if (!value.isObject())
+    return descriptionError(source, "a tensor entry is not an object");
+  const json::Value *name = value.find("name");
+  const json::Value *shape = value.find("shape");
+  const json::Value *dtype = value.find("dtype");
+  if (!name || !name->isString() || !shape || !shape->isArray() || !dtype ||
+      !dtype->isString())
+    return descriptionError(source,
+                            "a tensor entry needs name, shape and dtype");
+  info.name = name->getString();
+  for (const json::Value &dim : shape->getArray()) {
+    std::optional<int64_t> d = dim.getInteger();
+    if (!d || *d < 0)
+      return descriptionError(source, absl::StrCat("'", info.name,
+                                                   "' has a bad shape"));
+    info.shape.push_back(*d);
+  }
+  std::optional<DType> parsed = dtype_from_safetensors_name(dtype->getString());
+  if (!parsed)
+    return descriptionError(source, absl::StrCat("'", info.name,
+                                                 "' has unknown dtype ",
+                                                 dtype->getString()));
+  info.dtype = *parsed;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ArtifactDescription> parseDescription(std::string_view text,
+                                                     const std::string &source) {
+  absl::StatusOr<json::Value> root = json::parse(text);
+  if (!root.ok())
+    return descriptionError(source, std::string(root.status().message()));
+  if (!root->isObject())
+    return descriptionError(source, "not a JSON object");
+  const json::Value *version = root->find("abi_version");
+  if (!version || version->getInteger() != NN_ARTIFACT_ABI_VERSION)
+    return descriptionError(source, "abi_version is missing or not 1");
+
+  ArtifactDescription description;
+  auto list = [&](const char *key) -> absl::StatusOr<const json::Array *> {
+    const json::Value *v = root->find(key);
+    if (!v || !v->isArray())
+      return descriptionError(source, absl::StrCat("'", key,
+                                                   "' is not a list"));
+    return &v->getArray();
+  };
+  absl::StatusOr<const json::Array *> state = list("state");
+  if (!state.ok())
+    return state.status();
+  for (const json::Value &entry : **state) {
+    StateInfo info;
+    if (absl::Status s = parseTensorInfo(entry, source, info); !s.ok())
+      return s;
+    const json::Value *kind = entry.find("kind");
+    if (!kind || !kind->isString() ||
+        (kind->getString() != "parameter" && kind->getString() != "buffer"))
+      return descriptionError(source, absl::StrCat("'", info.name,
+                                                   "' has no valid kind"));
+    info.is_buffer = kind->getString() == "buffer";
+    if (const json::Value *p = entry.find("persistent"); p && p->isBool())
+      info.persistent = p->getBool();
+    if (const json::Value *r = entry.find("requires_grad"); r && r->isBool())
+      info.requires_grad = r->getBool();
+    description.state.push_back(std::move(info));
+  }
+  for (auto [key, out] : {std::pair{"inputs", &description.inputs},
+                          std::pair{"outputs", &description.outputs}}) {
+    absl::StatusOr<const json::Array *> entries = list(key);
+    if (!entries.ok())
+      return entries.status();
+    for (const json::Value &entry : **entries) {
+      TensorInfo info;
+      if (absl::Status s = parseTensorInfo(entry, source, info); !s.ok())
+        return s;
+      out->push_back(std::move(info));
+    }
+  }
+  return description;
+}
+
+std::string describe(const Shape &shape, DType dtype) {
+  return absl::StrCat(shape_str(shape), " ", std::string(dtype_name(dtype)));
+}
+
+/// Checks one tensor crossing the boundary against its description.
+absl::Status checkTensor(const char *role, const TensorInfo &info,
+                         const Tensor &tensor) {
+  if (!tensor.defined() || tensor.is_symbolic())
+    return absl::InvalidArgumentError(absl::StrCat(
+        role, " '", info.name, "': expected ", describe(info.shape, info.dtype),
+        ", got a tensor without data"));
+  if (tensor.shape() != info.shape || tensor.dtype() != info.dtype)
+    return absl::InvalidArgumentError(absl::StrCat(
+        role, " '", info.name, "': expected ", describe(info.shape, info.dtype),
+        ", got ", describe(tensor.shape(), tensor.dtype())));
+  return absl::OkStatus();
+}
+
+} // namespace
+
+absl::StatusOr<std::shared_ptr<Artifact>>
+Artifact::load(const std::string &path) {
+  // RTLD_LOCAL: two models loaded at once never see each other's symbols.
+  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    return absl::NotFoundError(
+        absl::StrCat("cannot load compiled model '", path, "': ", dlerror()));
+  std::shared_ptr<void> owner(handle, [](void *h) { dlclose(h); });
+  auto getter = reinterpret_cast<nn_get_artifact_v1_fn>(
+      dlsym(handle, NN_ARTIFACT_ENTRY_POINT));
+  if (!getter)
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", path, "' is not an nn compiled model: it does not "
+                     "export " NN_ARTIFACT_ENTRY_POINT));
+  return from_table(getter(), std::move(owner), path);
+}
+
+absl::StatusOr<std::shared_ptr<Artifact>>
+Artifact::from_table(const nn_artifact_v1 *table, std::shared_ptr<void> owner,
+                     std::string source) {
+  if (!table)
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": the artifact table is null"));
+  if (table->abi_version != NN_ARTIFACT_ABI_VERSION)
+    return absl::FailedPreconditionError(absl::StrCat(
+        source, ": artifact ABI version ", table->abi_version,
+        ", this runtime reads version ", NN_ARTIFACT_ABI_VERSION));
+  if (!table->description_json || !table->create_context ||
+      !table->destroy_context || !table->forward)
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": the artifact table has null entries"));
+  std::shared_ptr<Artifact> artifact(new Artifact());
+  artifact->source_ = std::move(source);
+  artifact->owner_ = std::move(owner);
+  artifact->table_ = table;
+  artifact->json_ = table->description_json;
+  absl::StatusOr<ArtifactDescription> description =
+      parseDescription(artifact->json_, artifact->source_);
+  if (!description.ok())
+    return description.status();
+  artifact->description_ = std::move(*description);
+  artifact->context_ = table->create_context();
+  if (!artifact->context_)
+    return absl::ResourceExhaustedError(
+        absl::StrCat(artifact->source_, ": create_context failed"));
+  return artifact;
+}
+
+Artifact::~Artifact() {
+  if (context_)
+    table_->destroy_context(context_);
+}
+
+absl::Status Artifact::bind(const StateDict &state) {
+  std::vector<std::string> missing, mismatched;
+  std::vector<Tensor> bound;
+  for (const StateInfo &info : description_.state) {
+    const Tensor *tensor = state.find(info.name);
+    if (!tensor) {
+      missing.push_back(info.name);
+      continue;
+    }
+    if (absl::Status s = checkTensor(info.is_buffer ? "buffer" : "parameter",
+                                     info, *tensor);
+        !s.ok()) {
+      mismatched.push_back(std::string(s.message()));
+      continue;
+    }
+    bound.push_back(*tensor);
+  }
+  if (!missing.empty() || !mismatched.empty()) {
+    std::string message = absl::StrCat("cannot bind the weights of ", source_);
+    if (!missing.empty())
+      absl::StrAppend(&message, "; missing: ", absl::StrJoin(missing, ", "));
+    if (!mismatched.empty())
+      absl::StrAppend(&message, "; ", absl::StrJoin(mismatched, "; "));
+    return absl::InvalidArgumentError(message);
+  }
+  state_ = std::move(bound);
+  bound_ = true;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Tensor>>
+Artifact::run(const std::vector<Tensor> &inputs) const {
+  if (!bound_)
+    return absl::FailedPreconditionError(absl::StrCat(
+        source_, ": weights are not bound; call bind() before run()"));
+  if (inputs.size() != description_.inputs.size())
+    return absl::InvalidArgumentError(
+        absl::StrCat(source_, " takes ", description_.inputs.size(),
+                     " inputs, got ", inputs.size()));
+  std::vector<void *> args;
+  args.reserve(state_.size() + inputs.size() + description_.outputs.size());
+  for (const Tensor &t : state_)
+    args.push_back(const_cast<void *>(t.raw_data()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (absl::Status s = checkTensor("input", description_.inputs[i], inputs[i]);
+        !s.ok())
+      return s;
+    args.push_back(const_cast<void *>(inputs[i].raw_data()));
+  }
+  std::vector<Tensor> outputs;
+  for (const TensorInfo &info : description_.outputs) {
+    outputs.push_back(Tensor::zeros(info.shape, info.dtype));
+    args.push_back(outputs.back().raw_data());
+  }
+  if (int32_t rc = table_->forward(context_, args.data()); rc != 0)
+    return absl::InternalError(
+        absl::StrCat(source_, ": forward failed with code ", rc));
+  return outputs;
+}
+
+absl::StatusOr<StateDict> Artifact::run(const StateDict &inputs) const {
+  std::vector<Tensor> positional;
+  std::vector<std::string> missing, unexpected;
+  for (const TensorInfo &info : description_.inputs) {
+    if (const Tensor *t = inputs.find(info.name))
+      positional.push_back(*t);
+    else
+      missing.push_back(info.name);
+  }
+  for (const auto &[name, tensor] : inputs) {
+    bool known = false;
+    for (const TensorInfo &info : description_.inputs)
+      known |= info.name == name;
+    if (!known)
+      unexpected.push_back(name);
+  }
+  if (!missing.empty() || !unexpected.empty()) {
+    std::string message = absl::StrCat(source_, ": wrong inputs");
+    if (!missing.empty())
+      absl::StrAppend(&message, "; missing: ", absl::StrJoin(missing, ", "));
+    if (!unexpected.empty())
+      absl::StrAppend(&message, "; unexpected: ",
+                      absl::StrJoin(unexpected, ", "));
+    return absl::InvalidArgumentError(message);
+  }
+  absl::StatusOr<std::vector<Tensor>> outputs = run(positional);
+  if (!outputs.ok())
+    return outputs.status();
+  StateDict named;
+  for (size_t i = 0; i < outputs->size(); ++i)
+    named.insert(description_.outputs[i].name, (*outputs)[i]);
+  return named;
+}
+
+} // namespace nn

@@ -1,0 +1,266 @@
+//===- Tensor.cpp - Dense tensors and their storage -------------*- C++ -*-===//
+//
+// Storage is a 64-byte-aligned, zero-filled block of bytes (a zero-byte
+// Storage still has a valid, aligned data pointer). A Tensor is a view of a
+// whole Storage: contiguous, row-major, no offset or strides. Every misuse
+// (wrong dtype, mismatched shapes, a symbolic tensor where data is needed)
+// throws nn::Error with a message that names what was expected and what was
+// found.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nn/Runtime/Tensor.h"
+#include "nn/Runtime/Error.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+
+namespace nn {
+
+namespace {
+
+constexpr size_t kStorageAlignment = 64;
+
+/// Converts IEEE binary16 bits to a double, subnormals, infinities and NaNs
+/// included.
+double halfToDouble(uint16_t bits) {
+  bool negative = bits & 0x8000;
+  int exponent = (bits >> 10) & 0x1f;
+  int mantissa = bits & 0x3ff;
+  double value;
+  if (exponent == 0)
+    value = std::ldexp(static_cast<double>(mantissa), -24);
+  else if (exponent == 0x1f)
+    value = mantissa ? std::numeric_limits<double>::quiet_NaN()
+                     : std::numeric_limits<double>::infinity();
+  else
+    value = std::ldexp(static_cast<double>(mantissa | 0x400), exponent - 25);
+  return negative ? -value : value;
+}
+
+/// Converts bfloat16 bits (the top half of a binary32) to a double.
+double bfloat16ToDouble(uint16_t bits) {
+  uint32_t wide = static_cast<uint32_t>(bits) << 16;
+  float value;
+  std::memcpy(&value, &wide, sizeof(value));
+  return value;
+}
+
+/// Reads one T at `p` without assuming alignment.
+template <typename T> T load(const unsigned char *p) {
+  T value;
+  std::memcpy(&value, p, sizeof(T));
+  return value;
+}
+
+} // namespace
+
+std::string shape_str(const Shape &shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string out;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      out += 'x';
+    out += std::to_string(shape[i]);
+  }
+  return out;
+}
+
+int64_t shape_numel(const Shape &shape) {
+  int64_t numel = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] < 0)
+      throw Error("shape " + shape_str(shape) + " has negative dimension " +
+                  std::to_string(shape[i]) + " at index " + std::to_string(i));
+  }
+  for (int64_t d : shape) {
+    if (__builtin_mul_overflow(numel, d, &numel))
+      throw Error("shape " + shape_str(shape) +
+                  " has more elements than int64 can count");
+  }
+  return numel;
+}
+
+//===----------------------------------------------------------------------===//
+// Storage
+//===----------------------------------------------------------------------===//
+
+std::shared_ptr<Storage> Storage::allocate(size_t nbytes) {
+  // aligned_alloc wants a size that is a multiple of the alignment; a
+  // zero-byte request still gets one aligned block so data() is never null.
+  size_t rounded = nbytes == 0 ? kStorageAlignment : nbytes;
+  if (rounded > std::numeric_limits<size_t>::max() - (kStorageAlignment - 1))
+    throw Error("cannot allocate " + std::to_string(nbytes) +
+                " bytes: size too large");
+  rounded = (rounded + kStorageAlignment - 1) & ~(kStorageAlignment - 1);
+  void *data = std::aligned_alloc(kStorageAlignment, rounded);
+  if (!data)
+    throw Error("out of memory allocating " + std::to_string(nbytes) +
+                " bytes of tensor storage");
+  std::memset(data, 0, rounded);
+  return std::shared_ptr<Storage>(new Storage(data, nbytes));
+}
+
+Storage::~Storage() { std::free(data_); }
+
+TraceNode::~TraceNode() = default;
+
+//===----------------------------------------------------------------------===//
+// Tensor
+//===----------------------------------------------------------------------===//
+
+Tensor Tensor::zeros(Shape shape, DType dtype) {
+  int64_t numel = shape_numel(shape);
+  size_t nbytes;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(numel), dtype_size(dtype),
+                             &nbytes))
+    throw Error("tensor of shape " + shape_str(shape) + " and dtype " +
+                std::string(dtype_name(dtype)) + " is too large to allocate");
+  Tensor t;
+  t.defined_ = true;
+  t.shape_ = std::move(shape);
+  t.dtype_ = dtype;
+  t.storage_ = Storage::allocate(nbytes);
+  return t;
+}
+
+Tensor Tensor::symbolic(Shape shape, DType dtype,
+                        std::shared_ptr<TraceNode> node) {
+  if (!node)
+    throw Error("Tensor::symbolic needs a trace node");
+  shape_numel(shape); // Validates the shape.
+  Tensor t;
+  t.defined_ = true;
+  t.shape_ = std::move(shape);
+  t.dtype_ = dtype;
+  t.node_ = std::move(node);
+  return t;
+}
+
+int64_t Tensor::size(int64_t d) const {
+  int64_t rank = dim();
+  int64_t index = d < 0 ? d + rank : d;
+  if (index < 0 || index >= rank)
+    throw Error("dimension " + std::to_string(d) +
+                " is out of range for a tensor of rank " +
+                std::to_string(rank) + " (" + to_string() + ")");
+  return shape_[index];
+}
+
+int64_t Tensor::numel() const { return shape_numel(shape_); }
+
+size_t Tensor::nbytes() const {
+  return static_cast<size_t>(numel()) * dtype_size(dtype_);
+}
+
+void *Tensor::raw_data() {
+  return const_cast<void *>(static_cast<const Tensor *>(this)->raw_data());
+}
+
+const void *Tensor::raw_data() const {
+  if (!defined_)
+    throw Error("data access on an undefined tensor");
+  if (!storage_)
+    throw Error("data access on a symbolic tensor " + to_string() +
+                ": it has no storage while tracing");
+  return storage_->data();
+}
+
+bool Tensor::shares_storage(const Tensor &other) const {
+  return storage_ && storage_ == other.storage_;
+}
+
+Tensor Tensor::clone() const {
+  if (!defined_)
+    return Tensor();
+  if (!storage_)
+    throw Error("clone() of a symbolic tensor " + to_string() +
+                ": it has no data while tracing");
+  Tensor t = zeros(shape_, dtype_);
+  if (size_t n = nbytes())
+    std::memcpy(t.raw_data(), raw_data(), n);
+  return t;
+}
+
+void Tensor::copy_(const Tensor &src) {
+  if (!defined_ || !src.defined_)
+    throw Error("copy_ between " + to_string() + " and " + src.to_string() +
+                ": both tensors must be defined");
+  if (shape_ != src.shape_ || dtype_ != src.dtype_)
+    throw Error("copy_: destination " + to_string() + " and source " +
+                src.to_string() + " differ in " +
+                (shape_ != src.shape_ ? "shape" : "dtype"));
+  void *dst = raw_data();
+  const void *from = src.raw_data();
+  if (size_t n = nbytes(); n && dst != from)
+    std::memmove(dst, from, n);
+}
+
+double Tensor::item_as_double(int64_t flat_index) const {
+  int64_t count = numel();
+  if (flat_index < 0 || flat_index >= count)
+    throw Error("item_as_double: index " + std::to_string(flat_index) +
+                " is out of range for " + to_string() + " with " +
+                std::to_string(count) + " elements");
+  const auto *p = static_cast<const unsigned char *>(raw_data()) +
+                  flat_index * dtype_size(dtype_);
+  switch (dtype_) {
+  case DType::f32:
+    return load<float>(p);
+  case DType::f64:
+    return load<double>(p);
+  case DType::f16:
+    return halfToDouble(load<uint16_t>(p));
+  case DType::bf16:
+    return bfloat16ToDouble(load<uint16_t>(p));
+  case DType::i64:
+    return static_cast<double>(load<int64_t>(p));
+  case DType::i32:
+    return load<int32_t>(p);
+  case DType::i8:
+    return load<int8_t>(p);
+  case DType::u8:
+    return load<uint8_t>(p);
+  case DType::boolean:
+    return load<uint8_t>(p) != 0 ? 1.0 : 0.0;
+  }
+  return 0.0;
+}
+
+std::string Tensor::to_string() const {
+  if (!defined_)
+    return "Tensor[undefined]";
+  std::string out = "Tensor[";
+  out += dtype_name(dtype_);
+  out += ", ";
+  out += shape_str(shape_);
+  if (!storage_)
+    out += ", symbolic";
+  out += ']';
+  return out;
+}
+
+void Tensor::check_dtype(DType expected) const {
+  if (!defined_)
+    throw Error(std::string("data_ptr<") + std::string(dtype_name(expected)) +
+                ">() on an undefined tensor");
+  if (dtype_ != expected)
+    throw Error(std::string("data_ptr<") + std::string(dtype_name(expected)) +
+                ">() on " + to_string() + ": expected dtype " +
+                std::string(dtype_name(expected)) + ", but the tensor is " +
+                std::string(dtype_name(dtype_)));
+}
+
+void Tensor::check_numel_matches(size_t count) const {
+  int64_t expected = numel();
+  if (static_cast<uint64_t>(expected) != count)
+    throw Error("from_vector: shape " + shape_str(shape_) + " has " +
+                std::to_string(expected) + " elements, but " +
+                std::to_string(count) + " values were given");
+}
+
+} // namespace nn
