@@ -1,0 +1,260 @@
+//===- NNOps.cpp - nn dialect verifiers, type inference, folders ----------===//
+//
+// Result-type inference is the verifier of every shape-changing op: the
+// InferTypeOpInterface check compares the inferred type with the declared
+// one. Messages name the op and both operands' shapes, since the tracer shows
+// them to users prefixed with the module path.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nn/IR/NNOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::nn;
+
+std::string mlir::nn::formatShape(ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(shape, os, "x");
+  return os.str();
+}
+
+static std::string shapeOf(Type type) {
+  return mlir::nn::formatShape(llvm::cast<ShapedType>(type).getShape());
+}
+
+FailureOr<SmallVector<int64_t>>
+mlir::nn::inferBroadcastShape(std::optional<Location> loc, StringRef opName,
+                              ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs) {
+  size_t rank = std::max(lhs.size(), rhs.size());
+  SmallVector<int64_t> result(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    // Align from the trailing dimension; missing leading dims count as 1.
+    int64_t l = i < rank - lhs.size() ? 1 : lhs[i - (rank - lhs.size())];
+    int64_t r = i < rank - rhs.size() ? 1 : rhs[i - (rank - rhs.size())];
+    if (l != r && l != 1 && r != 1)
+      return emitOptionalError(loc, opName, ": shapes ", formatShape(lhs),
+                               " and ", formatShape(rhs),
+                               " do not broadcast (dimension ", i, ": ", l,
+                               " vs ", r, ")");
+    result[i] = l == 1 ? r : l;
+  }
+  return result;
+}
+
+/// The common element type of `types`, or a located error naming them.
+static FailureOr<Type> sameElementType(std::optional<Location> loc,
+                                       StringRef opName, StringRef lhsName,
+                                       Type lhs, StringRef rhsName, Type rhs) {
+  Type l = getElementTypeOrSelf(lhs), r = getElementTypeOrSelf(rhs);
+  if (l != r)
+    return emitOptionalError(loc, opName, ": ", lhsName, " has element type ",
+                             l, " but ", rhsName, " has ", r);
+  return l;
+}
+
+//===----------------------------------------------------------------------===//
+// ParameterOp / BufferOp / LoadOp
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyStateSymbol(Operation *op, StringRef name) {
+  if (name.empty())
+    return op->emitOpError("needs a non-empty state_dict key");
+  if (name.front() == '.' || name.back() == '.' || name.contains(".."))
+    return op->emitOpError("state_dict key '")
+           << name << "' has an empty path component";
+  return success();
+}
+
+LogicalResult ParameterOp::verify() {
+  return verifyStateSymbol(*this, getSymName());
+}
+
+LogicalResult BufferOp::verify() {
+  return verifyStateSymbol(*this, getSymName());
+}
+
+LogicalResult LoadOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  Operation *decl = symbolTable.lookupNearestSymbolFrom(*this, getNameAttr());
+  if (!decl)
+    return emitOpError("reads '") << getName() << "', which is not declared";
+  Type declared;
+  if (auto param = llvm::dyn_cast<ParameterOp>(decl))
+    declared = param.getType();
+  else if (auto buffer = llvm::dyn_cast<BufferOp>(decl))
+    declared = buffer.getType();
+  else
+    return emitOpError("reads '")
+           << getName() << "', which is not an nn.parameter or nn.buffer";
+  if (declared != getType())
+    return emitOpError("result type ")
+           << getType() << " differs from the declared type " << declared
+           << " of '" << getName() << "'";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LinearOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+LinearOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                           Adaptor adaptor,
+                           SmallVectorImpl<Type> &inferredReturnTypes) {
+  auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
+  auto weight = llvm::cast<RankedTensorType>(adaptor.getWeight().getType());
+  if (input.getRank() < 1)
+    return emitOptionalError(loc, "linear: input must have at least one "
+                                  "dimension, got a scalar");
+  if (weight.getRank() != 2)
+    return emitOptionalError(loc, "linear: weight must be 2-D [out, in], got ",
+                             shapeOf(weight));
+  int64_t inFeatures = input.getShape().back();
+  if (inFeatures != weight.getDimSize(1))
+    return emitOptionalError(loc, "linear: input has ", inFeatures,
+                             " features, weight expects ",
+                             weight.getDimSize(1), " (input ",
+                             shapeOf(input), ", weight ",
+                             shapeOf(weight), ")");
+  auto elementType = sameElementType(loc, "linear", "input", input, "weight",
+                                     weight);
+  if (failed(elementType))
+    return failure();
+  if (Value bias = adaptor.getBias()) {
+    auto biasType = llvm::cast<RankedTensorType>(bias.getType());
+    if (biasType.getRank() != 1 ||
+        biasType.getDimSize(0) != weight.getDimSize(0))
+      return emitOptionalError(loc, "linear: bias must be [",
+                               weight.getDimSize(0), "] to match weight ",
+                               shapeOf(weight), ", got ",
+                               shapeOf(biasType));
+    if (failed(sameElementType(loc, "linear", "input", input, "bias",
+                               biasType)))
+      return failure();
+  }
+  SmallVector<int64_t> shape(input.getShape());
+  shape.back() = weight.getDimSize(0);
+  inferredReturnTypes.push_back(RankedTensorType::get(shape, *elementType));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+MatmulOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                           Adaptor adaptor,
+                           SmallVectorImpl<Type> &inferredReturnTypes) {
+  auto lhs = llvm::cast<RankedTensorType>(adaptor.getLhs().getType());
+  auto rhs = llvm::cast<RankedTensorType>(adaptor.getRhs().getType());
+  if (lhs.getRank() < 2 || rhs.getRank() < 2)
+    return emitOptionalError(loc, "matmul: both operands need at least two "
+                                  "dimensions (lhs ",
+                             shapeOf(lhs), ", rhs ", shapeOf(rhs), ")");
+  int64_t k = lhs.getShape().back();
+  int64_t rhsK = rhs.getShape()[rhs.getRank() - 2];
+  if (k != rhsK)
+    return emitOptionalError(loc, "matmul: lhs has ", k, " columns but rhs has ",
+                             rhsK, " rows (lhs ", shapeOf(lhs), ", rhs ",
+                             shapeOf(rhs), ")");
+  auto elementType = sameElementType(loc, "matmul", "lhs", lhs, "rhs", rhs);
+  if (failed(elementType))
+    return failure();
+  auto batch = inferBroadcastShape(loc, "matmul (batch dimensions)",
+                                   lhs.getShape().drop_back(2),
+                                   rhs.getShape().drop_back(2));
+  if (failed(batch))
+    return failure();
+  SmallVector<int64_t> shape = std::move(*batch);
+  shape.push_back(lhs.getShape()[lhs.getRank() - 2]);
+  shape.push_back(rhs.getShape().back());
+  inferredReturnTypes.push_back(RankedTensorType::get(shape, *elementType));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Broadcasting binary ops
+//===----------------------------------------------------------------------===//
+
+/// Shared inference of NN_BroadcastBinaryOp: broadcast shapes, equal
+/// element types.
+static LogicalResult
+inferBroadcastBinary(std::optional<Location> loc, StringRef opName, Value lhs,
+                     Value rhs, SmallVectorImpl<Type> &inferredReturnTypes) {
+  auto lhsType = llvm::cast<RankedTensorType>(lhs.getType());
+  auto rhsType = llvm::cast<RankedTensorType>(rhs.getType());
+  auto elementType =
+      sameElementType(loc, opName, "lhs", lhsType, "rhs", rhsType);
+  if (failed(elementType))
+    return failure();
+  auto shape =
+      inferBroadcastShape(loc, opName, lhsType.getShape(), rhsType.getShape());
+  if (failed(shape))
+    return failure();
+  inferredReturnTypes.push_back(RankedTensorType::get(*shape, *elementType));
+  return success();
+}
+
+LogicalResult AddOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &inferred) {
+  return inferBroadcastBinary(loc, "add", adaptor.getLhs(), adaptor.getRhs(),
+                              inferred);
+}
+
+/// x + 0 → x when the zero is a splat constant that does not broadcast x.
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  auto isZero = [](Attribute attr) {
+    auto splat = llvm::dyn_cast_if_present<SplatElementsAttr>(attr);
+    if (!splat)
+      return false;
+    if (llvm::isa<FloatType>(splat.getElementType()))
+      return splat.getSplatValue<APFloat>().isZero();
+    return splat.getSplatValue<APInt>().isZero();
+  };
+  if (isZero(adaptor.getRhs()) && getLhs().getType() == getType())
+    return getLhs();
+  if (isZero(adaptor.getLhs()) && getRhs().getType() == getType())
+    return getRhs();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// DropoutOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DropoutOp::verify() {
+  double p = getP().convertToDouble();
+  if (!(p >= 0.0 && p <= 1.0))
+    return emitOpError("probability p must be in [0, 1], got ") << p;
+  return success();
+}
+
+OpFoldResult DropoutOp::fold(FoldAdaptor) {
+  if (!isActive())
+    return getInput();
+  return {};
+}
+
+void DropoutOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  // Drawing random numbers advances the generator's state.
+  if (isActive()) {
+    effects.emplace_back(MemoryEffects::Read::get());
+    effects.emplace_back(MemoryEffects::Write::get());
+  }
+}
+
+#define GET_OP_CLASSES
+#include "nn/IR/NNOps.cpp.inc"
