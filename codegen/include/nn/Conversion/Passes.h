@@ -1,0 +1,38 @@
+//===- Passes.h - Passes that leave the nn dialect --------------*- C++ -*-===//
+//
+// The lowering passes (generated from Passes.td) and the named pipeline that
+// takes an nn module to the LLVM dialect for the CPU.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_CONVERSION_PASSES_H
+#define NN_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::nn {
+
+#define GEN_PASS_DECL
+#include "nn/Conversion/Passes.h.inc"
+
+/// nn (after nn-optimize) → LLVM dialect for the host CPU: state to
+/// arguments, nn to linalg, bufferization with results as out-parameters,
+/// loops, LLVM. Functions take every memref as a bare pointer, so a compiled
+/// `forward` is `void forward(ptr state..., ptr inputs..., ptr outputs...)`.
+void buildLowerToLLVMPipeline(OpPassManager &pm);
+
+/// Adds to `registry` every dialect, interface model and translation the
+/// nn pipelines use (upstream dialects and extensions, nn, LLVM IR export).
+/// lowerToLLVMDialect appends it to the module's context itself.
+void registerCodegenDialects(DialectRegistry &registry);
+
+/// Registers the conversion passes and the `nn-lower-to-llvm` pipeline.
+void registerConversionPasses();
+
+} // namespace mlir::nn
+
+#endif // NN_CONVERSION_PASSES_H

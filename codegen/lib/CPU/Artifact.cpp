@@ -1,0 +1,226 @@
+//===- Artifact.cpp - The artifact description and table -----------------===//
+//
+// describeArtifact reads the calling convention off an nn module (state in
+// declaration order, then inputs, then outputs) as the JSON of
+// ArtifactABI.h. translateToArtifactIR wraps the lowered `forward` in the C
+// table: a packed-argument entry (`forward(ctx, args)`), context hooks and the
+// description string, reachable from the one exported symbol.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HostTarget.h"
+#include "nn/Conversion/CPU/Compile.h"
+#include "nn/IR/NNOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+using namespace mlir::nn;
+
+/// The safetensors dtype name of an element type, or "" when unsupported.
+static StringRef dtypeName(Type type) {
+  if (type.isF32())
+    return "F32";
+  if (type.isF64())
+    return "F64";
+  if (type.isF16())
+    return "F16";
+  if (type.isBF16())
+    return "BF16";
+  if (type.isInteger(1))
+    return "BOOL";
+  if (type.isSignlessInteger(64) || type.isSignedInteger(64))
+    return "I64";
+  if (type.isSignlessInteger(32) || type.isSignedInteger(32))
+    return "I32";
+  if (type.isSignlessInteger(8) || type.isSignedInteger(8))
+    return "I8";
+  if (type.isUnsignedInteger(8))
+    return "U8";
+  return "";
+}
+
+/// {"name", "shape", "dtype"} of a tensor crossing the boundary.
+static FailureOr<llvm::json::Object>
+describeTensor(Location loc, StringRef name, Type type) {
+  auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return emitError(loc) << "'" << name
+                          << "' must be a statically shaped tensor, got "
+                          << type;
+  StringRef dtype = dtypeName(tensor.getElementType());
+  if (dtype.empty())
+    return emitError(loc) << "'" << name << "' has element type "
+                          << tensor.getElementType()
+                          << ", which compiled artifacts do not support";
+  llvm::json::Array shape;
+  for (int64_t d : tensor.getShape())
+    shape.push_back(d);
+  return llvm::json::Object{
+      {"name", name.str()}, {"shape", std::move(shape)}, {"dtype", dtype.str()}};
+}
+
+/// The boundary name of argument/result `index`: its `nn.name` attribute or
+/// `<prefix>.<index>`.
+static std::string boundaryName(DictionaryAttr attrs, StringRef prefix,
+                                unsigned index) {
+  if (attrs)
+    if (auto name = attrs.getAs<StringAttr>("nn.name"))
+      return name.str();
+  return (prefix + "." + Twine(index)).str();
+}
+
+FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
+                                                  StringRef funcName) {
+  auto func = module.lookupSymbol<func::FuncOp>(funcName);
+  if (!func || func.isDeclaration())
+    return module.emitError() << "no function '" << funcName
+                              << "' to compile";
+
+  llvm::json::Array state;
+  for (Operation &op : module.getBody()->getOperations()) {
+    FailureOr<llvm::json::Object> entry = failure();
+    if (auto param = llvm::dyn_cast<ParameterOp>(op)) {
+      entry = describeTensor(op.getLoc(), param.getSymName(), param.getType());
+      if (succeeded(entry)) {
+        (*entry)["kind"] = "parameter";
+        (*entry)["persistent"] = true;
+        (*entry)["requires_grad"] = !param.getFrozen();
+      }
+    } else if (auto buffer = llvm::dyn_cast<BufferOp>(op)) {
+      entry = describeTensor(op.getLoc(), buffer.getSymName(), buffer.getType());
+      if (succeeded(entry)) {
+        (*entry)["kind"] = "buffer";
+        (*entry)["persistent"] = buffer.getPersistent();
+        (*entry)["requires_grad"] = false;
+      }
+    } else {
+      continue;
+    }
+    if (failed(entry))
+      return failure();
+    state.push_back(std::move(*entry));
+  }
+
+  llvm::json::Array inputs, outputs;
+  FunctionType type = func.getFunctionType();
+  for (auto [i, input] : llvm::enumerate(type.getInputs())) {
+    auto entry = describeTensor(func.getLoc(),
+                                boundaryName(func.getArgAttrDict(i), "input", i),
+                                input);
+    if (failed(entry))
+      return failure();
+    inputs.push_back(std::move(*entry));
+  }
+  for (auto [i, result] : llvm::enumerate(type.getResults())) {
+    auto entry = describeTensor(
+        func.getLoc(), boundaryName(func.getResultAttrDict(i), "output", i),
+        result);
+    if (failed(entry))
+      return failure();
+    outputs.push_back(std::move(*entry));
+  }
+
+  llvm::json::Object description{{"abi_version", NN_ARTIFACT_ABI_VERSION},
+                                 {"state", std::move(state)},
+                                 {"inputs", std::move(inputs)},
+                                 {"outputs", std::move(outputs)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(std::move(description));
+  return os.str();
+}
+
+/// Adds the nn_artifact_v1 table around `impl` (the lowered forward, every
+/// argument a bare pointer) and the exported getter.
+static void addArtifactTable(llvm::Module &m, llvm::Function *impl,
+                             StringRef description) {
+  llvm::LLVMContext &ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  auto *ptrTy = llvm::PointerType::get(ctx, 0);
+  auto *i32Ty = b.getInt32Ty();
+  auto internal = llvm::GlobalValue::InternalLinkage;
+
+  // int32_t forward(void *ctx, void *const *args)
+  auto *forward = llvm::Function::Create(
+      llvm::FunctionType::get(i32Ty, {ptrTy, ptrTy}, false), internal,
+      "nn_forward", m);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", forward));
+  llvm::Value *args = forward->getArg(1);
+  SmallVector<llvm::Value *> callArgs;
+  for (unsigned i = 0; i < impl->arg_size(); ++i) {
+    llvm::Value *slot = b.CreateConstInBoundsGEP1_64(ptrTy, args, i);
+    callArgs.push_back(b.CreateLoad(ptrTy, slot));
+  }
+  b.CreateCall(impl, callArgs);
+  b.CreateRet(b.getInt32(0));
+
+  // The context carries nothing yet; a non-null pointer to a constant keeps
+  // the contract (create returns a handle, destroy releases it).
+  auto *tag = new llvm::GlobalVariable(m, b.getInt8Ty(), true, internal,
+                                       b.getInt8(0), "nn_context_tag");
+  auto *create = llvm::Function::Create(
+      llvm::FunctionType::get(ptrTy, false), internal, "nn_create_context", m);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", create));
+  b.CreateRet(tag);
+  auto *destroy = llvm::Function::Create(
+      llvm::FunctionType::get(b.getVoidTy(), {ptrTy}, false), internal,
+      "nn_destroy_context", m);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", destroy));
+  b.CreateRetVoid();
+
+  auto *jsonInit = llvm::ConstantDataArray::getString(ctx, description, true);
+  auto *json = new llvm::GlobalVariable(m, jsonInit->getType(), true, internal,
+                                        jsonInit, "nn_description");
+  auto *tableTy = llvm::StructType::get(ctx, {i32Ty, ptrTy, ptrTy, ptrTy, ptrTy});
+  auto *tableInit = llvm::ConstantStruct::get(
+      tableTy, {b.getInt32(NN_ARTIFACT_ABI_VERSION), json, create, destroy,
+                forward});
+  auto *table = new llvm::GlobalVariable(m, tableTy, true, internal, tableInit,
+                                         "nn_artifact_table");
+
+  auto *getter = llvm::Function::Create(llvm::FunctionType::get(ptrTy, false),
+                                        llvm::GlobalValue::ExternalLinkage,
+                                        NN_ARTIFACT_ENTRY_POINT, m);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", getter));
+  b.CreateRet(table);
+}
+
+FailureOr<std::unique_ptr<llvm::Module>>
+mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
+                                StringRef description, StringRef funcName) {
+  // The translation interfaces are registered by lowerToLLVMDialect.
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, "nn");
+  if (!llvmModule)
+    return module.emitError("translation to LLVM IR failed");
+  llvm::Function *impl = llvmModule->getFunction(funcName);
+  if (!impl)
+    return module.emitError() << "the lowered module has no function '"
+                              << funcName << "'";
+  for (llvm::Type *param : impl->getFunctionType()->params())
+    if (!param->isPointerTy())
+      return module.emitError()
+             << "'" << funcName
+             << "' must take every tensor as a bare pointer after lowering";
+  impl->setLinkage(llvm::GlobalValue::InternalLinkage);
+  addArtifactTable(*llvmModule, impl, description);
+
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine = createHostTargetMachine(error);
+  if (!machine)
+    return module.emitError() << "no native target: " << error;
+  llvmModule->setDataLayout(machine->createDataLayout());
+  llvmModule->setTargetTriple(machine->getTargetTriple().str());
+  auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
+                                            machine.get());
+  if (llvm::Error err = optimize(llvmModule.get()))
+    return module.emitError() << "LLVM optimization failed: "
+                              << llvm::toString(std::move(err));
+  return llvmModule;
+}

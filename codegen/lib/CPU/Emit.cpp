@@ -1,0 +1,104 @@
+//===- Emit.cpp - Lowering, object files and shared objects ---------------===//
+//
+// Drives nn-lower-to-llvm, emits native objects for the host CPU and links
+// them into shared objects with ld.lld.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HostTarget.h"
+#include "nn/Conversion/CPU/Compile.h"
+#include "nn/Conversion/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+
+#include <mutex>
+
+#ifndef NN_LLD_PATH
+#error "NN_LLD_PATH must name ld.lld"
+#endif
+
+using namespace mlir;
+using namespace mlir::nn;
+
+std::unique_ptr<llvm::TargetMachine>
+mlir::nn::createHostTargetMachine(std::string &error) {
+  static std::once_flag initialized;
+  std::call_once(initialized, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  std::string triple = llvm::sys::getProcessTriple();
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return nullptr;
+  llvm::SubtargetFeatures features;
+  for (const auto &feature : llvm::sys::getHostCPUFeatures())
+    features.AddFeature(feature.first(), feature.second);
+  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
+      triple, llvm::sys::getHostCPUName(), features.getString(),
+      llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+}
+
+LogicalResult mlir::nn::lowerToLLVMDialect(ModuleOp module) {
+  DialectRegistry registry;
+  registerCodegenDialects(registry);
+  module->getContext()->appendDialectRegistry(registry);
+  PassManager pm(module->getContext());
+  buildLowerToLLVMPipeline(pm);
+  return pm.run(module);
+}
+
+LogicalResult mlir::nn::emitObjectFile(llvm::Module &llvmModule, StringRef path,
+                                       std::string &error) {
+  std::unique_ptr<llvm::TargetMachine> machine = createHostTargetMachine(error);
+  if (!machine)
+    return failure();
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    error = "cannot write '" + path.str() + "': " + ec.message();
+    return failure();
+  }
+  llvm::legacy::PassManager pm;
+  if (machine->addPassesToEmitFile(pm, out, nullptr,
+                                   llvm::CodeGenFileType::ObjectFile)) {
+    error = "the host target cannot emit object files";
+    return failure();
+  }
+  pm.run(llvmModule);
+  out.flush();
+  if (out.has_error()) {
+    error = "writing '" + path.str() + "' failed: " + out.error().message();
+    out.clear_error();
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult mlir::nn::linkSharedObject(StringRef objectPath,
+                                         StringRef sharedPath,
+                                         std::string &error) {
+  // malloc/free and libm resolve against the loading process.
+  SmallVector<StringRef> argv = {NN_LLD_PATH,  "-shared", "--gc-sections",
+                                 "-o",         sharedPath, objectPath};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(NN_LLD_PATH, argv, std::nullopt, {}, 0, 0,
+                                     &message);
+  if (rc != 0) {
+    error = "linking '" + sharedPath.str() + "' with " NN_LLD_PATH " failed" +
+            (message.empty() ? std::string() : ": " + message) +
+            " (exit code " + std::to_string(rc) + ")";
+    return failure();
+  }
+  return success();
+}

@@ -1,0 +1,81 @@
+//===- LowerStateToArguments.cpp - nn state symbols to arguments ----------===//
+//
+// Implements nn-lower-state-to-arguments: the artifact's calling convention
+// passes every parameter and buffer by pointer ahead of the inputs, in
+// declaration order. See Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nn/Conversion/Passes.h"
+#include "nn/IR/NNOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace mlir::nn {
+#define GEN_PASS_DEF_LOWERSTATETOARGUMENTSPASS
+#include "nn/Conversion/Passes.h.inc"
+} // namespace mlir::nn
+
+using namespace mlir;
+using namespace mlir::nn;
+
+namespace {
+
+struct LowerStateToArgumentsPass
+    : public nn::impl::LowerStateToArgumentsPassBase<
+          LowerStateToArgumentsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // Declarations in order: (key, type, op).
+    SmallVector<std::pair<StringRef, Type>> state;
+    SmallVector<Operation *> declarations;
+    for (Operation &op : module.getBody()->getOperations()) {
+      if (auto param = llvm::dyn_cast<ParameterOp>(op))
+        state.emplace_back(param.getSymName(), param.getType());
+      else if (auto buffer = llvm::dyn_cast<BufferOp>(op))
+        state.emplace_back(buffer.getSymName(), buffer.getType());
+      else
+        continue;
+      declarations.push_back(&op);
+    }
+
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isDeclaration())
+        continue;
+      llvm::StringMap<unsigned> argIndex;
+      if (func.isPublic()) {
+        unsigned count = state.size();
+        SmallVector<unsigned> positions(count, 0);
+        SmallVector<Type> types;
+        SmallVector<DictionaryAttr> attrs;
+        SmallVector<Location> locs(count, func.getLoc());
+        OpBuilder b(func);
+        for (auto [i, entry] : llvm::enumerate(state)) {
+          types.push_back(entry.second);
+          attrs.push_back(b.getDictionaryAttr(
+              b.getNamedAttr("nn.state", b.getStringAttr(entry.first))));
+          argIndex[entry.first] = i;
+        }
+        func.insertArguments(positions, types, attrs, locs);
+      }
+      WalkResult walk = func.walk([&](LoadOp load) {
+        auto it = argIndex.find(load.getName());
+        if (it == argIndex.end()) {
+          load.emitOpError("reads state outside a public function, which "
+                           "has no state arguments");
+          return WalkResult::interrupt();
+        }
+        load.replaceAllUsesWith(func.getArgument(it->second));
+        load.erase();
+        return WalkResult::advance();
+      });
+      if (walk.wasInterrupted())
+        return signalPassFailure();
+    }
+    for (Operation *op : declarations)
+      op->erase();
+  }
+};
+
+} // namespace

@@ -1,0 +1,42 @@
+//===- NNToLinalg.cpp - The convert-nn-to-linalg pass ---------------------===//
+//
+// The conversion target and driver; the patterns live in one file per op
+// family (Linear.cpp, Elementwise.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "PopulatePatterns.h"
+#include "nn/Conversion/Passes.h"
+
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::nn {
+#define GEN_PASS_DEF_CONVERTNNTOLINALGPASS
+#include "nn/Conversion/Passes.h.inc"
+} // namespace mlir::nn
+
+using namespace mlir;
+using namespace mlir::nn;
+
+namespace {
+
+struct ConvertNNToLinalgPass
+    : public nn::impl::ConvertNNToLinalgPassBase<ConvertNNToLinalgPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    ConversionTarget target(*ctx);
+    target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
+                           arith::ArithDialect, math::MathDialect,
+                           func::FuncDialect>();
+    target.addIllegalDialect<NNDialect>();
+
+    RewritePatternSet patterns(ctx);
+    populateLinearPatterns(patterns);
+    populateElementwisePatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

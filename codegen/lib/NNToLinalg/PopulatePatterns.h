@@ -1,0 +1,41 @@
+//===- PopulatePatterns.h - nn → linalg pattern families --------*- C++ -*-===//
+//
+// One populate function per op family, and the helpers they share.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_CODEGEN_NNTOLINALG_POPULATEPATTERNS_H
+#define NN_CODEGEN_NNTOLINALG_POPULATEPATTERNS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "nn/IR/NNOps.h"
+
+namespace mlir::nn {
+
+/// linear, matmul.
+void populateLinearPatterns(RewritePatternSet &patterns);
+/// add, relu, dropout.
+void populateElementwisePatterns(RewritePatternSet &patterns);
+
+/// Builds the body of an elementwise op from its scalar arguments.
+using ScalarBodyBuilder =
+    function_ref<Value(OpBuilder &, Location, ValueRange scalars)>;
+
+/// A `linalg.generic` computing `resultType` elementwise from `inputs`, each
+/// broadcast to the result shape with NumPy rules (size-1 and missing leading
+/// dimensions read index 0).
+Value buildBroadcastingElementwise(OpBuilder &b, Location loc,
+                                   RankedTensorType resultType,
+                                   ValueRange inputs, ScalarBodyBuilder body);
+
+/// An empty tensor of `type` filled with zero.
+Value buildZeroFilled(OpBuilder &b, Location loc, RankedTensorType type);
+
+/// `value` with `activation` applied (identity for `none`).
+Value applyActivation(OpBuilder &b, Location loc, Activation activation,
+                      Value value);
+
+} // namespace mlir::nn
+
+#endif // NN_CODEGEN_NNTOLINALG_POPULATEPATTERNS_H

@@ -1,0 +1,78 @@
+//===- Pipelines.cpp - nn → LLVM dialect pipeline -------------------------===//
+//
+// The CPU lowering pipeline and the registration of the conversion passes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nn/Conversion/Passes.h"
+
+#include "nn/IR/NNDialect.h"
+
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/ErrorHandling.h"
+
+#include <mutex>
+
+namespace mlir::nn {
+namespace {
+#define GEN_PASS_REGISTRATION
+#include "nn/Conversion/Passes.h.inc"
+} // namespace
+} // namespace mlir::nn
+
+using namespace mlir;
+using namespace mlir::nn;
+
+/// The upstream part of the pipeline, after nn has become linalg on tensors.
+/// The function boundary keeps identity layouts so every memref is a plain
+/// contiguous buffer, and results become out-parameters the caller provides.
+static constexpr const char *kLinalgToLLVM =
+    "canonicalize,"
+    "func.func(linalg-fuse-elementwise-ops),"
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "buffer-results-to-out-params{hoist-static-allocs},"
+    "buffer-deallocation-pipeline,"
+    "func.func(convert-linalg-to-loops),"
+    "lower-affine,"
+    "convert-scf-to-cf,"
+    "expand-strided-metadata,"
+    "finalize-memref-to-llvm,"
+    "convert-math-to-llvm,"
+    "convert-arith-to-llvm,"
+    "convert-cf-to-llvm,"
+    "convert-func-to-llvm{use-bare-ptr-memref-call-conv},"
+    "reconcile-unrealized-casts";
+
+void mlir::nn::buildLowerToLLVMPipeline(OpPassManager &pm) {
+  // Textual pipelines resolve pass names through the registry.
+  static std::once_flag registered;
+  std::call_once(registered, [] { registerAllPasses(); });
+  pm.addPass(createLowerStateToArgumentsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertNNToLinalgPass());
+  if (failed(parsePassPipeline(kLinalgToLLVM, pm)))
+    llvm::report_fatal_error("nn: the built-in CPU lowering pipeline does not "
+                             "parse");
+}
+
+void mlir::nn::registerCodegenDialects(DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registry.insert<NNDialect>();
+}
+
+void mlir::nn::registerConversionPasses() {
+  registerNNConversionPasses();
+  PassPipelineRegistration<>(
+      "nn-lower-to-llvm",
+      "Lower an optimized nn module to the LLVM dialect for the host CPU",
+      buildLowerToLLVMPipeline);
+}
