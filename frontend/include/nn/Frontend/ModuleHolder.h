@@ -1,0 +1,94 @@
+//===- ModuleHolder.h - Shared handles to modules ---------------*- C++ -*-===//
+//
+// ModuleHolder<LinearImpl> is libtorch's module holder: a shared handle with
+// `->` to reach the module and `()` to call its forward. Calling through the
+// holder is what attributes traced ops to the module's path (and, later, runs
+// its hooks). NN_MODULE(Linear) declares the holder class `Linear` for
+// `LinearImpl`, as TORCH_MODULE does.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_FRONTEND_MODULEHOLDER_H
+#define NN_FRONTEND_MODULEHOLDER_H
+
+#include "nn/Frontend/Module.h"
+
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+namespace nn {
+namespace detail {
+
+/// While alive during a trace, ops are located at `module`'s path in the
+/// traced tree. Outside a trace it does nothing.
+class ModuleCallScope {
+public:
+  explicit ModuleCallScope(const Module &module);
+  ~ModuleCallScope();
+  ModuleCallScope(const ModuleCallScope &) = delete;
+  ModuleCallScope &operator=(const ModuleCallScope &) = delete;
+
+private:
+  bool pushed_;
+};
+
+} // namespace detail
+
+template <typename Contained> class ModuleHolder {
+public:
+  using ContainedType = Contained;
+
+  /// Default-constructs the module (when its Impl allows it).
+  ModuleHolder() : impl_(std::make_shared<Contained>()) {}
+  /// An empty holder, to be assigned later: `Linear fc{nullptr};`.
+  ModuleHolder(std::nullptr_t) {}
+  /// Wraps an existing module.
+  ModuleHolder(std::shared_ptr<Contained> module) : impl_(std::move(module)) {}
+  /// Constructs the module from its constructor arguments.
+  template <typename Head, typename... Tail,
+            typename = std::enable_if_t<
+                !std::is_same_v<std::decay_t<Head>, std::nullptr_t> &&
+                !std::is_base_of_v<ModuleHolder, std::decay_t<Head>> &&
+                !std::is_same_v<std::decay_t<Head>, std::shared_ptr<Contained>>>>
+  explicit ModuleHolder(Head &&head, Tail &&...tail)
+      : impl_(std::make_shared<Contained>(std::forward<Head>(head),
+                                          std::forward<Tail>(tail)...)) {}
+
+  Contained *operator->() const { return get(); }
+  Contained &operator*() const { return *get(); }
+  Contained *get() const {
+    if (!impl_)
+      throw Error("nn: accessing an empty module holder");
+    return impl_.get();
+  }
+  const std::shared_ptr<Contained> &ptr() const { return impl_; }
+  bool is_empty() const { return impl_ == nullptr; }
+
+  /// Calls forward, attributing traced ops to this module.
+  template <typename... Args>
+  auto operator()(Args &&...args) const
+      -> decltype(std::declval<Contained &>().forward(
+          std::forward<Args>(args)...)) {
+    detail::ModuleCallScope scope(*get());
+    return impl_->forward(std::forward<Args>(args)...);
+  }
+
+private:
+  std::shared_ptr<Contained> impl_;
+};
+
+template <typename C>
+std::ostream &operator<<(std::ostream &os, const ModuleHolder<C> &holder) {
+  return os << *holder;
+}
+
+} // namespace nn
+
+#define NN_MODULE(Name)                                                        \
+  class Name : public ::nn::ModuleHolder<Name##Impl> {                         \
+  public:                                                                      \
+    using ::nn::ModuleHolder<Name##Impl>::ModuleHolder;                        \
+    using Impl = Name##Impl;                                                   \
+  }
+
+#endif // NN_FRONTEND_MODULEHOLDER_H

@@ -1,0 +1,124 @@
+//===- Tracer.h - Tracing a forward into the nn dialect ---------*- C++ -*-===//
+//
+// nn::trace runs a module's forward once on symbolic tensors (shape and dtype,
+// no data) and records every functional op into an nn dialect module:
+// parameters and buffers become symbols named by their state_dict keys, each
+// op is located at the module path it came from. Control flow in forward is
+// ordinary C++ and is unrolled by the trace.
+//
+//   auto traced = nn::trace(model, {nn::TensorSpec({64, 784})});
+//   std::cout << traced.to_string();   // the nn IR
+//   traced.optimize();                 // nn-optimize: clean-up, fusion
+//
+// The traced module keeps the model's tensors (shared, not copied) to bind
+// when it is compiled. MLIR types never appear here: the IR lives behind a
+// pimpl.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_TRACER_H
+#define NN_TRACER_H
+
+#include "nn/Frontend/Module.h"
+#include "nn/Frontend/ModuleHolder.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace nn {
+
+/// Shape, dtype and (optional) name of a traced input; unnamed inputs are
+/// "input.0", "input.1", …
+struct TensorSpec {
+  TensorSpec(Shape shape, DType dtype = DType::f32, std::string name = "")
+      : shape(std::move(shape)), dtype(dtype), name(std::move(name)) {}
+  Shape shape;
+  DType dtype;
+  std::string name;
+};
+
+struct OptimizeOptions {
+  /// Run the fusion pass (nn-fuse).
+  bool fuse = true;
+};
+
+class TracedModule {
+public:
+  /// The IR in MLIR's textual form; with locations when `debug_info`.
+  std::string to_string(bool debug_info = false) const;
+  /// Runs the nn-optimize pipeline in place. Throws nn::Error on failure.
+  TracedModule &optimize(const OptimizeOptions &options = {});
+  /// A deep copy (the IR; the bound tensors stay shared).
+  TracedModule clone() const;
+  /// The tensors to bind, under their symbol names: every parameter and
+  /// every buffer (non-persistent ones too).
+  const StateDict &state() const;
+
+  struct Impl;
+  explicit TracedModule(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+  const std::shared_ptr<Impl> &impl() const { return impl_; }
+
+private:
+  std::shared_ptr<Impl> impl_;
+};
+
+/// Traces `forward` (called with one symbolic tensor per spec) with `root` as
+/// the module tree that owns the parameters and names the paths.
+TracedModule
+trace(Module &root, const std::vector<TensorSpec> &inputs,
+      const std::function<std::vector<Tensor>(const std::vector<Tensor> &)>
+          &forward);
+
+namespace detail {
+inline std::vector<Tensor> flatten_outputs(Tensor t) { return {std::move(t)}; }
+inline std::vector<Tensor> flatten_outputs(std::vector<Tensor> ts) { return ts; }
+template <typename... Ts>
+std::vector<Tensor> flatten_outputs(std::tuple<Ts...> ts) {
+  return std::apply([](auto &&...t) { return std::vector<Tensor>{t...}; }, ts);
+}
+
+template <size_t> using TensorArg = const Tensor &;
+
+/// Calls `model` with args[0..N) when its forward takes N tensors.
+template <size_t N, typename Holder>
+bool try_call_forward(const Holder &model, const std::vector<Tensor> &args,
+                      std::vector<Tensor> &outputs) {
+  return [&]<size_t... I>(std::index_sequence<I...>) {
+    if constexpr (std::is_invocable_v<const Holder &, TensorArg<I>...>) {
+      if (args.size() != N)
+        return false;
+      outputs = flatten_outputs(model(args[I]...));
+      return true;
+    } else {
+      return false;
+    }
+  }(std::make_index_sequence<N>());
+}
+} // namespace detail
+
+/// Traces a module holder's forward; it takes as many tensors as there are
+/// specs (1 to 4) and returns a Tensor, a std::tuple of them or a vector.
+template <typename C>
+TracedModule trace(const ModuleHolder<C> &model,
+                   const std::vector<TensorSpec> &inputs) {
+  auto forward = [&](const std::vector<Tensor> &args) {
+    std::vector<Tensor> outputs;
+    if (detail::try_call_forward<1>(model, args, outputs) ||
+        detail::try_call_forward<2>(model, args, outputs) ||
+        detail::try_call_forward<3>(model, args, outputs) ||
+        detail::try_call_forward<4>(model, args, outputs))
+      return outputs;
+    throw Error("nn::trace: " + std::to_string(args.size()) +
+                " input specs given, but " + model->name() +
+                "'s forward does not take that many tensors");
+  };
+  return trace(*model, inputs, forward);
+}
+
+} // namespace nn
+
+#endif // NN_TRACER_H

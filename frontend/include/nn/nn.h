@@ -1,0 +1,25 @@
+//===- nn.h - The nn C++ API ------------------------------------*- C++ -*-===//
+//
+// One include for models: modules, functional ops, initialization, tracing,
+// compiling, and the runtime types they use.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_NN_H
+#define NN_NN_H
+
+#include "nn/Compile.h"
+#include "nn/Frontend/Module.h"
+#include "nn/Frontend/ModuleHolder.h"
+#include "nn/Functional.h"
+#include "nn/Init.h"
+#include "nn/Modules/Activation.h"
+#include "nn/Modules/Container.h"
+#include "nn/Modules/Dropout.h"
+#include "nn/Modules/Linear.h"
+#include "nn/Runtime/Artifact.h"
+#include "nn/Runtime/Safetensors.h"
+#include "nn/Runtime/StateDict.h"
+#include "nn/Runtime/Tensor.h"
+#include "nn/Tracer.h"
+
+#endif // NN_NN_H

@@ -1,0 +1,57 @@
+//===- Functional.cpp - Functional ops recorded into the trace ------------===//
+//
+// Each function turns its tensors into IR values and records one nn op;
+// shape checking is the op's own type inference (see NNOps.cpp), reported
+// with the module path by TraceContext::emit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nn/Functional.h"
+
+#include "TraceContext.h"
+
+#include "nn/IR/NNOps.h"
+
+namespace nn::functional {
+
+using detail::TraceContext;
+
+Tensor linear(const Tensor &input, const Tensor &weight, const Tensor &bias) {
+  TraceContext &t = TraceContext::current("linear");
+  mlir::Value x = t.valueOf(input, "linear", "input");
+  mlir::Value w = t.valueOf(weight, "linear", "weight");
+  mlir::Value b =
+      bias.defined() ? t.valueOf(bias, "linear", "bias") : mlir::Value();
+  return t.emit<mlir::nn::LinearOp>(x.getType(), x, w, b,
+                                    mlir::nn::Activation::none);
+}
+
+Tensor matmul(const Tensor &lhs, const Tensor &rhs) {
+  TraceContext &t = TraceContext::current("matmul");
+  mlir::Value a = t.valueOf(lhs, "matmul", "lhs");
+  mlir::Value b = t.valueOf(rhs, "matmul", "rhs");
+  return t.emit<mlir::nn::MatmulOp>(a.getType(), a, b);
+}
+
+Tensor add(const Tensor &lhs, const Tensor &rhs) {
+  TraceContext &t = TraceContext::current("add");
+  mlir::Value a = t.valueOf(lhs, "add", "lhs");
+  mlir::Value b = t.valueOf(rhs, "add", "rhs");
+  return t.emit<mlir::nn::AddOp>(a.getType(), a, b);
+}
+
+Tensor relu(const Tensor &input) {
+  TraceContext &t = TraceContext::current("relu");
+  mlir::Value x = t.valueOf(input, "relu", "input");
+  return t.emit<mlir::nn::ReluOp>(x.getType(), x);
+}
+
+Tensor dropout(const Tensor &input, double p, bool training) {
+  TraceContext &t = TraceContext::current("dropout");
+  mlir::Value x = t.valueOf(input, "dropout", "input");
+  return t.emit<mlir::nn::DropoutOp>(
+      x.getType(), x, t.builder.getF64FloatAttr(p),
+      training ? t.builder.getUnitAttr() : mlir::UnitAttr());
+}
+
+} // namespace nn::functional

@@ -1,0 +1,28 @@
+//===- Dropout.cpp - Dropout layer ----------------------------------------===//
+
+#include "nn/Modules/Dropout.h"
+
+#include "nn/Functional.h"
+
+#include <sstream>
+
+namespace nn {
+
+DropoutImpl::DropoutImpl(const DropoutOptions &options_)
+    : Module("Dropout"), options(options_) {
+  if (options.p() < 0.0 || options.p() > 1.0)
+    throw Error("dropout probability has to be between 0 and 1, but got " +
+                std::to_string(options.p()));
+}
+
+Tensor DropoutImpl::forward(const Tensor &input) {
+  return F::dropout(input, options.p(), is_training());
+}
+
+std::string DropoutImpl::extra_repr() const {
+  std::ostringstream os;
+  os << "p=" << options.p() << ", inplace=False";
+  return os.str();
+}
+
+} // namespace nn

@@ -1,0 +1,109 @@
+//===- TraceContext.h - The state of a trace in progress --------*- C++ -*-===//
+//
+// Private to the frontend. A TraceContext exists while nn::trace runs a
+// forward: it owns the builder, maps model tensors (by storage) to their
+// state symbols and symbolic tensors to IR values, tracks the module path of
+// the current call, and turns op-construction diagnostics into nn::Error
+// messages prefixed with that path. The current trace is a scoped,
+// thread-local pointer — the one piece of implicit state the frontend has.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_FRONTEND_LIB_TRACECONTEXT_H
+#define NN_FRONTEND_LIB_TRACECONTEXT_H
+
+#include "nn/Frontend/Module.h"
+#include "nn/Tracer.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace nn {
+
+struct TracedModule::Impl {
+  Impl();
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  StateDict state; // symbol name → tensor to bind
+};
+
+namespace detail {
+
+/// Collects the diagnostics emitted on a context while alive (instead of
+/// printing them), to put them into an exception message.
+class DiagnosticCapture {
+public:
+  explicit DiagnosticCapture(mlir::MLIRContext &context);
+  /// Every message so far, joined with "; ".
+  std::string message() const;
+
+private:
+  std::vector<std::string> messages_;
+  mlir::ScopedDiagnosticHandler handler_;
+};
+
+/// The element type of `dtype` in the nn dialect.
+mlir::Type elementType(mlir::MLIRContext &context, DType dtype);
+
+class TraceContext {
+public:
+  TraceContext(TracedModule::Impl &impl, Module &root);
+  ~TraceContext();
+
+  /// The trace in progress; throws nn::Error naming `op` when there is none.
+  static TraceContext &current(const char *op);
+  /// The trace in progress or nullptr.
+  static TraceContext *active();
+
+  /// The IR value of `tensor`: a symbolic tensor of this trace, or a model
+  /// parameter/buffer (read with nn.load). `role` names it in errors.
+  mlir::Value valueOf(const Tensor &tensor, const char *op, const char *role);
+  /// A symbolic tensor for `value`.
+  Tensor wrap(mlir::Value value);
+
+  /// Creates `OpTy` with `args`, infers its result type, verifies it, and
+  /// returns its result as a symbolic tensor; on failure erases the op and
+  /// throws nn::Error "<module path>: <diagnostic>".
+  template <typename OpTy, typename... Args>
+  Tensor emit(mlir::Type resultGuess, Args &&...args) {
+    DiagnosticCapture capture(impl_.context);
+    auto op = builder.create<OpTy>(location(), resultGuess,
+                                   std::forward<Args>(args)...);
+    return finish(op.getOperation(), capture);
+  }
+
+  void pushModule(const Module &module);
+  void popModule();
+  /// The dotted path of the module being called ("" at the root).
+  const std::string &path() const { return paths_.back(); }
+  mlir::Location location();
+  /// Throws nn::Error with the current module path as prefix.
+  [[noreturn]] void fail(const std::string &message) const;
+
+  mlir::OpBuilder builder;
+
+private:
+  Tensor finish(mlir::Operation *op, const DiagnosticCapture &capture);
+  void declareState(Module &root);
+
+  TracedModule::Impl &impl_;
+  TraceContext *previous_;
+  std::unordered_map<const Module *, std::string> modulePaths_;
+  std::vector<std::string> paths_;
+  std::unordered_map<const void *, std::string> stateSymbols_; // by storage
+  std::unordered_map<std::string, mlir::Value> loads_;
+};
+
+} // namespace detail
+} // namespace nn
+
+#endif // NN_FRONTEND_LIB_TRACECONTEXT_H

@@ -1,0 +1,337 @@
+//===- Tracer.cpp - Tracing a forward into the nn dialect -----------------===//
+//
+// nn::trace and the TraceContext behind the functional ops: the model's
+// parameters and buffers become nn.parameter / nn.buffer symbols, the inputs
+// become arguments of func.func @forward, every functional call one op
+// located at the calling module's path.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TraceContext.h"
+
+#include "nn/IR/NNOps.h"
+#include "nn/Transforms/Passes.h"
+
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace nn {
+
+using mlir::Value;
+
+TracedModule::Impl::Impl() {
+  context.loadDialect<mlir::nn::NNDialect, mlir::func::FuncDialect>();
+}
+
+namespace detail {
+namespace {
+
+thread_local TraceContext *currentTrace = nullptr;
+
+/// What a symbolic tensor of a trace points to.
+struct ValueNode : TraceNode {
+  ValueNode(Value value, const TraceContext *owner)
+      : value(value), owner(owner) {}
+  Value value;
+  const TraceContext *owner;
+};
+
+} // namespace
+
+DiagnosticCapture::DiagnosticCapture(mlir::MLIRContext &context)
+    : handler_(&context, [this](mlir::Diagnostic &diagnostic) {
+        messages_.push_back(diagnostic.str());
+        return mlir::success();
+      }) {}
+
+std::string DiagnosticCapture::message() const {
+  std::string joined;
+  for (const std::string &m : messages_)
+    joined += (joined.empty() ? "" : "; ") + m;
+  return joined.empty() ? "unknown error" : joined;
+}
+
+mlir::Type elementType(mlir::MLIRContext &context, DType dtype) {
+  mlir::Builder b(&context);
+  switch (dtype) {
+  case DType::f32:
+    return b.getF32Type();
+  case DType::f64:
+    return b.getF64Type();
+  case DType::f16:
+    return b.getF16Type();
+  case DType::bf16:
+    return b.getBF16Type();
+  case DType::i64:
+    return b.getI64Type();
+  case DType::i32:
+    return b.getI32Type();
+  case DType::i8:
+    return b.getIntegerType(8);
+  case DType::u8:
+    return b.getIntegerType(8, /*isSigned=*/false);
+  case DType::boolean:
+    return b.getI1Type();
+  }
+  throw Error("unknown dtype");
+}
+
+static DType dtypeOf(mlir::Type type) {
+  if (type.isF32())
+    return DType::f32;
+  if (type.isF64())
+    return DType::f64;
+  if (type.isF16())
+    return DType::f16;
+  if (type.isBF16())
+    return DType::bf16;
+  if (type.isInteger(1))
+    return DType::boolean;
+  if (type.isUnsignedInteger(8))
+    return DType::u8;
+  if (type.isInteger(8))
+    return DType::i8;
+  if (type.isInteger(32))
+    return DType::i32;
+  if (type.isInteger(64))
+    return DType::i64;
+  throw Error("the nn dialect produced an element type nn has no dtype for");
+}
+
+static mlir::RankedTensorType tensorType(mlir::MLIRContext &context,
+                                         const Shape &shape, DType dtype) {
+  return mlir::RankedTensorType::get(shape, elementType(context, dtype));
+}
+
+TraceContext::TraceContext(TracedModule::Impl &impl, Module &root)
+    : builder(&impl.context), impl_(impl), previous_(currentTrace) {
+  for (auto &[path, module] : root.named_modules())
+    modulePaths_.emplace(module.get(), path);
+  paths_.push_back("");
+  currentTrace = this;
+  declareState(root);
+}
+
+TraceContext::~TraceContext() { currentTrace = previous_; }
+
+TraceContext *TraceContext::active() { return currentTrace; }
+
+TraceContext &TraceContext::current(const char *op) {
+  if (!currentTrace)
+    throw Error(std::string("nn::functional::") + op +
+                " called outside nn::trace: a forward runs only while it is "
+                "traced; compile the traced module and run the artifact");
+  return *currentTrace;
+}
+
+void TraceContext::declareState(Module &root) {
+  mlir::ModuleOp module = impl_.module.get();
+  builder.setInsertionPointToEnd(module.getBody());
+  // Parameters, then buffers, each module's own in registration order; a
+  // tensor shared by several names is declared once, under its first name.
+  auto declare = [&](const std::string &name, const Tensor &tensor,
+                     bool isBuffer, bool flag) {
+    if (!stateSymbols_.emplace(tensor.storage().get(), name).second)
+      return;
+    auto type = tensorType(impl_.context, tensor.shape(), tensor.dtype());
+    auto loc = mlir::NameLoc::get(builder.getStringAttr(name));
+    if (isBuffer)
+      builder.create<mlir::nn::BufferOp>(loc, name, type, flag);
+    else
+      builder.create<mlir::nn::ParameterOp>(loc, name, type, !flag);
+    impl_.state.insert(name, tensor);
+  };
+  auto modules = root.named_modules();
+  for (bool buffers : {false, true})
+    for (auto &[path, module] : modules) {
+      std::string prefix = path.empty() ? "" : path + ".";
+      auto own = buffers ? module->named_buffers(false)
+                         : module->named_parameters(false);
+      for (auto &[name, tensor] : own)
+        declare(prefix + name, tensor, buffers,
+                buffers ? module->is_persistent_buffer(name)
+                        : module->requires_grad(name));
+    }
+}
+
+mlir::Location TraceContext::location() {
+  return mlir::NameLoc::get(builder.getStringAttr(path()));
+}
+
+void TraceContext::fail(const std::string &message) const {
+  throw Error((path().empty() ? std::string("<root>") : path()) + ": " +
+              message);
+}
+
+void TraceContext::pushModule(const Module &module) {
+  auto it = modulePaths_.find(&module);
+  if (it != modulePaths_.end()) {
+    paths_.push_back(it->second);
+    return;
+  }
+  // Called but never registered (kept in a plain container): name it by
+  // type under the caller.
+  std::string unregistered = "<unregistered " + module.name() + ">";
+  paths_.push_back(path().empty() ? unregistered : path() + "." + unregistered);
+}
+
+void TraceContext::popModule() { paths_.pop_back(); }
+
+Value TraceContext::valueOf(const Tensor &tensor, const char *op,
+                            const char *role) {
+  if (!tensor.defined())
+    fail(std::string(op) + ": " + role + " is an undefined tensor");
+  if (tensor.is_symbolic()) {
+    auto *node = dynamic_cast<const ValueNode *>(tensor.node().get());
+    if (!node || node->owner != this)
+      fail(std::string(op) + ": " + role +
+           " is a symbolic tensor of another trace");
+    return node->value;
+  }
+  auto symbol = stateSymbols_.find(tensor.storage().get());
+  if (symbol == stateSymbols_.end())
+    fail(std::string(op) + ": " + role + " (" + tensor.to_string() +
+         ") is neither an input nor a parameter or buffer of the traced "
+         "model; register it with register_buffer");
+  auto loaded = loads_.find(symbol->second);
+  if (loaded != loads_.end())
+    return loaded->second;
+  // Loads go to the top of the function so every later use is dominated.
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  mlir::Block *entry = builder.getInsertionBlock();
+  builder.setInsertionPointToStart(entry);
+  for (mlir::Operation &existing : *entry)
+    if (llvm::isa<mlir::nn::LoadOp>(existing))
+      builder.setInsertionPointAfter(&existing);
+  auto type = tensorType(impl_.context, tensor.shape(), tensor.dtype());
+  Value value = builder.create<mlir::nn::LoadOp>(
+      mlir::NameLoc::get(builder.getStringAttr(symbol->second)), type,
+      symbol->second);
+  loads_.emplace(symbol->second, value);
+  return value;
+}
+
+Tensor TraceContext::wrap(Value value) {
+  auto type = llvm::cast<mlir::RankedTensorType>(value.getType());
+  return Tensor::symbolic(Shape(type.getShape()), dtypeOf(type.getElementType()),
+                          std::make_shared<ValueNode>(value, this));
+}
+
+Tensor TraceContext::finish(mlir::Operation *op,
+                            const DiagnosticCapture &capture) {
+  if (auto infer = llvm::dyn_cast<mlir::InferTypeOpInterface>(op)) {
+    llvm::SmallVector<mlir::Type> types;
+    if (mlir::failed(infer.inferReturnTypes(
+            op->getContext(), op->getLoc(), op->getOperands(),
+            op->getAttrDictionary(), op->getPropertiesStorage(),
+            op->getRegions(), types))) {
+      op->erase();
+      fail(capture.message());
+    }
+    for (auto [result, type] : llvm::zip(op->getResults(), types))
+      result.setType(type);
+  }
+  if (mlir::failed(mlir::verify(op))) {
+    op->erase();
+    fail(capture.message());
+  }
+  return wrap(op->getResult(0));
+}
+
+ModuleCallScope::ModuleCallScope(const Module &module)
+    : pushed_(TraceContext::active() != nullptr) {
+  if (pushed_)
+    TraceContext::active()->pushModule(module);
+}
+
+ModuleCallScope::~ModuleCallScope() {
+  if (pushed_)
+    TraceContext::active()->popModule();
+}
+
+} // namespace detail
+
+TracedModule
+trace(Module &root, const std::vector<TensorSpec> &inputs,
+      const std::function<std::vector<Tensor>(const std::vector<Tensor> &)>
+          &forward) {
+  auto impl = std::make_shared<TracedModule::Impl>();
+  mlir::MLIRContext &ctx = impl->context;
+  impl->module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&ctx));
+  detail::TraceContext trace(*impl, root);
+  mlir::OpBuilder &b = trace.builder;
+
+  llvm::SmallVector<mlir::Type> inputTypes;
+  for (const TensorSpec &spec : inputs) {
+    for (int64_t d : spec.shape)
+      if (d < 0)
+        throw Error("nn::trace: input shapes must be static, got " +
+                    shape_str(spec.shape));
+    inputTypes.push_back(detail::tensorType(ctx, spec.shape, spec.dtype));
+  }
+  b.setInsertionPointToEnd(impl->module->getBody());
+  auto func = b.create<mlir::func::FuncOp>(
+      mlir::NameLoc::get(b.getStringAttr(root.name())), "forward",
+      b.getFunctionType(inputTypes, {}));
+  mlir::Block *entry = func.addEntryBlock();
+  std::vector<Tensor> symbolic;
+  for (auto [i, spec] : llvm::enumerate(inputs)) {
+    if (!spec.name.empty())
+      func.setArgAttr(i, "nn.name", b.getStringAttr(spec.name));
+    symbolic.push_back(trace.wrap(entry->getArgument(i)));
+  }
+
+  b.setInsertionPointToEnd(entry);
+  std::vector<Tensor> outputs = forward(symbolic);
+  llvm::SmallVector<Value> results;
+  for (const Tensor &output : outputs)
+    results.push_back(trace.valueOf(output, "forward", "an output"));
+  b.create<mlir::func::ReturnOp>(func.getLoc(), results);
+  func.setFunctionType(b.getFunctionType(inputTypes, mlir::ValueRange(results).getTypes()));
+
+  detail::DiagnosticCapture capture(ctx);
+  if (mlir::failed(mlir::verify(*impl->module)))
+    throw Error("nn::trace produced invalid IR (a bug in nn): " +
+                capture.message());
+  return TracedModule(std::move(impl));
+}
+
+std::string TracedModule::to_string(bool debug_info) const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  mlir::OpPrintingFlags flags;
+  if (debug_info)
+    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+  impl_->module->print(os, flags);
+  return os.str();
+}
+
+TracedModule &TracedModule::optimize(const OptimizeOptions &options) {
+  detail::DiagnosticCapture capture(impl_->context);
+  mlir::PassManager pm(&impl_->context);
+  mlir::nn::OptimizePipelineOptions pipeline;
+  pipeline.fuse = options.fuse;
+  mlir::nn::buildOptimizePipeline(pm, pipeline);
+  if (mlir::failed(pm.run(*impl_->module)))
+    throw Error("nn-optimize failed: " + capture.message());
+  return *this;
+}
+
+TracedModule TracedModule::clone() const {
+  auto copy = std::make_shared<Impl>();
+  // Round-trip through bytes: the clone lives in its own context.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  impl_->module->print(os, mlir::OpPrintingFlags().enableDebugInfo());
+  copy->module = mlir::parseSourceString<mlir::ModuleOp>(os.str(),
+                                                         &copy->context);
+  if (!copy->module)
+    throw Error("TracedModule::clone: the IR does not re-parse (a bug in nn)");
+  copy->state = impl_->state;
+  return TracedModule(std::move(copy));
+}
+
+const StateDict &TracedModule::state() const { return impl_->state; }
+
+} // namespace nn
