@@ -1,0 +1,99 @@
+// RUN: nn-opt %s -convert-nn-to-linalg -split-input-file -verify-diagnostics | FileCheck %s
+
+// linear: matmul_transpose_b accumulating into the broadcast bias, then the
+// fused activation as one elementwise epilogue.
+// CHECK-LABEL: func.func @linear_relu
+// CHECK: %[[BIAS:.+]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<3xf32>) outs(%{{.*}} : tensor<2x3xf32>)
+// CHECK: %[[MM:.+]] = linalg.matmul_transpose_b ins(%{{.*}}, %{{.*}} : tensor<2x4xf32>, tensor<3x4xf32>) outs(%[[BIAS]] : tensor<2x3xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[MM]] : tensor<2x3xf32>)
+// CHECK: arith.maximumf
+// CHECK-NOT: nn.
+func.func @linear_relu(%x: tensor<2x4xf32>, %w: tensor<3x4xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
+  %y = nn.linear %x, %w, %b activation<relu> : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}
+
+// -----
+
+// Batched input: flattened to 2-D and back.
+// CHECK-LABEL: func.func @linear_batched
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<5x2x4xf32> into tensor<10x4xf32>
+// CHECK: linalg.fill
+// CHECK: linalg.matmul_transpose_b
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [5, 2, 3] : tensor<10x3xf32> into tensor<5x2x3xf32>
+func.func @linear_batched(%x: tensor<5x2x4xf32>, %w: tensor<3x4xf32>) -> tensor<5x2x3xf32> {
+  %y = nn.linear %x, %w : (tensor<5x2x4xf32>, tensor<3x4xf32>) -> tensor<5x2x3xf32>
+  return %y : tensor<5x2x3xf32>
+}
+
+// -----
+
+// Broadcasting is in the indexing maps: size-1 dimensions read index 0,
+// missing leading dimensions are dropped.
+// CHECK-DAG: #[[LHS:.+]] = affine_map<(d0, d1, d2) -> (d0, 0, d2)>
+// CHECK-DAG: #[[RHS:.+]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @add_broadcast
+// CHECK: linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]]
+// CHECK: arith.addf
+func.func @add_broadcast(%a: tensor<2x1x4xf32>, %b: tensor<3x4xf32>) -> tensor<2x3x4xf32> {
+  %c = nn.add %a, %b : (tensor<2x1x4xf32>, tensor<3x4xf32>) -> tensor<2x3x4xf32>
+  return %c : tensor<2x3x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @add_int
+// CHECK: arith.addi
+func.func @add_int(%a: tensor<3xi64>, %b: tensor<3xi64>) -> tensor<3xi64> {
+  %c = nn.add %a, %b : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  return %c : tensor<3xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matmul_2d
+// CHECK: linalg.matmul ins
+func.func @matmul_2d(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  %c = nn.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return %c : tensor<2x4xf32>
+}
+
+// -----
+
+// Batched with a broadcast batch: one generic, k a reduction loop.
+// CHECK-LABEL: func.func @matmul_batched
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @matmul_batched(%a: tensor<5x2x3xf32>, %b: tensor<3x4xf32>) -> tensor<5x2x4xf32> {
+  %c = nn.matmul %a, %b : (tensor<5x2x3xf32>, tensor<3x4xf32>) -> tensor<5x2x4xf32>
+  return %c : tensor<5x2x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @relu
+// CHECK: arith.maximumf
+func.func @relu(%x: tensor<7xf32>) -> tensor<7xf32> {
+  %y = nn.relu %x : tensor<7xf32>
+  return %y : tensor<7xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @dropout_eval
+// CHECK-SAME: (%[[X:.+]]: tensor<7xf32>)
+// CHECK: return %[[X]]
+func.func @dropout_eval(%x: tensor<7xf32>) -> tensor<7xf32> {
+  %y = nn.dropout %x {p = 0.2 : f64} : tensor<7xf32>
+  return %y : tensor<7xf32>
+}
+
+// -----
+
+func.func @dropout_train(%x: tensor<7xf32>) -> tensor<7xf32> {
+  // expected-error @+1 {{failed to legalize operation 'nn.dropout' that was explicitly marked illegal}}
+  %y = nn.dropout %x {p = 0.2 : f64, training} : tensor<7xf32>
+  return %y : tensor<7xf32>
+}

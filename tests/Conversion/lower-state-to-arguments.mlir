@@ -1,0 +1,30 @@
+// RUN: nn-opt %s -nn-lower-state-to-arguments -split-input-file -verify-diagnostics | FileCheck %s
+
+// State becomes leading arguments in declaration order, parameters and
+// buffers alike; the declarations disappear.
+// CHECK-NOT: nn.parameter
+// CHECK-NOT: nn.buffer
+// CHECK-LABEL: func.func @forward
+// CHECK-SAME: (%[[W:.+]]: tensor<3x4xf32> {nn.state = "fc.weight"}, %[[M:.+]]: tensor<3xf32> {nn.state = "bn.running_mean"}, %[[X:.+]]: tensor<2x4xf32>)
+// CHECK-NOT: nn.load
+// CHECK: nn.linear %[[X]], %[[W]]
+// CHECK: nn.add %{{.*}}, %[[M]]
+nn.parameter @fc.weight : tensor<3x4xf32>
+nn.buffer @bn.running_mean : tensor<3xf32> persistent
+func.func @forward(%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
+  %w = nn.load @fc.weight : tensor<3x4xf32>
+  %m = nn.load @bn.running_mean : tensor<3xf32>
+  %y = nn.linear %x, %w : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
+  %z = nn.add %y, %m : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %z : tensor<2x3xf32>
+}
+
+// -----
+
+// A private function has no state arguments to read.
+nn.parameter @w : tensor<3xf32>
+func.func private @helper() -> tensor<3xf32> {
+  // expected-error @+1 {{'nn.load' op reads state outside a public function, which has no state arguments}}
+  %w = nn.load @w : tensor<3xf32>
+  return %w : tensor<3xf32>
+}

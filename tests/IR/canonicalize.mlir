@@ -1,0 +1,67 @@
+// RUN: nn-opt %s -canonicalize -split-input-file | FileCheck %s
+
+// Dropout in evaluation is the identity and folds away.
+// CHECK-LABEL: func.func @dropout_eval
+// CHECK-SAME: (%[[X:.+]]: tensor<4xf32>)
+// CHECK-NOT: nn.dropout
+// CHECK: return %[[X]]
+func.func @dropout_eval(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = nn.dropout %x {p = 0.5 : f64} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// p = 0 is the identity even in training.
+// CHECK-LABEL: func.func @dropout_p0
+// CHECK-NOT: nn.dropout
+func.func @dropout_p0(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = nn.dropout %x {p = 0.0 : f64, training} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// Training dropout draws random numbers: never folded, never merged by CSE.
+// CHECK-LABEL: func.func @dropout_train
+// CHECK-COUNT-2: nn.dropout
+func.func @dropout_train(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %y = nn.dropout %x {p = 0.5 : f64, training} : tensor<4xf32>
+  %z = nn.dropout %x {p = 0.5 : f64, training} : tensor<4xf32>
+  return %y, %z : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// x + 0 → x.
+// CHECK-LABEL: func.func @add_zero
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3xf32>)
+// CHECK-NOT: nn.add
+// CHECK: return %[[X]]
+func.func @add_zero(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %zero = arith.constant dense<0.0> : tensor<2x3xf32>
+  %y = nn.add %x, %zero : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}
+
+// -----
+
+// A zero that broadcasts x to a larger shape is not the identity.
+// CHECK-LABEL: func.func @add_zero_broadcast
+// CHECK: nn.add
+func.func @add_zero_broadcast(%x: tensor<3xf32>) -> tensor<2x3xf32> {
+  %zero = arith.constant dense<0.0> : tensor<2x3xf32>
+  %y = nn.add %x, %zero : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}
+
+// -----
+
+// Unused loads are dead.
+nn.parameter @w : tensor<3xf32>
+// CHECK-LABEL: func.func @dead_load
+// CHECK-NOT: nn.load
+func.func @dead_load(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %w = nn.load @w : tensor<3xf32>
+  return %x : tensor<3xf32>
+}

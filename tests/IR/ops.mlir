@@ -1,0 +1,35 @@
+// RUN: nn-opt %s | FileCheck %s
+// The textual form round-trips: printing what was parsed parses again to the
+// same IR.
+// RUN: nn-opt %s | nn-opt | FileCheck %s
+
+// CHECK: nn.parameter @fc.weight : tensor<3x4xf32>
+nn.parameter @"fc.weight" : tensor<3x4xf32>
+// CHECK: nn.parameter @fc.bias : tensor<3xf32> frozen
+nn.parameter @"fc.bias" : tensor<3xf32> frozen
+// CHECK: nn.buffer @bn.running_mean : tensor<3xf32> persistent
+nn.buffer @"bn.running_mean" : tensor<3xf32> persistent
+// CHECK: nn.buffer @mask : tensor<2x3xi1>{{$}}
+nn.buffer @mask : tensor<2x3xi1>
+
+// CHECK-LABEL: func.func @forward
+func.func @forward(%x: tensor<2x4xf32>, %m: tensor<5x4x6xf32>, %n: tensor<6x7xf32>) -> (tensor<2x3xf32>, tensor<5x4x7xf32>) {
+  // CHECK: %[[W:.+]] = nn.load @fc.weight : tensor<3x4xf32>
+  %w = nn.load @"fc.weight" : tensor<3x4xf32>
+  %b = nn.load @"fc.bias" : tensor<3xf32>
+  %rm = nn.load @"bn.running_mean" : tensor<3xf32>
+  // CHECK: nn.linear %{{.*}}, %[[W]], %{{.*}} : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %y = nn.linear %x, %w, %b : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // CHECK: nn.linear %{{.*}}, %[[W]] activation<relu> : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
+  %y2 = nn.linear %x, %w activation<relu> : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
+  // CHECK: nn.add %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %s = nn.add %y, %rm : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %s2 = nn.add %s, %y2 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: nn.relu %{{.*}} : tensor<2x3xf32>
+  %r = nn.relu %s2 : tensor<2x3xf32>
+  // CHECK: nn.dropout %{{.*}} {p = 5.000000e-01 : f64, training} : tensor<2x3xf32>
+  %d = nn.dropout %r {p = 0.5 : f64, training} : tensor<2x3xf32>
+  // CHECK: nn.matmul %{{.*}}, %{{.*}} : (tensor<5x4x6xf32>, tensor<6x7xf32>) -> tensor<5x4x7xf32>
+  %mm = nn.matmul %m, %n : (tensor<5x4x6xf32>, tensor<6x7xf32>) -> tensor<5x4x7xf32>
+  return %d, %mm : tensor<2x3xf32>, tensor<5x4x7xf32>
+}

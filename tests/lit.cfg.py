@@ -1,0 +1,24 @@
+# lit configuration for nn's IR tests (tests/IR, tests/Transforms,
+# tests/Conversion, tests/tools).
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "nn"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.nn_obj_root, "tests")
+config.excludes = ["Inputs", "Unit", "reference", "E2E", "CMakeLists.txt", "lit.cfg.py"]
+
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+config.substitutions.append(("%nn_src", config.nn_source_root))
+config.substitutions.append(("%goldens", os.path.join(
+    config.nn_source_root, "tests", "reference", "goldens")))
+# Debian's torch imports only in the system interpreter.
+config.substitutions.append(("%torch_python", config.nn_python3))
+llvm_config.add_tool_substitutions(
+    ["nn-opt", "nn-compile", "nn-run"], [config.nn_tools_dir])
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

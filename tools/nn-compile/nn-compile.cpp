@@ -1,0 +1,140 @@
+//===- nn-compile.cpp - nn module → shared object -------------------------===//
+//
+// Compiles a textual nn module (as nn::trace or nn-opt print it) ahead of
+// time. --emit stops at any rung of the ladder:
+//   nn         the module after nn-optimize
+//   linalg     after the lowering out of nn (linalg on tensors)
+//   llvm-mlir  the LLVM dialect
+//   llvm       LLVM IR with the artifact table
+//   obj        a native object file
+//   so         a shared object loadable by nn::Artifact (the default)
+//
+//===----------------------------------------------------------------------===//
+
+#include "nn/Conversion/CPU/Compile.h"
+#include "nn/Conversion/Passes.h"
+#include "nn/Transforms/Passes.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+namespace {
+enum class Emit { NN, Linalg, LLVMMLIR, LLVMIR, Object, Shared };
+} // namespace
+
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<model.mlir>"),
+                                          cl::init("-"));
+static cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
+                                           cl::value_desc("path"),
+                                           cl::init("-"));
+static cl::opt<Emit> emit(
+    "emit", cl::desc("What to produce"), cl::init(Emit::Shared),
+    cl::values(clEnumValN(Emit::NN, "nn", "optimized nn IR"),
+               clEnumValN(Emit::Linalg, "linalg", "linalg on tensors"),
+               clEnumValN(Emit::LLVMMLIR, "llvm-mlir", "the LLVM dialect"),
+               clEnumValN(Emit::LLVMIR, "llvm", "LLVM IR"),
+               clEnumValN(Emit::Object, "obj", "a native object file"),
+               clEnumValN(Emit::Shared, "so", "a shared object")));
+static cl::opt<bool> noOptimize("no-optimize",
+                                cl::desc("Skip the nn-optimize pipeline"));
+
+/// Prints `module` to the output file.
+static int printModule(ModuleOp module) {
+  std::string error;
+  auto output = openOutputFile(outputFilename, &error);
+  if (!output) {
+    llvm::errs() << "nn-compile: " << error << "\n";
+    return 1;
+  }
+  module.print(output->os());
+  output->keep();
+  return 0;
+}
+
+static int run(ModuleOp module) {
+  if (!noOptimize) {
+    PassManager pm(module->getContext());
+    nn::buildOptimizePipeline(pm, nn::OptimizePipelineOptions());
+    if (failed(pm.run(module)))
+      return 1;
+  }
+  if (emit == Emit::NN)
+    return printModule(module);
+  if (emit == Emit::Linalg) {
+    PassManager pm(module->getContext());
+    pm.addPass(nn::createLowerStateToArgumentsPass());
+    pm.addNestedPass<func::FuncOp>(nn::createConvertNNToLinalgPass());
+    return failed(pm.run(module)) ? 1 : printModule(module);
+  }
+  if (emit == Emit::Shared) {
+    if (outputFilename == "-") {
+      llvm::errs() << "nn-compile: --emit=so needs an output path (-o)\n";
+      return 1;
+    }
+    return failed(nn::compileToSharedObject(module, outputFilename)) ? 1 : 0;
+  }
+
+  FailureOr<std::string> description = nn::describeArtifact(module);
+  if (failed(description) || failed(nn::lowerToLLVMDialect(module)))
+    return 1;
+  if (emit == Emit::LLVMMLIR)
+    return printModule(module);
+  llvm::LLVMContext llvmContext;
+  auto llvmModule =
+      nn::translateToArtifactIR(module, llvmContext, *description);
+  if (failed(llvmModule))
+    return 1;
+  std::string error;
+  if (emit == Emit::LLVMIR) {
+    auto output = openOutputFile(outputFilename, &error);
+    if (!output) {
+      llvm::errs() << "nn-compile: " << error << "\n";
+      return 1;
+    }
+    (*llvmModule)->print(output->os(), nullptr);
+    output->keep();
+    return 0;
+  }
+  if (failed(nn::emitObjectFile(**llvmModule, outputFilename, error))) {
+    llvm::errs() << "nn-compile: " << error << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  cl::ParseCommandLineOptions(argc, argv, "nn ahead-of-time compiler\n");
+
+  DialectRegistry registry;
+  nn::registerCodegenDialects(registry);
+  MLIRContext context(registry);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+
+  std::string error;
+  auto input = openInputFile(inputFilename, &error);
+  if (!input) {
+    llvm::errs() << "nn-compile: " << error << "\n";
+    return 1;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+  return run(*module);
+}
