@@ -115,10 +115,10 @@ static bool firstSighting(std::unordered_set<const void *> &seen,
 }
 
 std::vector<std::pair<std::string, Tensor>>
-Module::named_parameters(bool recurse) const {
+Module::named_tensors(bool buffers, bool recurse) const {
   std::vector<std::pair<std::string, Tensor>> result;
   std::unordered_set<const void *> seen;
-  visit_tensors(false, recurse, "",
+  visit_tensors(buffers, recurse, "",
                 [&](const std::string &name, const Tensor &t, const auto &) {
                   if (firstSighting(seen, t))
                     result.emplace_back(name, t);
@@ -126,30 +126,30 @@ Module::named_parameters(bool recurse) const {
   return result;
 }
 
-std::vector<Tensor> Module::parameters(bool recurse) const {
+static std::vector<Tensor>
+tensorsOf(std::vector<std::pair<std::string, Tensor>> named) {
   std::vector<Tensor> result;
-  for (auto &[name, t] : named_parameters(recurse))
-    result.push_back(t);
+  for (auto &[name, t] : named)
+    result.push_back(std::move(t));
   return result;
 }
 
 std::vector<std::pair<std::string, Tensor>>
+Module::named_parameters(bool recurse) const {
+  return named_tensors(/*buffers=*/false, recurse);
+}
+
+std::vector<Tensor> Module::parameters(bool recurse) const {
+  return tensorsOf(named_parameters(recurse));
+}
+
+std::vector<std::pair<std::string, Tensor>>
 Module::named_buffers(bool recurse) const {
-  std::vector<std::pair<std::string, Tensor>> result;
-  std::unordered_set<const void *> seen;
-  visit_tensors(true, recurse, "",
-                [&](const std::string &name, const Tensor &t, const auto &) {
-                  if (firstSighting(seen, t))
-                    result.emplace_back(name, t);
-                });
-  return result;
+  return named_tensors(/*buffers=*/true, recurse);
 }
 
 std::vector<Tensor> Module::buffers(bool recurse) const {
-  std::vector<Tensor> result;
-  for (auto &[name, t] : named_buffers(recurse))
-    result.push_back(t);
-  return result;
+  return tensorsOf(named_buffers(recurse));
 }
 
 std::vector<std::pair<std::string, std::shared_ptr<Module>>>

@@ -31,6 +31,26 @@ public:
 };
 NN_MODULE(Broken);
 
+/// Adds a tensor that is not registered anywhere.
+struct StrayImpl : Module {
+  StrayImpl() : Module("Stray") {}
+  Tensor forward(const Tensor &x) { return x + stray; }
+  Tensor stray = Tensor::zeros({3});
+};
+NN_MODULE(Stray);
+
+/// b's weight is a's (assigned after registration).
+struct TiedImpl : Module {
+  TiedImpl() : Module("Tied") {
+    a = register_module("a", Linear(4, 4));
+    b = register_module("b", Linear(4, 4));
+    b->weight = a->weight;
+  }
+  Tensor forward(const Tensor &x) { return b(a(x)); }
+  Linear a{nullptr}, b{nullptr};
+};
+NN_MODULE(Tied);
+
 class TracerTest : public ::testing::Test {
 protected:
   void SetUp() override { manual_seed(0); }
@@ -73,12 +93,6 @@ TEST_F(TracerTest, FunctionalOutsideTraceThrows) {
 }
 
 TEST_F(TracerTest, UnregisteredTensorIsRefused) {
-  struct StrayImpl : Module {
-    StrayImpl() : Module("Stray") {}
-    Tensor forward(const Tensor &x) { return x + stray; }
-    Tensor stray = Tensor::zeros({3});
-  };
-  NN_MODULE(Stray);
   Stray model;
   EXPECT_THAT([&] { trace(model, {TensorSpec({3})}); },
               ::testing::ThrowsMessage<Error>(HasSubstr(
@@ -95,16 +109,6 @@ TEST_F(TracerTest, WrongInputCountIsRefused) {
 }
 
 TEST_F(TracerTest, TiedParametersBecomeOneSymbol) {
-  struct TiedImpl : Module {
-    TiedImpl() : Module("Tied") {
-      a = register_module("a", Linear(4, 4));
-      b = register_module("b", Linear(4, 4));
-      b->weight = a->weight;
-    }
-    Tensor forward(const Tensor &x) { return b(a(x)); }
-    Linear a{nullptr}, b{nullptr};
-  };
-  NN_MODULE(Tied);
   Tied model;
   std::string ir = trace(model, {TensorSpec({1, 4})}).to_string();
   EXPECT_THAT(ir, HasSubstr("nn.parameter @a.weight"));

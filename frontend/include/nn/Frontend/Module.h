@@ -150,6 +150,8 @@ private:
                    std::unique_ptr<Tensor> owned, Tensor *member, bool flag);
   void add_child(std::string name, std::shared_ptr<Module> module);
   void print_tree(std::ostream &os, int indent) const;
+  std::vector<std::pair<std::string, Tensor>> named_tensors(bool buffers,
+                                                           bool recurse) const;
   template <typename Visit>
   void visit_tensors(bool buffers, bool recurse, const std::string &prefix,
                      Visit &&visit) const;
