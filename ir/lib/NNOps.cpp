@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nn/IR/NNOps.h"
+#include "OpUtils.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
@@ -17,6 +18,7 @@
 
 using namespace mlir;
 using namespace mlir::nn;
+using namespace mlir::nn::detail;
 
 std::string mlir::nn::formatShape(ArrayRef<int64_t> shape) {
   if (shape.empty())
@@ -25,10 +27,6 @@ std::string mlir::nn::formatShape(ArrayRef<int64_t> shape) {
   llvm::raw_string_ostream os(s);
   llvm::interleave(shape, os, "x");
   return os.str();
-}
-
-static std::string shapeOf(Type type) {
-  return mlir::nn::formatShape(llvm::cast<ShapedType>(type).getShape());
 }
 
 FailureOr<SmallVector<int64_t>>
@@ -48,17 +46,6 @@ mlir::nn::inferBroadcastShape(std::optional<Location> loc, StringRef opName,
     result[i] = l == 1 ? r : l;
   }
   return result;
-}
-
-/// The common element type of `types`, or a located error naming them.
-static FailureOr<Type> sameElementType(std::optional<Location> loc,
-                                       StringRef opName, StringRef lhsName,
-                                       Type lhs, StringRef rhsName, Type rhs) {
-  Type l = getElementTypeOrSelf(lhs), r = getElementTypeOrSelf(rhs);
-  if (l != r)
-    return emitOptionalError(loc, opName, ": ", lhsName, " has element type ",
-                             l, " but ", rhsName, " has ", r);
-  return l;
 }
 
 //===----------------------------------------------------------------------===//
@@ -184,25 +171,6 @@ MatmulOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
 //===----------------------------------------------------------------------===//
 // Broadcasting binary ops
 //===----------------------------------------------------------------------===//
-
-/// Shared inference of NN_BroadcastBinaryOp: broadcast shapes, equal
-/// element types.
-static LogicalResult
-inferBroadcastBinary(std::optional<Location> loc, StringRef opName, Value lhs,
-                     Value rhs, SmallVectorImpl<Type> &inferredReturnTypes) {
-  auto lhsType = llvm::cast<RankedTensorType>(lhs.getType());
-  auto rhsType = llvm::cast<RankedTensorType>(rhs.getType());
-  auto elementType =
-      sameElementType(loc, opName, "lhs", lhsType, "rhs", rhsType);
-  if (failed(elementType))
-    return failure();
-  auto shape =
-      inferBroadcastShape(loc, opName, lhsType.getShape(), rhsType.getShape());
-  if (failed(shape))
-    return failure();
-  inferredReturnTypes.push_back(RankedTensorType::get(*shape, *elementType));
-  return success();
-}
 
 LogicalResult AddOp::inferReturnTypes(MLIRContext *context,
                                       std::optional<Location> loc,

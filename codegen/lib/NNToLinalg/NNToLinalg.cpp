@@ -1,7 +1,8 @@
 //===- NNToLinalg.cpp - The convert-nn-to-linalg pass ---------------------===//
 //
 // The conversion target and driver; the patterns live in one file per op
-// family (Linear.cpp, Elementwise.cpp).
+// family (Linear.cpp, Elementwise.cpp, Activation.cpp, Convolution.cpp,
+// Normalization.cpp, Shape.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +34,10 @@ struct ConvertNNToLinalgPass
     RewritePatternSet patterns(ctx);
     populateLinearPatterns(patterns);
     populateElementwisePatterns(patterns);
+    populateActivationPatterns(patterns);
+    populateConvolutionPatterns(patterns);
+    populateNormalizationPatterns(patterns);
+    populateShapePatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

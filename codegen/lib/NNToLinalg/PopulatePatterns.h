@@ -15,8 +15,16 @@ namespace mlir::nn {
 
 /// linear, matmul.
 void populateLinearPatterns(RewritePatternSet &patterns);
-/// add, relu, dropout.
+/// add, relu, dropout and the ops of NNElementwiseOps.td.
 void populateElementwisePatterns(RewritePatternSet &patterns);
+/// NNActivationOps.td.
+void populateActivationPatterns(RewritePatternSet &patterns);
+/// NNConvolutionOps.td.
+void populateConvolutionPatterns(RewritePatternSet &patterns);
+/// NNNormalizationOps.td.
+void populateNormalizationPatterns(RewritePatternSet &patterns);
+/// NNShapeOps.td.
+void populateShapePatterns(RewritePatternSet &patterns);
 
 /// Builds the body of an elementwise op from its scalar arguments.
 using ScalarBodyBuilder =

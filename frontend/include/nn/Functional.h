@@ -11,6 +11,11 @@
 #ifndef NN_FUNCTIONAL_H
 #define NN_FUNCTIONAL_H
 
+#include "nn/Functional/Activation.h"
+#include "nn/Functional/Convolution.h"
+#include "nn/Functional/Elementwise.h"
+#include "nn/Functional/Normalization.h"
+#include "nn/Functional/Shape.h"
 #include "nn/Runtime/Tensor.h"
 
 namespace nn {

@@ -1,6 +1,7 @@
 //===- NNOps.td - nn dialect operations --------------------*- tablegen -*-===//
 //
-// Operations of the nn dialect. Shapes are static; every op infers its
+// Operations of the nn dialect: state, dense ops and the first elementwise
+// ops here, each further family in its own NN<Family>Ops.td. Shapes are static; every op infers its
 // result type, and the inference is its verifier: a mismatch is reported with
 // both operands' shapes.
 //
@@ -8,10 +9,8 @@
 #ifndef NN_OPS_TD
 #define NN_OPS_TD
 
-include "nn/IR/NNBase.td"
+include "nn/IR/NNOpBase.td"
 include "mlir/IR/SymbolInterfaces.td"
-include "mlir/Interfaces/InferTypeOpInterface.td"
-include "mlir/Interfaces/SideEffectInterfaces.td"
 
 //===----------------------------------------------------------------------===//
 // Parameters and buffers
@@ -121,16 +120,6 @@ def NN_MatmulOp : NN_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-/// Binary elementwise ops with NumPy broadcasting; operands share an element
-/// type.
-class NN_BroadcastBinaryOp<string mnemonic, string torchName>
-    : NN_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
-  let summary = "Elementwise " # mnemonic # " with broadcasting, as torch." # torchName;
-  let arguments = (ins NN_Tensor:$lhs, NN_Tensor:$rhs);
-  let results = (outs NN_Tensor:$result);
-  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
-}
-
 def NN_AddOp : NN_BroadcastBinaryOp<"add", "add"> {
   let description = [{
     ```mlir
@@ -138,15 +127,6 @@ def NN_AddOp : NN_BroadcastBinaryOp<"add", "add"> {
     ```
   }];
   let hasFolder = 1;
-}
-
-/// Unary elementwise ops on floating-point tensors; result type = operand type.
-class NN_UnaryFloatOp<string mnemonic, string torchName, list<Trait> traits = []>
-    : NN_Op<mnemonic, traits # [Pure, SameOperandsAndResultType]> {
-  let summary = "Elementwise " # mnemonic # ", as torch.nn.functional." # torchName;
-  let arguments = (ins NN_FloatTensor:$input);
-  let results = (outs NN_FloatTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($result)";
 }
 
 def NN_ReluOp : NN_UnaryFloatOp<"relu", "relu"> {
@@ -187,5 +167,15 @@ def NN_DropoutOp : NN_Op<"dropout", [SameOperandsAndResultType,
     bool isActive() { return getTraining() && getP().convertToDouble() > 0.0; }
   }];
 }
+
+//===----------------------------------------------------------------------===//
+// Op families, one file each
+//===----------------------------------------------------------------------===//
+
+include "nn/IR/NNActivationOps.td"
+include "nn/IR/NNElementwiseOps.td"
+include "nn/IR/NNConvolutionOps.td"
+include "nn/IR/NNNormalizationOps.td"
+include "nn/IR/NNShapeOps.td"
 
 #endif // NN_OPS_TD

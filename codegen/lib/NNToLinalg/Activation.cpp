@@ -1,0 +1,17 @@
+//===- Activation.cpp - nn activation functions to linalg ---===//
+//
+// Lowerings of the ops in NNActivationOps.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PopulatePatterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::nn;
+
+void mlir::nn::populateActivationPatterns(RewritePatternSet &patterns) {}

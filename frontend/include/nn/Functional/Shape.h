@@ -1,0 +1,16 @@
+//===- Shape.h - nn::functional: reshaping, slicing, joining and indexing -*- C++ -*-===//
+//
+// Part of nn/Functional.h; see there for the rules every functional op
+// follows.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_FUNCTIONAL_SHAPE_H
+#define NN_FUNCTIONAL_SHAPE_H
+
+#include "nn/Runtime/Tensor.h"
+
+namespace nn::functional {
+
+} // namespace nn::functional
+
+#endif // NN_FUNCTIONAL_SHAPE_H

@@ -1,0 +1,33 @@
+//===- NNOpBase.td - Shared op classes of the nn dialect ---*- tablegen -*-===//
+//
+// The op base class, type constraints and the TableGen classes that ops of
+// one shape share (one class, one templated lowering).
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_OPBASE_TD
+#define NN_OPBASE_TD
+
+include "nn/IR/NNBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+/// Binary elementwise ops with NumPy broadcasting; operands share an element
+/// type.
+class NN_BroadcastBinaryOp<string mnemonic, string torchName>
+    : NN_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = "Elementwise " # mnemonic # " with broadcasting, as torch." # torchName;
+  let arguments = (ins NN_Tensor:$lhs, NN_Tensor:$rhs);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+}
+
+/// Unary elementwise ops on floating-point tensors; result type = operand type.
+class NN_UnaryFloatOp<string mnemonic, string torchName, list<Trait> traits = []>
+    : NN_Op<mnemonic, traits # [Pure, SameOperandsAndResultType]> {
+  let summary = "Elementwise " # mnemonic # ", as torch.nn.functional." # torchName;
+  let arguments = (ins NN_FloatTensor:$input);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+#endif // NN_OPBASE_TD

@@ -1,0 +1,30 @@
+//===- OpUtils.h - Helpers shared by the nn op definitions ------*- C++ -*-===//
+//
+// Shape and element-type checks every op family's inference uses, with the
+// error wording users see (prefixed by the module path when tracing).
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_IR_LIB_OPUTILS_H
+#define NN_IR_LIB_OPUTILS_H
+
+#include "nn/IR/NNOps.h"
+
+namespace mlir::nn::detail {
+
+/// "2x784" for a shaped type.
+std::string shapeOf(Type type);
+
+/// The element type `lhs` and `rhs` share, or a located error
+/// "<op>: <lhsName> has element type f32 but <rhsName> has f16".
+FailureOr<Type> sameElementType(std::optional<Location> loc, StringRef opName,
+                                StringRef lhsName, Type lhs, StringRef rhsName,
+                                Type rhs);
+
+/// Inference of NN_BroadcastBinaryOp: broadcast shapes, equal element types.
+LogicalResult inferBroadcastBinary(std::optional<Location> loc,
+                                   StringRef opName, Value lhs, Value rhs,
+                                   SmallVectorImpl<Type> &inferredReturnTypes);
+
+} // namespace mlir::nn::detail
+
+#endif // NN_IR_LIB_OPUTILS_H

@@ -1,0 +1,58 @@
+//===- OpGolden.h - Per-op tests against PyTorch goldens --------*- C++ -*-===//
+//
+// A case names a golden file (tests/reference/goldens/ops/<family>/<name>
+// .safetensors, made by tests/reference/generate_op_goldens.py) and the C++
+// computation that mirrors the PyTorch one. The test traces the computation
+// with every golden input as a function input, JIT-compiles it, runs it on
+// the golden inputs and compares every output with torch.testing's float32
+// tolerance unless the case says otherwise (with a reason).
+//
+//   const nn::testing::OpCase kCases[] = {
+//       {"activation", "gelu_17", [](const Inputs &in) { return Outputs{F::gelu(in[0])}; }},
+//   };
+//   INSTANTIATE_TEST_SUITE_P(Activation, OpGoldenTest,
+//                            ::testing::ValuesIn(kCases), caseName);
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_TESTS_E2E_OPGOLDEN_H
+#define NN_TESTS_E2E_OPGOLDEN_H
+
+#include "nn/nn.h"
+
+#include "gtest/gtest.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace nn::testing {
+
+using Inputs = std::vector<Tensor>;
+using Outputs = std::vector<Tensor>;
+
+/// |actual - expected| <= atol + rtol * |expected|, elementwise.
+struct Tolerance {
+  double rtol = 1.3e-6;
+  double atol = 1e-5;
+};
+
+struct OpCase {
+  std::string family;
+  std::string name;
+  std::function<Outputs(const Inputs &)> fn;
+  Tolerance tolerance = {};
+};
+
+/// Test-name generator for INSTANTIATE_TEST_SUITE_P.
+std::string caseName(const ::testing::TestParamInfo<OpCase> &info);
+
+/// Expects `actual` to match `expected` (shape, dtype, values) within
+/// `tolerance`; `what` names it in failures.
+void expectClose(const Tensor &actual, const Tensor &expected,
+                 const Tolerance &tolerance, const std::string &what);
+
+class OpGoldenTest : public ::testing::TestWithParam<OpCase> {};
+
+} // namespace nn::testing
+
+#endif // NN_TESTS_E2E_OPGOLDEN_H
