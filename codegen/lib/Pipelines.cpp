@@ -45,6 +45,8 @@ static constexpr const char *kLinalgToLLVM =
     "expand-strided-metadata,"
     "finalize-memref-to-llvm,"
     "convert-math-to-llvm,"
+    // What LLVM has no intrinsic for (erf, tanh) becomes a libm call.
+    "convert-math-to-libm,"
     "convert-arith-to-llvm,"
     "convert-cf-to-llvm,"
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv},"

@@ -69,6 +69,9 @@ public:
   mlir::Value valueOf(const Tensor &tensor, const char *op, const char *role);
   /// A symbolic tensor for `value`.
   Tensor wrap(mlir::Value value);
+  /// A rank-0 constant holding `value` in the element type of `like` (a
+  /// tensor type), for scalar operands.
+  mlir::Value scalar(double value, mlir::Type like);
 
   /// Creates `OpTy` with `args`, infers its result type, verifies it, and
   /// returns its result as a symbolic tensor; on failure erases the op and

@@ -12,6 +12,8 @@
 #include "nn/IR/NNOps.h"
 #include "nn/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/raw_ostream.h"
@@ -21,7 +23,8 @@ namespace nn {
 using mlir::Value;
 
 TracedModule::Impl::Impl() {
-  context.loadDialect<mlir::nn::NNDialect, mlir::func::FuncDialect>();
+  context.loadDialect<mlir::nn::NNDialect, mlir::func::FuncDialect,
+                      mlir::arith::ArithDialect>();
 }
 
 namespace detail {
@@ -216,6 +219,18 @@ Tensor TraceContext::wrap(Value value) {
   auto type = llvm::cast<mlir::RankedTensorType>(value.getType());
   return Tensor::symbolic(Shape(type.getShape()), dtypeOf(type.getElementType()),
                           std::make_shared<ValueNode>(value, this));
+}
+
+mlir::Value TraceContext::scalar(double value, mlir::Type like) {
+  mlir::Type elementType = mlir::getElementTypeOrSelf(like);
+  auto type = mlir::RankedTensorType::get({}, elementType);
+  mlir::Attribute element =
+      llvm::isa<mlir::FloatType>(elementType)
+          ? mlir::Attribute(builder.getFloatAttr(elementType, value))
+          : mlir::Attribute(
+                builder.getIntegerAttr(elementType, static_cast<int64_t>(value)));
+  return builder.create<mlir::arith::ConstantOp>(
+      location(), mlir::DenseElementsAttr::get(type, element));
 }
 
 Tensor TraceContext::finish(mlir::Operation *op,

@@ -172,14 +172,6 @@ MatmulOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
 // Broadcasting binary ops
 //===----------------------------------------------------------------------===//
 
-LogicalResult AddOp::inferReturnTypes(MLIRContext *context,
-                                      std::optional<Location> loc,
-                                      Adaptor adaptor,
-                                      SmallVectorImpl<Type> &inferred) {
-  return inferBroadcastBinary(loc, "add", adaptor.getLhs(), adaptor.getRhs(),
-                              inferred);
-}
-
 /// x + 0 → x when the zero is a splat constant that does not broadcast x.
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
   auto isZero = [](Attribute attr) {

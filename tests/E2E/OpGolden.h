@@ -43,6 +43,11 @@ struct OpCase {
   Tolerance tolerance = {};
 };
 
+/// gtest prints a case by its name.
+inline void PrintTo(const OpCase &c, std::ostream *os) {
+  *os << c.family << "/" << c.name;
+}
+
 /// Test-name generator for INSTANTIATE_TEST_SUITE_P.
 std::string caseName(const ::testing::TestParamInfo<OpCase> &info);
 

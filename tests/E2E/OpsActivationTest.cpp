@@ -1,7 +1,7 @@
-//===- OpsActivationTest.cpp - activation ops against PyTorch goldens ---===//
+//===- OpsActivationTest.cpp - activation ops against PyTorch goldens -----===//
 //
 // Each case mirrors the one of the same name in
-// tests/reference/ops/activation.py.
+// tests/reference/ops/activation.py; the loops here follow the loops there.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,14 +10,58 @@
 namespace nn::testing {
 namespace {
 
-Outputs relu(const Inputs &in) { return {F::relu(in[0])}; }
+using Fn = std::function<Tensor(const Tensor &)>;
 
-const OpCase kActivationCases[] = {
-    {"activation", "relu_1", relu},
-    {"activation", "relu_3x17", relu},
-};
+std::vector<OpCase> activationCases() {
+  std::vector<OpCase> cases;
+  auto add = [&](std::string name, Fn fn) {
+    cases.push_back({"activation", std::move(name),
+                     [fn](const Inputs &in) { return Outputs{fn(in[0])}; }});
+  };
+  add("relu_1", [](const Tensor &x) { return F::relu(x); });
+  add("relu_3x17", [](const Tensor &x) { return F::relu(x); });
+
+  const std::pair<const char *, Fn> pointwise[] = {
+      {"sigmoid", [](const Tensor &x) { return F::sigmoid(x); }},
+      {"tanh", [](const Tensor &x) { return F::tanh(x); }},
+      {"silu", [](const Tensor &x) { return F::silu(x); }},
+      {"gelu", [](const Tensor &x) { return F::gelu(x); }},
+      {"gelu_tanh",
+       [](const Tensor &x) {
+         return F::gelu(x, F::GELUFuncOptions().approximate("tanh"));
+       }},
+      {"leaky_relu", [](const Tensor &x) { return F::leaky_relu(x); }},
+      {"leaky_relu_02", [](const Tensor &x) { return F::leaky_relu(x, 0.2); }},
+      {"hardtanh", [](const Tensor &x) { return F::hardtanh(x); }},
+      {"relu6", [](const Tensor &x) { return F::relu6(x); }},
+      {"clamp_min",
+       [](const Tensor &x) { return F::clamp(x, -0.5, std::nullopt); }},
+      {"clamp_max",
+       [](const Tensor &x) { return F::clamp(x, std::nullopt, 0.25); }},
+  };
+  for (const auto &[name, fn] : pointwise) {
+    for (const char *shape : {"1", "7", "3x17", "2x3x5"})
+      add(std::string(name) + "_" + shape, fn);
+    add(std::string(name) + "_specials", fn);
+  }
+
+  const std::pair<const char *, Tensor (*)(const Tensor &, int64_t)>
+      normalizers[] = {{"softmax", F::softmax}, {"log_softmax", F::log_softmax}};
+  for (const auto &[name, fn] : normalizers) {
+    const std::pair<const char *, int64_t> shapes[] = {
+        {"7", 0}, {"3x17", 1}, {"3x17", 0}, {"2x3x5", -1}, {"2x3x5", 1}};
+    for (const auto &[shape, dim] : shapes)
+      add(std::string(name) + "_" + shape + "_dim" +
+              (dim < 0 ? "m" + std::to_string(-dim) : std::to_string(dim)),
+          [fn, dim](const Tensor &x) { return fn(x, dim); });
+    add(std::string(name) + "_large",
+        [fn](const Tensor &x) { return fn(x, -1); });
+  }
+  return cases;
+}
+
 INSTANTIATE_TEST_SUITE_P(Activation, OpGoldenTest,
-                         ::testing::ValuesIn(kActivationCases), caseName);
+                         ::testing::ValuesIn(activationCases()), caseName);
 
 } // namespace
 } // namespace nn::testing

@@ -22,8 +22,8 @@
 
 #include <mutex>
 
-#ifndef NN_LLD_PATH
-#error "NN_LLD_PATH must name ld.lld"
+#if !defined(NN_LLD_PATH) || !defined(NN_LIBM_PATH)
+#error "NN_LLD_PATH and NN_LIBM_PATH must name ld.lld and libm"
 #endif
 
 using namespace mlir;
@@ -88,9 +88,11 @@ LogicalResult mlir::nn::emitObjectFile(llvm::Module &llvmModule, StringRef path,
 LogicalResult mlir::nn::linkSharedObject(StringRef objectPath,
                                          StringRef sharedPath,
                                          std::string &error) {
-  // malloc/free and libm resolve against the loading process.
-  SmallVector<StringRef> argv = {NN_LLD_PATH,  "-shared", "--gc-sections",
-                                 "-o",         sharedPath, objectPath};
+  // libm is a declared dependency (erff, tanhf, ...); malloc/free come
+  // from the loading process's libc.
+  SmallVector<StringRef> argv = {NN_LLD_PATH, "-shared",  "--gc-sections",
+                                 "-o",        sharedPath, objectPath,
+                                 NN_LIBM_PATH};
   std::string message;
   int rc = llvm::sys::ExecuteAndWait(NN_LLD_PATH, argv, std::nullopt, {}, 0, 0,
                                      &message);

@@ -1,6 +1,9 @@
-//===- Activation.cpp - nn activation functions to linalg ---===//
+//===- Activation.cpp - nn activation functions to linalg -----------------===//
 //
-// Lowerings of the ops in NNActivationOps.td.
+// Lowerings of the ops in NNActivationOps.td. Pointwise activations are one
+// broadcasting linalg.generic each (ElementwiseLowering); softmax and
+// log_softmax are three: the maximum along `dim`, the sum of exp(x - max),
+// and the normalization.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,7 +14,179 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::nn;
 
-void mlir::nn::populateActivationPatterns(RewritePatternSet &patterns) {}
+namespace {
+
+/// 1 / (1 + exp(-x)).
+Value sigmoid(OpBuilder &b, Location loc, Value x) {
+  Value one = buildScalar(b, loc, x.getType(), 1.0);
+  Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x));
+  return b.create<arith::DivFOp>(loc, one, b.create<arith::AddFOp>(loc, one, e));
+}
+
+/// PyTorch's gelu: exact with erf, or its tanh approximation.
+Value gelu(OpBuilder &b, Location loc, Value x, GeluApproximation mode) {
+  Type t = x.getType();
+  Value half = buildScalar(b, loc, t, 0.5);
+  Value one = buildScalar(b, loc, t, 1.0);
+  Value inner;
+  if (mode == GeluApproximation::none) {
+    Value scaled = b.create<arith::MulFOp>(loc, x, buildScalar(b, loc, t, M_SQRT1_2));
+    inner = b.create<math::ErfOp>(loc, scaled);
+  } else {
+    // tanh(√(2/π) · (x + 0.044715 · x³))
+    Value cube = b.create<arith::MulFOp>(loc, x, b.create<arith::MulFOp>(loc, x, x));
+    Value poly = b.create<arith::AddFOp>(
+        loc, x, b.create<arith::MulFOp>(loc, buildScalar(b, loc, t, 0.044715), cube));
+    Value k = buildScalar(b, loc, t, M_2_SQRTPI * M_SQRT1_2); // √(2/π)
+    inner = b.create<math::TanhOp>(loc, b.create<arith::MulFOp>(loc, k, poly));
+  }
+  Value halfX = b.create<arith::MulFOp>(loc, half, x);
+  return b.create<arith::MulFOp>(loc, halfX, b.create<arith::AddFOp>(loc, one, inner));
+}
+
+/// The indexing map of a tensor reduced along `dim` (the dimension dropped).
+AffineMap reducedMap(MLIRContext *ctx, int64_t rank, int64_t dim) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != dim)
+      exprs.push_back(getAffineDimExpr(i, ctx));
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+/// Reduces `input` along `dim` with `combine(element, accumulator)` starting
+/// from `init`, optionally reading `extra` (shaped like the reduced result)
+/// in the body: combine(b, loc, element, extraElement, accumulator).
+Value reduceAlong(OpBuilder &b, Location loc, Value input, int64_t dim,
+                  double init, Value extra,
+                  function_ref<Value(OpBuilder &, Location, Value, Value, Value)>
+                      combine) {
+  auto type = llvm::cast<RankedTensorType>(input.getType());
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != dim)
+      shape.push_back(type.getDimSize(i));
+  Type elementType = type.getElementType();
+  Value empty = b.create<tensor::EmptyOp>(loc, shape, elementType);
+  Value filled =
+      b.create<linalg::FillOp>(loc, buildScalar(b, loc, elementType, init), empty)
+          .getResult(0);
+  SmallVector<Value> inputs = {input};
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
+  if (extra) {
+    inputs.push_back(extra);
+    maps.push_back(reducedMap(ctx, rank, dim));
+  }
+  maps.push_back(reducedMap(ctx, rank, dim));
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  iterators[dim] = utils::IteratorType::reduction;
+  auto generic = b.create<linalg::GenericOp>(
+      loc, filled.getType(), inputs, filled, maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Value result = combine(nested, nestedLoc, args[0],
+                               extra ? args[1] : Value(), args.back());
+        nested.create<linalg::YieldOp>(nestedLoc, result);
+      });
+  return generic.getResult(0);
+}
+
+/// softmax and log_softmax: max, Σ exp(x - max), then the normalization.
+template <typename SourceOp, bool isLog>
+struct SoftmaxLowering : public OpRewritePattern<SourceOp> {
+  using OpRewritePattern<SourceOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SourceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = llvm::cast<RankedTensorType>(op.getType());
+    if (type.getRank() == 0)
+      return rewriter.notifyMatchFailure(op, "rank-0 softmax is not lowered");
+    Location loc = op.getLoc();
+    int64_t dim = op.getNormalizedDim();
+    int64_t rank = type.getRank();
+    Value x = op.getInput();
+    Value max = reduceAlong(
+        rewriter, loc, x, dim, -INFINITY, Value(),
+        [](OpBuilder &b, Location l, Value v, Value, Value acc) -> Value {
+          return b.create<arith::MaximumFOp>(l, v, acc);
+        });
+    Value sum = reduceAlong(
+        rewriter, loc, x, dim, 0.0, max,
+        [](OpBuilder &b, Location l, Value v, Value m, Value acc) -> Value {
+          Value e = b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, v, m));
+          return b.create<arith::AddFOp>(l, acc, e);
+        });
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap reduced = reducedMap(ctx, rank, dim);
+    Value empty = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
+                                                   type.getElementType());
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = rewriter.create<linalg::GenericOp>(
+        loc, type, ValueRange{x, max, sum}, empty,
+        ArrayRef<AffineMap>{identity, reduced, reduced, identity}, iterators,
+        [](OpBuilder &b, Location l, ValueRange args) {
+          Value shifted = b.create<arith::SubFOp>(l, args[0], args[1]);
+          Value result =
+              isLog ? Value(b.create<arith::SubFOp>(
+                          l, shifted, b.create<math::LogOp>(l, args[2])))
+                    : Value(b.create<arith::DivFOp>(
+                          l, b.create<math::ExpOp>(l, shifted), args[2]));
+          b.create<linalg::YieldOp>(l, result);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::nn::populateActivationPatterns(RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ElementwiseLowering<SigmoidOp>>(
+      ctx, [](OpBuilder &b, Location loc, SigmoidOp, ValueRange x) {
+        return sigmoid(b, loc, x[0]);
+      });
+  patterns.add<ElementwiseLowering<TanhOp>>(
+      ctx, [](OpBuilder &b, Location loc, TanhOp, ValueRange x) -> Value {
+        return b.create<math::TanhOp>(loc, x[0]);
+      });
+  patterns.add<ElementwiseLowering<SiluOp>>(
+      ctx, [](OpBuilder &b, Location loc, SiluOp, ValueRange x) -> Value {
+        return b.create<arith::MulFOp>(loc, x[0], sigmoid(b, loc, x[0]));
+      });
+  patterns.add<ElementwiseLowering<GeluOp>>(
+      ctx, [](OpBuilder &b, Location loc, GeluOp op, ValueRange x) {
+        return gelu(b, loc, x[0], op.getApproximate());
+      });
+  patterns.add<ElementwiseLowering<LeakyReluOp>>(
+      ctx, [](OpBuilder &b, Location loc, LeakyReluOp op, ValueRange x) -> Value {
+        // x > 0 ? x : x * slope (NaN falls to the second arm and stays NaN).
+        Value zero = buildScalar(b, loc, x[0].getType(), 0.0);
+        Value slope = buildScalar(b, loc, x[0].getType(),
+                                  op.getNegativeSlope().convertToDouble());
+        Value positive =
+            b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, x[0], zero);
+        return b.create<arith::SelectOp>(
+            loc, positive, x[0], b.create<arith::MulFOp>(loc, x[0], slope));
+      });
+  patterns.add<ElementwiseLowering<ClampOp>>(
+      ctx, [](OpBuilder &b, Location loc, ClampOp op, ValueRange x) -> Value {
+        Value v = x[0];
+        if (auto min = op.getMin())
+          v = b.create<arith::MaximumFOp>(
+              loc, v, buildScalar(b, loc, v.getType(), min->convertToDouble()));
+        if (auto max = op.getMax())
+          v = b.create<arith::MinimumFOp>(
+              loc, v, buildScalar(b, loc, v.getType(), max->convertToDouble()));
+        return v;
+      });
+  patterns.add<SoftmaxLowering<SoftmaxOp, false>,
+               SoftmaxLowering<LogSoftmaxOp, true>>(ctx);
+}

@@ -1,7 +1,7 @@
 //===- Elementwise.cpp - nn elementwise ops to linalg.generic -------------===//
 //
-// Lowers the broadcasting binary ops, unary activations and dropout to one
-// `linalg.generic` each. Broadcasting is expressed in the indexing maps, so
+// Lowers the elementwise ops (broadcasting arithmetic, math, comparisons,
+// where, relu, dropout) to one `linalg.generic` each. Broadcasting is expressed in the indexing maps, so
 // nothing is materialized at the broadcast shape.
 //
 //===----------------------------------------------------------------------===//
@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -74,49 +75,6 @@ Value mlir::nn::applyActivation(OpBuilder &b, Location loc,
 
 namespace {
 
-/// Binary ops whose scalar form is one arith op, float or integer.
-template <typename SourceOp, typename FloatOp, typename IntOp>
-struct BinaryOpLowering : public OpRewritePattern<SourceOp> {
-  using OpRewritePattern<SourceOp>::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(SourceOp op,
-                                PatternRewriter &rewriter) const override {
-    auto resultType = llvm::cast<RankedTensorType>(op.getType());
-    bool isFloat = llvm::isa<FloatType>(resultType.getElementType());
-    Value result = buildBroadcastingElementwise(
-        rewriter, op.getLoc(), resultType, op->getOperands(),
-        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-          if (isFloat)
-            return b.create<FloatOp>(loc, args[0], args[1]);
-          return b.create<IntOp>(loc, args[0], args[1]);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-using AddOpLowering = BinaryOpLowering<AddOp, arith::AddFOp, arith::AddIOp>;
-
-/// Activations with a fused-activation counterpart.
-template <typename SourceOp, Activation kind>
-struct ActivationOpLowering : public OpRewritePattern<SourceOp> {
-  using OpRewritePattern<SourceOp>::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(SourceOp op,
-                                PatternRewriter &rewriter) const override {
-    auto resultType = llvm::cast<RankedTensorType>(op.getType());
-    Value result = buildBroadcastingElementwise(
-        rewriter, op.getLoc(), resultType, op->getOperands(),
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          return applyActivation(b, loc, kind, args[0]);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-using ReluOpLowering = ActivationOpLowering<ReluOp, Activation::relu>;
-
 struct DropoutOpLowering : public OpRewritePattern<DropoutOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -130,9 +88,91 @@ struct DropoutOpLowering : public OpRewritePattern<DropoutOp> {
   }
 };
 
+
+/// Registers `ElementwiseLowering<Op>` for a binary op whose float and
+/// integer forms are single arith ops.
+template <typename Op, typename FloatOp, typename IntOp>
+void addBinary(RewritePatternSet &patterns) {
+  patterns.add<ElementwiseLowering<Op>>(
+      patterns.getContext(),
+      [](OpBuilder &b, Location loc, Op, ValueRange x) -> Value {
+        if (llvm::isa<FloatType>(x[0].getType()))
+          return b.create<FloatOp>(loc, x[0], x[1]);
+        return b.create<IntOp>(loc, x[0], x[1]);
+      });
+}
+
+/// Registers `ElementwiseLowering<Op>` for a float op that is one MLIR op
+/// (arith or math) of the same operands.
+template <typename Op, typename ScalarOp>
+void addFloat(RewritePatternSet &patterns) {
+  patterns.add<ElementwiseLowering<Op>>(
+      patterns.getContext(),
+      [](OpBuilder &b, Location loc, Op, ValueRange x) -> Value {
+        return b.create<ScalarOp>(loc, x);
+      });
+}
+
+/// arith.cmpf / arith.cmpi predicate of a comparison. Float comparisons are
+/// ordered except `ne`, which is true for NaN as in PyTorch.
+std::pair<arith::CmpFPredicate, arith::CmpIPredicate>
+predicates(ComparisonPredicate predicate) {
+  switch (predicate) {
+  case ComparisonPredicate::eq:
+    return {arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq};
+  case ComparisonPredicate::ne:
+    return {arith::CmpFPredicate::UNE, arith::CmpIPredicate::ne};
+  case ComparisonPredicate::lt:
+    return {arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt};
+  case ComparisonPredicate::le:
+    return {arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle};
+  case ComparisonPredicate::gt:
+    return {arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt};
+  case ComparisonPredicate::ge:
+    return {arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge};
+  }
+  llvm_unreachable("unknown comparison");
+}
+
 } // namespace
 
+Value mlir::nn::buildScalar(OpBuilder &b, Location loc, Type type,
+                            double value) {
+  if (auto floatType = llvm::dyn_cast<FloatType>(type))
+    return b.create<arith::ConstantOp>(loc, b.getFloatAttr(floatType, value));
+  return b.create<arith::ConstantOp>(
+      loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
 void mlir::nn::populateElementwisePatterns(RewritePatternSet &patterns) {
-  patterns.add<AddOpLowering, ReluOpLowering, DropoutOpLowering>(
-      patterns.getContext());
+  MLIRContext *ctx = patterns.getContext();
+  addBinary<AddOp, arith::AddFOp, arith::AddIOp>(patterns);
+  addBinary<SubOp, arith::SubFOp, arith::SubIOp>(patterns);
+  addBinary<MulOp, arith::MulFOp, arith::MulIOp>(patterns);
+  addBinary<MaximumOp, arith::MaximumFOp, arith::MaxSIOp>(patterns);
+  addBinary<MinimumOp, arith::MinimumFOp, arith::MinSIOp>(patterns);
+  addFloat<DivOp, arith::DivFOp>(patterns);
+  addFloat<PowOp, math::PowFOp>(patterns);
+  addFloat<NegOp, arith::NegFOp>(patterns);
+  addFloat<AbsOp, math::AbsFOp>(patterns);
+  addFloat<ExpOp, math::ExpOp>(patterns);
+  addFloat<LogOp, math::LogOp>(patterns);
+  addFloat<SqrtOp, math::SqrtOp>(patterns);
+  addFloat<RsqrtOp, math::RsqrtOp>(patterns);
+  patterns.add<ElementwiseLowering<CompareOp>>(
+      ctx, [](OpBuilder &b, Location loc, CompareOp op, ValueRange x) -> Value {
+        auto [floatPredicate, intPredicate] = predicates(op.getPredicate());
+        if (llvm::isa<FloatType>(x[0].getType()))
+          return b.create<arith::CmpFOp>(loc, floatPredicate, x[0], x[1]);
+        return b.create<arith::CmpIOp>(loc, intPredicate, x[0], x[1]);
+      });
+  patterns.add<ElementwiseLowering<WhereOp>>(
+      ctx, [](OpBuilder &b, Location loc, WhereOp, ValueRange x) -> Value {
+        return b.create<arith::SelectOp>(loc, x[0], x[1], x[2]);
+      });
+  patterns.add<ElementwiseLowering<ReluOp>>(
+      ctx, [](OpBuilder &b, Location loc, ReluOp, ValueRange x) {
+        return applyActivation(b, loc, Activation::relu, x[0]);
+      });
+  patterns.add<DropoutOpLowering>(ctx);
 }

@@ -40,6 +40,35 @@ Value buildBroadcastingElementwise(OpBuilder &b, Location loc,
 /// An empty tensor of `type` filled with zero.
 Value buildZeroFilled(OpBuilder &b, Location loc, RankedTensorType type);
 
+/// A scalar constant of `type` (a float or integer type) holding `value`.
+Value buildScalar(OpBuilder &b, Location loc, Type type, double value);
+
+/// Lowers an elementwise op to one broadcasting linalg.generic whose body is
+/// `body(builder, loc, op, scalar operands)`. One pattern class serves every
+/// elementwise op; each registration supplies its scalar computation:
+///   patterns.add<ElementwiseLowering<NegOp>>(ctx, [](OpBuilder &b, Location l,
+///       NegOp, ValueRange x) -> Value { return b.create<arith::NegFOp>(l, x[0]); });
+template <typename SourceOp>
+struct ElementwiseLowering : public OpRewritePattern<SourceOp> {
+  using Body = Value (*)(OpBuilder &, Location, SourceOp, ValueRange);
+  ElementwiseLowering(MLIRContext *context, Body body)
+      : OpRewritePattern<SourceOp>(context), body(body) {}
+
+  LogicalResult matchAndRewrite(SourceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = llvm::cast<RankedTensorType>(op.getType());
+    Value result = buildBroadcastingElementwise(
+        rewriter, op.getLoc(), resultType, op->getOperands(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return body(b, loc, op, args);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  Body body;
+};
+
 /// `value` with `activation` applied (identity for `none`).
 Value applyActivation(OpBuilder &b, Location loc, Activation activation,
                       Value value);

@@ -2,10 +2,59 @@
 
 #include "nn/Modules/Activation.h"
 
+#include "nn/Frontend/Repr.h"
 #include "nn/Functional.h"
 
 namespace nn {
 
 Tensor ReLUImpl::forward(const Tensor &input) { return F::relu(input); }
+
+Tensor GELUImpl::forward(const Tensor &input) {
+  return F::gelu(input, F::GELUFuncOptions().approximate(options.approximate()));
+}
+std::string GELUImpl::extra_repr() const {
+  return "approximate='" + options.approximate() + "'";
+}
+
+Tensor SiLUImpl::forward(const Tensor &input) { return F::silu(input); }
+Tensor SigmoidImpl::forward(const Tensor &input) { return F::sigmoid(input); }
+Tensor TanhImpl::forward(const Tensor &input) { return F::tanh(input); }
+Tensor ReLU6Impl::forward(const Tensor &input) { return F::relu6(input); }
+
+Tensor LeakyReLUImpl::forward(const Tensor &input) {
+  return F::leaky_relu(input, options.negative_slope());
+}
+std::string LeakyReLUImpl::extra_repr() const {
+  return "negative_slope=" + py_repr(options.negative_slope());
+}
+
+HardtanhImpl::HardtanhImpl(const HardtanhOptions &options_)
+    : Module("Hardtanh"), options(options_) {
+  if (options.max_val() <= options.min_val())
+    throw Error("Hardtanh: max_val (" + py_repr(options.max_val()) +
+                ") must be greater than min_val (" +
+                py_repr(options.min_val()) + ")");
+}
+Tensor HardtanhImpl::forward(const Tensor &input) {
+  return F::hardtanh(input, options.min_val(), options.max_val());
+}
+std::string HardtanhImpl::extra_repr() const {
+  return "min_val=" + py_repr(options.min_val()) +
+         ", max_val=" + py_repr(options.max_val());
+}
+
+Tensor SoftmaxImpl::forward(const Tensor &input) {
+  return F::softmax(input, options.dim());
+}
+std::string SoftmaxImpl::extra_repr() const {
+  return "dim=" + std::to_string(options.dim());
+}
+
+Tensor LogSoftmaxImpl::forward(const Tensor &input) {
+  return F::log_softmax(input, options.dim());
+}
+std::string LogSoftmaxImpl::extra_repr() const {
+  return "dim=" + std::to_string(options.dim());
+}
 
 } // namespace nn

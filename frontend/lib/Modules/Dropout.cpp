@@ -2,9 +2,9 @@
 
 #include "nn/Modules/Dropout.h"
 
+#include "nn/Frontend/Repr.h"
 #include "nn/Functional.h"
 
-#include <sstream>
 
 namespace nn {
 
@@ -20,9 +20,7 @@ Tensor DropoutImpl::forward(const Tensor &input) {
 }
 
 std::string DropoutImpl::extra_repr() const {
-  std::ostringstream os;
-  os << "p=" << options.p() << ", inplace=False";
-  return os.str();
+  return "p=" + py_repr(options.p()) + ", inplace=False";
 }
 
 } // namespace nn

@@ -22,3 +22,31 @@ def cases():
     torch.manual_seed(0)
     yield "relu_1", F.relu, (torch.randn(1),)
     yield "relu_3x17", F.relu, (with_specials(torch.randn(3, 17)),)
+    shapes = [(1,), (7,), (3, 17), (2, 3, 5)]
+    pointwise = {
+        "sigmoid": torch.sigmoid,
+        "tanh": torch.tanh,
+        "silu": F.silu,
+        "gelu": F.gelu,
+        "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+        "leaky_relu": F.leaky_relu,
+        "leaky_relu_02": lambda x: F.leaky_relu(x, 0.2),
+        "hardtanh": F.hardtanh,
+        "relu6": F.relu6,
+        "clamp_min": lambda x: torch.clamp(x, min=-0.5),
+        "clamp_max": lambda x: torch.clamp(x, max=0.25),
+    }
+    for name, fn in pointwise.items():
+        for shape in shapes:
+            x = torch.randn(shape) * 3
+            yield f"{name}_{'x'.join(map(str, shape))}", fn, (x,)
+        # Large magnitudes (saturation) and NaN/±inf.
+        yield f"{name}_specials", fn, (with_specials(torch.randn(17) * 30),)
+    for name, fn in (("softmax", F.softmax), ("log_softmax", F.log_softmax)):
+        for shape, dim in (((7,), 0), ((3, 17), 1), ((3, 17), 0), ((2, 3, 5), -1),
+                           ((2, 3, 5), 1)):
+            x = torch.randn(shape) * 4
+            yield (f"{name}_{'x'.join(map(str, shape))}_dim{dim}".replace("-", "m"),
+                   lambda x, fn=fn, dim=dim: fn(x, dim=dim), (x,))
+        # Large logits: the max subtraction keeps exp finite.
+        yield f"{name}_large", lambda x, fn=fn: fn(x, dim=-1), (torch.randn(2, 9) * 100,)

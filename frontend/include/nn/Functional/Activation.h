@@ -7,9 +7,39 @@
 #ifndef NN_FUNCTIONAL_ACTIVATION_H
 #define NN_FUNCTIONAL_ACTIVATION_H
 
+#include "nn/Frontend/Arg.h"
 #include "nn/Runtime/Tensor.h"
 
+#include <optional>
+#include <string>
+
 namespace nn::functional {
+
+Tensor sigmoid(const Tensor &input);
+Tensor tanh(const Tensor &input);
+/// x · sigmoid(x).
+Tensor silu(const Tensor &input);
+
+/// F::gelu(x, F::GELUFuncOptions().approximate("tanh"))
+struct GELUFuncOptions {
+  /// "none" (exact, with erf) or "tanh".
+  NN_ARG(std::string, approximate) = "none";
+};
+Tensor gelu(const Tensor &input, const GELUFuncOptions &options = {});
+
+Tensor leaky_relu(const Tensor &input, double negative_slope = 0.01);
+/// Limits to [min, max]; either bound may be absent (std::nullopt).
+Tensor clamp(const Tensor &input, std::optional<double> min,
+             std::optional<double> max);
+/// clamp(x, min_val, max_val).
+Tensor hardtanh(const Tensor &input, double min_val = -1.0,
+                double max_val = 1.0);
+/// clamp(x, 0, 6).
+Tensor relu6(const Tensor &input);
+
+/// exp(x) / Σ exp(x) along `dim` (negative counts from the end).
+Tensor softmax(const Tensor &input, int64_t dim);
+Tensor log_softmax(const Tensor &input, int64_t dim);
 
 } // namespace nn::functional
 

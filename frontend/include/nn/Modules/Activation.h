@@ -3,6 +3,10 @@
 #define NN_MODULES_ACTIVATION_H
 
 #include "nn/Frontend/ModuleHolder.h"
+#include "nn/Functional/Activation.h"
+
+#include <cstdint>
+#include <string>
 
 namespace nn {
 
@@ -13,6 +17,104 @@ public:
   Tensor forward(const Tensor &input);
 };
 NN_MODULE(ReLU);
+
+/// Stateless activation layers: the functional op, a name, and PyTorch's
+/// repr. See https://pytorch.org/docs/stable/nn.html#non-linear-activations-weighted-sum-nonlinearity
+
+/// x · Φ(x). GELU(GELUOptions().approximate("tanh")).
+struct GELUOptions {
+  NN_ARG(std::string, approximate) = "none";
+};
+class GELUImpl : public Module {
+public:
+  explicit GELUImpl(const GELUOptions &options_ = {})
+      : Module("GELU"), options(options_) {}
+  Tensor forward(const Tensor &input);
+  std::string extra_repr() const override;
+  GELUOptions options;
+};
+NN_MODULE(GELU);
+
+class SiLUImpl : public Module {
+public:
+  SiLUImpl() : Module("SiLU") {}
+  Tensor forward(const Tensor &input);
+};
+NN_MODULE(SiLU);
+
+class SigmoidImpl : public Module {
+public:
+  SigmoidImpl() : Module("Sigmoid") {}
+  Tensor forward(const Tensor &input);
+};
+NN_MODULE(Sigmoid);
+
+class TanhImpl : public Module {
+public:
+  TanhImpl() : Module("Tanh") {}
+  Tensor forward(const Tensor &input);
+};
+NN_MODULE(Tanh);
+
+class ReLU6Impl : public Module {
+public:
+  ReLU6Impl() : Module("ReLU6") {}
+  Tensor forward(const Tensor &input);
+};
+NN_MODULE(ReLU6);
+
+struct LeakyReLUOptions {
+  LeakyReLUOptions(double negative_slope = 0.01)
+      : negative_slope_(negative_slope) {}
+  NN_ARG(double, negative_slope);
+};
+class LeakyReLUImpl : public Module {
+public:
+  explicit LeakyReLUImpl(const LeakyReLUOptions &options_ = {})
+      : Module("LeakyReLU"), options(options_) {}
+  Tensor forward(const Tensor &input);
+  std::string extra_repr() const override;
+  LeakyReLUOptions options;
+};
+NN_MODULE(LeakyReLU);
+
+struct HardtanhOptions {
+  NN_ARG(double, min_val) = -1.0;
+  NN_ARG(double, max_val) = 1.0;
+};
+class HardtanhImpl : public Module {
+public:
+  explicit HardtanhImpl(const HardtanhOptions &options_ = {});
+  Tensor forward(const Tensor &input);
+  std::string extra_repr() const override;
+  HardtanhOptions options;
+};
+NN_MODULE(Hardtanh);
+
+/// Softmax(1): normalizes along `dim`.
+struct SoftmaxOptions {
+  SoftmaxOptions(int64_t dim) : dim_(dim) {}
+  NN_ARG(int64_t, dim);
+};
+class SoftmaxImpl : public Module {
+public:
+  explicit SoftmaxImpl(const SoftmaxOptions &options_)
+      : Module("Softmax"), options(options_) {}
+  Tensor forward(const Tensor &input);
+  std::string extra_repr() const override;
+  SoftmaxOptions options;
+};
+NN_MODULE(Softmax);
+
+class LogSoftmaxImpl : public Module {
+public:
+  explicit LogSoftmaxImpl(const SoftmaxOptions &options_)
+      : Module("LogSoftmax"), options(options_) {}
+  Tensor forward(const Tensor &input);
+  std::string extra_repr() const override;
+  SoftmaxOptions options;
+};
+NN_MODULE(LogSoftmax);
 
 } // namespace nn
 

@@ -19,6 +19,15 @@ class NN_BroadcastBinaryOp<string mnemonic, string torchName>
   let arguments = (ins NN_Tensor:$lhs, NN_Tensor:$rhs);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  // Broadcast shapes, one element type (OpUtils.h).
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::mlir::nn::detail::inferBroadcastBinary(
+          loc, "}] # mnemonic # [{", adaptor.getLhs(), adaptor.getRhs(), types);
+    }
+  }];
 }
 
 /// Unary elementwise ops on floating-point tensors; result type = operand type.
