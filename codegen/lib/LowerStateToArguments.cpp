@@ -9,6 +9,7 @@
 #include "nn/Conversion/Passes.h"
 #include "nn/IR/NNOps.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -25,6 +26,48 @@ namespace {
 struct LowerStateToArgumentsPass
     : public nn::impl::LowerStateToArgumentsPassBase<
           LowerStateToArgumentsPass> {
+  /// Turns the nn.store ops of `func` into writes into their buffer
+  /// arguments, placed before the return (see the file comment).
+  static LogicalResult lowerStores(func::FuncOp func,
+                                   const llvm::StringMap<unsigned> &argIndex) {
+    SmallVector<StoreOp> stores;
+    func.walk([&](StoreOp store) { stores.push_back(store); });
+    if (stores.empty())
+      return success();
+    llvm::StringMap<StoreOp> last;
+    for (StoreOp store : stores) {
+      if (!argIndex.count(store.getName()))
+        return store.emitOpError("writes state outside a public function, "
+                                 "which has no state arguments");
+      if (store->getParentRegion() != &func.getBody() ||
+          !func.getBody().hasOneBlock())
+        return store.emitOpError("must be in the single block of its "
+                                 "function");
+      last[store.getName()] = store;
+    }
+    Operation *terminator = func.getBody().front().getTerminator();
+    OpBuilder b(terminator);
+    for (StoreOp store : stores) {
+      if (last[store.getName()] == store) {
+        unsigned index = argIndex.lookup(store.getName());
+        BlockArgument arg = func.getArgument(index);
+        if (store.getValue() != arg) {
+          auto type = llvm::cast<RankedTensorType>(arg.getType());
+          Value memref = b.create<bufferization::ToMemrefOp>(
+              store.getLoc(),
+              MemRefType::get(type.getShape(), type.getElementType()), arg);
+          b.create<bufferization::MaterializeInDestinationOp>(
+              store.getLoc(), TypeRange{}, store.getValue(), memref,
+              /*restrict=*/false, /*writable=*/true);
+          func.setArgAttr(index, "bufferization.writable",
+                          b.getBoolAttr(true));
+        }
+      }
+      store.erase();
+    }
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Declarations in order: (key, type, op).
@@ -71,6 +114,8 @@ struct LowerStateToArgumentsPass
         return WalkResult::advance();
       });
       if (walk.wasInterrupted())
+        return signalPassFailure();
+      if (failed(lowerStores(func, argIndex)))
         return signalPassFailure();
     }
     for (Operation *op : declarations)

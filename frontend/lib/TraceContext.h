@@ -72,6 +72,10 @@ public:
   /// A rank-0 constant holding `value` in the element type of `like` (a
   /// tensor type), for scalar operands.
   mlir::Value scalar(double value, mlir::Type like);
+  /// Records `buffer = value` for the model buffer `buffer` (nn.store); later
+  /// reads of the buffer in this trace get `value`. Throws nn::Error (naming
+  /// `op`) unless `buffer` is a buffer of the traced model of value's type.
+  void store(const Tensor &buffer, mlir::Value value, const char *op);
 
   /// Creates `OpTy` with `args`, infers its result type, verifies it, and
   /// returns its result as a symbolic tensor; on failure erases the op and

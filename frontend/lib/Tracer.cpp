@@ -215,6 +215,30 @@ Value TraceContext::valueOf(const Tensor &tensor, const char *op,
   return value;
 }
 
+void TraceContext::store(const Tensor &buffer, Value value, const char *op) {
+  auto symbol = buffer.defined() && !buffer.is_symbolic()
+                    ? stateSymbols_.find(buffer.storage().get())
+                    : stateSymbols_.end();
+  if (symbol == stateSymbols_.end())
+    fail(std::string(op) + ": can only assign to a buffer of the traced "
+                           "model, not to an input or computed tensor");
+  auto decl = llvm::dyn_cast_or_null<mlir::nn::BufferOp>(
+      mlir::SymbolTable::lookupSymbolIn(impl_.module.get(), symbol->second));
+  if (!decl)
+    fail(std::string(op) + ": '" + symbol->second +
+         "' is a parameter; only buffers are written by a forward");
+  auto type = llvm::cast<mlir::RankedTensorType>(value.getType());
+  auto declType = llvm::cast<mlir::RankedTensorType>(decl.getType());
+  if (type != declType)
+    fail(std::string(op) + ": value " +
+         mlir::nn::formatShape(type.getShape()) +
+         " does not match buffer '" + symbol->second + "' " +
+         mlir::nn::formatShape(declType.getShape()) +
+         " (or its dtype differs)");
+  builder.create<mlir::nn::StoreOp>(location(), symbol->second, value);
+  loads_[symbol->second] = value;
+}
+
 Tensor TraceContext::wrap(Value value) {
   auto type = llvm::cast<mlir::RankedTensorType>(value.getType());
   return Tensor::symbolic(Shape(type.getShape()), dtypeOf(type.getElementType()),

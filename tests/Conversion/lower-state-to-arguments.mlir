@@ -28,3 +28,34 @@ func.func private @helper() -> tensor<3xf32> {
   %w = nn.load @w : tensor<3xf32>
   return %w : tensor<3xf32>
 }
+
+// -----
+
+// nn.store becomes a copy into the buffer's argument before the return (the
+// last store of a buffer wins); the argument is marked writable.
+// CHECK-LABEL: func.func @train
+// CHECK-SAME: %[[RM:[^:]+]]: tensor<3xf32> {bufferization.writable = true, nn.state = "bn.running_mean"}
+// CHECK-NOT: nn.store
+// CHECK: %[[NEW:.+]] = nn.add
+// CHECK: %[[SECOND:.+]] = nn.add %[[NEW]]
+// CHECK: %[[MEMREF:.+]] = bufferization.to_memref %[[RM]] : memref<3xf32>
+// CHECK: bufferization.materialize_in_destination %[[SECOND]] in writable %[[MEMREF]] : (tensor<3xf32>, memref<3xf32>) -> ()
+// CHECK-NEXT: return
+nn.buffer @bn.running_mean : tensor<3xf32> persistent
+func.func @train(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %m = nn.load @bn.running_mean : tensor<3xf32>
+  %new = nn.add %m, %x : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  nn.store @bn.running_mean, %new : tensor<3xf32>
+  %second = nn.add %new, %x : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  nn.store @bn.running_mean, %second : tensor<3xf32>
+  return %second : tensor<3xf32>
+}
+
+// -----
+
+nn.buffer @b : tensor<3xf32>
+func.func private @helper(%v: tensor<3xf32>) {
+  // expected-error @+1 {{'nn.store' op writes state outside a public function, which has no state arguments}}
+  nn.store @b, %v : tensor<3xf32>
+  return
+}

@@ -37,7 +37,8 @@ def LowerStateToArgumentsPass
     }
     ```
   }];
-  let dependentDialects = ["::mlir::func::FuncDialect"];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
 }
 
 def ConvertNNToLinalgPass : Pass<"convert-nn-to-linalg", "::mlir::func::FuncOp"> {

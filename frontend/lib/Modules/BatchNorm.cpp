@@ -1,0 +1,93 @@
+//===- BatchNorm.cpp - BatchNorm1d and BatchNorm2d ------------------------===//
+
+#include "nn/Modules/BatchNorm.h"
+
+#include "../TraceContext.h"
+#include "PyRepr.h"
+
+#include "nn/Functional.h"
+
+namespace nn {
+
+BatchNormImplBase::BatchNormImplBase(std::string name,
+                                     const BatchNormOptions &options_)
+    : Module(std::move(name)), options(options_) {
+  int64_t n = options.num_features();
+  if (options.affine()) {
+    weight = Tensor::zeros({n});
+    bias = Tensor::zeros({n});
+    register_parameter("weight", &weight);
+    register_parameter("bias", &bias);
+  } else {
+    register_parameter("weight", nullptr);
+    register_parameter("bias", nullptr);
+  }
+  // Without tracking PyTorch registers None buffers, which no traversal or
+  // state_dict lists; leaving them out is the same.
+  if (options.track_running_stats()) {
+    running_mean = Tensor::zeros({n});
+    running_var = Tensor::zeros({n});
+    num_batches_tracked = Tensor::zeros({}, DType::i64);
+    register_buffer("running_mean", &running_mean);
+    register_buffer("running_var", &running_var);
+    register_buffer("num_batches_tracked", &num_batches_tracked);
+  }
+  reset_parameters();
+}
+
+void BatchNormImplBase::reset_running_stats() {
+  if (!options.track_running_stats())
+    return;
+  detail::fill_(running_mean, 0.0);
+  detail::fill_(running_var, 1.0);
+  num_batches_tracked.data_ptr<int64_t>()[0] = 0;
+}
+
+void BatchNormImplBase::reset_parameters() {
+  reset_running_stats();
+  if (options.affine()) {
+    detail::fill_(weight, 1.0);
+    detail::fill_(bias, 0.0);
+  }
+}
+
+Tensor BatchNormImplBase::forward(const Tensor &input) {
+  check_input_dim(input);
+  auto f = F::BatchNormFuncOptions()
+               .weight(weight)
+               .bias(bias)
+               .eps(options.eps())
+               .momentum(options.momentum());
+  if (!options.track_running_stats())
+    return F::batch_norm(input, Tensor(), Tensor(), f.training(true));
+  if (!is_training())
+    return F::batch_norm(input, running_mean, running_var, f.training(false));
+  return F::batch_norm(input, running_mean, running_var,
+                       f.training(true).num_batches_tracked(num_batches_tracked));
+}
+
+std::string BatchNormImplBase::extra_repr() const {
+  return std::to_string(options.num_features()) +
+         ", eps=" + detail::py_float_repr(options.eps()) + ", momentum=" +
+         (options.momentum() ? detail::py_float_repr(*options.momentum())
+                             : std::string("None")) +
+         ", affine=" + detail::py_bool(options.affine()) +
+         ", track_running_stats=" +
+         detail::py_bool(options.track_running_stats());
+}
+
+void BatchNorm1dImpl::check_input_dim(const Tensor &input) const {
+  if (input.dim() != 2 && input.dim() != 3)
+    detail::TraceContext::current("BatchNorm1d")
+        .fail("BatchNorm1d: expected 2D or 3D input (got " +
+              std::to_string(input.dim()) + "D input)");
+}
+
+void BatchNorm2dImpl::check_input_dim(const Tensor &input) const {
+  if (input.dim() != 4)
+    detail::TraceContext::current("BatchNorm2d")
+        .fail("BatchNorm2d: expected 4D input (got " +
+              std::to_string(input.dim()) + "D input)");
+}
+
+} // namespace nn

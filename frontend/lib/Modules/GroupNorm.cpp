@@ -1,0 +1,51 @@
+//===- GroupNorm.cpp - GroupNorm layer ------------------------------------===//
+
+#include "nn/Modules/GroupNorm.h"
+
+#include "PyRepr.h"
+
+#include "nn/Functional.h"
+
+namespace nn {
+
+GroupNormImpl::GroupNormImpl(const GroupNormOptions &options_)
+    : Module("GroupNorm"), options(options_) {
+  if (options.num_groups() <= 0 ||
+      options.num_channels() % options.num_groups() != 0)
+    throw Error("GroupNorm: num_channels must be divisible by num_groups (got " +
+                std::to_string(options.num_channels()) + " channels, " +
+                std::to_string(options.num_groups()) + " groups)");
+  if (options.affine()) {
+    weight = Tensor::zeros({options.num_channels()});
+    bias = Tensor::zeros({options.num_channels()});
+    register_parameter("weight", &weight);
+    register_parameter("bias", &bias);
+  } else {
+    register_parameter("weight", nullptr);
+    register_parameter("bias", nullptr);
+  }
+  reset_parameters();
+}
+
+void GroupNormImpl::reset_parameters() {
+  if (options.affine()) {
+    detail::fill_(weight, 1.0);
+    detail::fill_(bias, 0.0);
+  }
+}
+
+Tensor GroupNormImpl::forward(const Tensor &input) {
+  return F::group_norm(input, F::GroupNormFuncOptions(options.num_groups())
+                                  .weight(weight)
+                                  .bias(bias)
+                                  .eps(options.eps()));
+}
+
+std::string GroupNormImpl::extra_repr() const {
+  return std::to_string(options.num_groups()) + ", " +
+         std::to_string(options.num_channels()) +
+         ", eps=" + detail::py_float_repr(options.eps()) +
+         ", affine=" + detail::py_bool(options.affine());
+}
+
+} // namespace nn
