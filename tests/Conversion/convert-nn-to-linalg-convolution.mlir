@@ -1,9 +1,13 @@
 // RUN: nn-opt %s -convert-nn-to-linalg -split-input-file | FileCheck %s
 
-// conv2d, groups 1: zero padding, the bias broadcast as the accumulator,
+// conv2d, groups 1: zero padding (the input copied into a slice of zeros,
+// in destination-passing style), the bias broadcast as the accumulator,
 // linalg.conv_2d_nchw_fchw with the strides and dilations.
 // CHECK-LABEL: func.func @conv2d
-// CHECK: %[[PAD:.+]] = tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: %[[ZEROS:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x3x9x9xf32>)
+// CHECK: %[[SLICE:.+]] = tensor.extract_slice %[[ZEROS]][0, 0, 1, 1] [2, 3, 7, 7] [1, 1, 1, 1]
+// CHECK: %[[COPY:.+]] = linalg.copy ins(%{{.*}} : tensor<2x3x7x7xf32>) outs(%[[SLICE]] : tensor<2x3x7x7xf32>)
+// CHECK: %[[PAD:.+]] = tensor.insert_slice %[[COPY]] into %[[ZEROS]][0, 0, 1, 1] [2, 3, 7, 7] [1, 1, 1, 1] : tensor<2x3x7x7xf32> into tensor<2x3x9x9xf32>
 // CHECK: %[[BIAS:.+]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<8xf32>) outs(%{{.*}} : tensor<2x8x4x4xf32>)
 // CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[PAD]], %{{.*}} : tensor<2x3x9x9xf32>, tensor<8x3x3x3xf32>) outs(%[[BIAS]] : tensor<2x8x4x4xf32>)
 // CHECK-NOT: nn.
@@ -17,7 +21,7 @@ func.func @conv2d(%x: tensor<2x3x7x7xf32>, %w: tensor<8x3x3x3xf32>, %b: tensor<8
 // conv1d: linalg.conv_1d_ncw_fcw accumulating into zeros; no pad when
 // padding is 0.
 // CHECK-LABEL: func.func @conv1d
-// CHECK-NOT: tensor.pad
+// CHECK-NOT: tensor.insert_slice
 // CHECK: %[[ZERO:.+]] = linalg.fill
 // CHECK: linalg.conv_1d_ncw_fcw {dilations = dense<2> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>} ins(%{{.*}}, %{{.*}} : tensor<1x3x17xf32>, tensor<4x3x3xf32>) outs(%[[ZERO]] : tensor<1x4x13xf32>)
 func.func @conv1d(%x: tensor<1x3x17xf32>, %w: tensor<4x3x3xf32>) -> tensor<1x4x13xf32> {
@@ -42,7 +46,7 @@ func.func @depthwise(%x: tensor<1x3x7x7xf32>, %w: tensor<3x1x3x3xf32>) -> tensor
 // Grouped: [N, G, C/G, H, W] views and linalg.conv_2d_ngchw_gfchw; the
 // asymmetric padding of padding="same" with an even kernel.
 // CHECK-LABEL: func.func @grouped
-// CHECK: tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 2, 2]
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 1, 1] [1, 4, 7, 7] [1, 1, 1, 1] : tensor<1x4x7x7xf32> into tensor<1x4x10x10xf32>
 // CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4]] {{.*}} : tensor<1x4x10x10xf32> into tensor<1x2x2x10x10xf32>
 // CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2], [3], [4]] {{.*}} : tensor<6x2x4x4xf32> into tensor<2x3x2x4x4xf32>
 // CHECK: %[[CONV:.+]] = linalg.conv_2d_ngchw_gfchw
@@ -54,10 +58,12 @@ func.func @grouped(%x: tensor<1x4x7x7xf32>, %w: tensor<6x2x4x4xf32>) -> tensor<1
 
 // -----
 
-// conv_transpose2d: the input interleaved with zeros (a strided
-// insert_slice), the kernel flipped and transposed by one generic, then a
+// conv_transpose2d: the input interleaved with zeros (a strided copy into
+// a slice of zeros), the kernel flipped and transposed by one generic, then a
 // stride-1 convolution.
 // CHECK-LABEL: func.func @conv_transpose2d
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 1, 1] [1, 4, 5, 5] [1, 1, 2, 2]
+// CHECK: linalg.copy
 // CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 1, 1] [1, 4, 5, 5] [1, 1, 2, 2] : tensor<1x4x5x5xf32> into tensor<1x4x12x12xf32>
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<4x2x3x3xf32>) outs(%{{.*}} : tensor<2x4x3x3xf32>)
 // CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4x12x12xf32>, tensor<2x4x3x3xf32>) outs(%{{.*}} : tensor<1x2x10x10xf32>)
@@ -73,8 +79,8 @@ func.func @conv_transpose2d(%x: tensor<1x4x5x5xf32>, %w: tensor<4x2x3x3xf32>, %b
 // linalg.pooling_nchw_max into a -inf fill.
 // CHECK-LABEL: func.func @max_pool2d
 // CHECK: %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
-// CHECK: tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 2, 2]
-// CHECK: tensor.yield %[[NEGINF]]
+// CHECK: linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<1x3x11x11xf32>)
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 1, 1] [1, 3, 8, 8] [1, 1, 1, 1] : tensor<1x3x8x8xf32> into tensor<1x3x11x11xf32>
 // CHECK: %[[INIT:.+]] = linalg.fill ins(%[[NEGINF]] : f32)
 // CHECK: linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<1x3x11x11xf32>, tensor<3x3xf32>) outs(%[[INIT]] : tensor<1x3x5x5xf32>)
 func.func @max_pool2d(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x5x5xf32> {

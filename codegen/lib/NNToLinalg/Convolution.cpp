@@ -2,13 +2,14 @@
 //
 // Lowerings of the ops in NNConvolutionOps.td.
 //
-// * nn.conv: zero padding through tensor.pad, the bias broadcast as the
+// * nn.conv: zero padding (see insertIntoFilled for why not tensor.pad),
+//   the bias broadcast as the
 //   accumulator init, then linalg.conv_{1d_ncw_fcw,2d_nchw_fchw} (groups 1),
 //   linalg.depthwise_conv_{1d_ncw_cw,2d_nchw_chw} (groups == in == out
 //   channels) or linalg.conv_2d_ngchw_gfchw on [N, G, C/G, ...] views
 //   (other groups; 1-D lifted to 2-D with a unit height).
 // * nn.conv_transpose: a stride-1 nn.conv (lowered in turn) over the input
-//   zero-interleaved by the stride (tensor.insert_slice with strides into
+//   zero-interleaved by the stride (a strided linalg.copy into a subview of
 //   zeros) and padded by dilation * (k - 1) - padding on each side (negative
 //   amounts crop), with the kernel flipped spatially and its in/out channels
 //   swapped per group (one linalg.generic whose input map does both).
@@ -57,8 +58,40 @@ Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
   return b.create<arith::ConstantOp>(loc, type, b.getFloatAttr(type, value));
 }
 
+/// A tensor of `shape` filled with `value`, with `source` written into it at
+/// `offsets` (spatial dimensions only; N and C start at 0) every `strides`
+/// elements. Built in destination-passing style (fill, extract_slice,
+/// linalg.copy, insert_slice) so that one-shot bufferization writes `source`
+/// straight into a subview of the filled buffer. tensor.pad and a plain
+/// tensor.insert_slice would bufferize to memref.copy into a strided subview,
+/// which finalize-memref-to-llvm turns into a call to the `memrefCopy`
+/// runtime function that compiled models do not link.
+Value insertIntoFilled(OpBuilder &b, Location loc, Value source,
+                       ArrayRef<int64_t> shape, Value value,
+                       ArrayRef<int64_t> offsets, ArrayRef<int64_t> strides) {
+  auto type = llvm::cast<RankedTensorType>(source.getType());
+  Value empty = b.create<tensor::EmptyOp>(loc, shape, type.getElementType());
+  Value filled = b.create<linalg::FillOp>(loc, value, empty).getResult(0);
+  SmallVector<OpFoldResult> offs = {b.getIndexAttr(0), b.getIndexAttr(0)},
+                            sizes, steps = {b.getIndexAttr(1),
+                                            b.getIndexAttr(1)};
+  for (int64_t d : type.getShape())
+    sizes.push_back(b.getIndexAttr(d));
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    offs.push_back(b.getIndexAttr(offsets[i]));
+    steps.push_back(b.getIndexAttr(strides[i]));
+  }
+  Value slice = b.create<tensor::ExtractSliceOp>(loc, type, filled, offs,
+                                                 sizes, steps);
+  Value copied =
+      b.create<linalg::CopyOp>(loc, source, slice).getResult(0);
+  return b.create<tensor::InsertSliceOp>(loc, copied, filled, offs, sizes,
+                                         steps);
+}
+
 /// `input` ([N, C, spatial...]) padded on the spatial dimensions with
-/// `value`; `input` itself when no padding is needed.
+/// `value`; `input` itself when no padding is needed. (What tensor.pad
+/// means, spelled as insertIntoFilled for the reason given there.)
 Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> lo,
                  ArrayRef<int64_t> hi, Value value) {
   if (llvm::all_of(lo, [](int64_t v) { return v == 0; }) &&
@@ -66,16 +99,10 @@ Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> lo,
     return input;
   auto type = llvm::cast<RankedTensorType>(input.getType());
   SmallVector<int64_t> shape(type.getShape());
-  SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(0)},
-                            high = {b.getIndexAttr(0), b.getIndexAttr(0)};
-  for (size_t i = 0; i < lo.size(); ++i) {
+  for (size_t i = 0; i < lo.size(); ++i)
     shape[2 + i] += lo[i] + hi[i];
-    low.push_back(b.getIndexAttr(lo[i]));
-    high.push_back(b.getIndexAttr(hi[i]));
-  }
-  return b.create<tensor::PadOp>(
-      loc, RankedTensorType::get(shape, type.getElementType()), input, low,
-      high, value);
+  SmallVector<int64_t> ones(lo.size(), 1);
+  return insertIntoFilled(b, loc, input, shape, value, lo, ones);
 }
 
 /// The [N, O, spatial...] accumulator: `bias` ([O]) broadcast, or zeros.
@@ -277,20 +304,12 @@ struct ConvTransposeOpLowering : public OpRewritePattern<ConvTransposeOp> {
     for (int64_t i = 0; i < 2; ++i)
       canvas.push_back(spread[i] + std::max<int64_t>(padLo[i], 0) +
                        std::max<int64_t>(padHi[i], 0));
-    Value zeros = buildZeroFilled(
-        rewriter, loc, RankedTensorType::get(canvas, elementType));
-    SmallVector<OpFoldResult> offsets = {rewriter.getIndexAttr(0),
-                                         rewriter.getIndexAttr(0)},
-                              sizes, strides = {rewriter.getIndexAttr(1),
-                                                rewriter.getIndexAttr(1)};
-    for (int64_t d : inputType.getShape())
-      sizes.push_back(rewriter.getIndexAttr(d));
-    for (int64_t i = 0; i < 2; ++i) {
-      offsets.push_back(rewriter.getIndexAttr(std::max<int64_t>(padLo[i], 0)));
-      strides.push_back(rewriter.getIndexAttr(op.getStride()[i]));
-    }
-    Value input = rewriter.create<tensor::InsertSliceOp>(
-        loc, op.getInput(), zeros, offsets, sizes, strides);
+    Value zero = floatConstant(rewriter, loc, elementType, 0.0);
+    SmallVector<int64_t> at = {std::max<int64_t>(padLo[0], 0),
+                               std::max<int64_t>(padLo[1], 0)};
+    SmallVector<int64_t> stride(op.getStride());
+    Value input = insertIntoFilled(rewriter, loc, op.getInput(), canvas, zero,
+                                   at, stride);
     if (padLo[0] < 0 || padLo[1] < 0 || padHi[0] < 0 || padHi[1] < 0) {
       SmallVector<OpFoldResult> cropOffsets = {rewriter.getIndexAttr(0),
                                                rewriter.getIndexAttr(0)},
