@@ -10,9 +10,294 @@
 namespace nn::testing {
 namespace {
 
-// const OpCase kConvolutionCases[] = {...};
-// INSTANTIATE_TEST_SUITE_P(Convolution, OpGoldenTest, ::testing::ValuesIn(kConvolutionCases),
-//                          caseName);
+// Convolutions sum in a different order than PyTorch's (im2col + GEMM), so
+// they get a looser relative tolerance.
+constexpr Tolerance kConv = {1e-4, 1e-5};
+// Bilinear weights are computed as in PyTorch, but the four products are
+// added in a different order.
+constexpr Tolerance kBilinearTol = {1e-5, 1e-5};
+
+using F2 = F::Conv2dFuncOptions;
+using F1 = F::Conv1dFuncOptions;
+using FT = F::ConvTranspose2dFuncOptions;
+
+const OpCase kConvolutionCases[] = {
+    // conv2d
+    {"convolution", "conv2d_1x3x7x7_k3",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv2d(in[0], in[1], F2().bias(in[2]))};
+     },
+     kConv},
+    {"convolution", "conv2d_stride2_pad1_2x3x17x17",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv2d(in[0], in[1], F2().bias(in[2]).stride(2).padding(1))};
+     },
+     kConv},
+    {"convolution", "conv2d_dilation2_pad2x1_nobias",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv2d(in[0], in[1], F2().dilation(2).padding({2, 1}))};
+     },
+     kConv},
+    {"convolution", "conv2d_groups2",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv2d(in[0], in[1], F2().bias(in[2]).groups(2).padding(1))};
+     },
+     kConv},
+    {"convolution", "conv2d_depthwise_3ch",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv2d(in[0], in[1],
+                         F2().bias(in[2]).groups(3).padding(1).stride(2))};
+     },
+     kConv},
+    {"convolution", "conv2d_depthwise_multiplier2",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv2d(in[0], in[1], F2().groups(3))};
+     },
+     kConv},
+    {"convolution", "conv2d_same_k4x3_dilation1x2",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv2d(in[0], in[1],
+                         F2().bias(in[2]).padding(kSame).dilation({1, 2}))};
+     },
+     kConv},
+    {"convolution", "conv2d_valid",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv2d(in[0], in[1], F2().padding(kValid))};
+     },
+     kConv},
+    {"convolution", "conv2d_1x1x1x1",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv2d(in[0], in[1], F2().bias(in[2]))};
+     },
+     kConv},
+    {"convolution", "conv2d_k1x3_stride3x1",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv2d(in[0], in[1], F2().stride({3, 1}))};
+     },
+     kConv},
+    // conv1d
+    {"convolution", "conv1d_2x3x17_k3",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv1d(in[0], in[1], F1().bias(in[2]))};
+     },
+     kConv},
+    {"convolution", "conv1d_stride2_pad2_dilation2",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv1d(in[0], in[1],
+                         F1().bias(in[2]).stride(2).padding(2).dilation(2))};
+     },
+     kConv},
+    {"convolution", "conv1d_groups2",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv1d(in[0], in[1], F1().groups(2).padding(1))};
+     },
+     kConv},
+    {"convolution", "conv1d_depthwise",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv1d(in[0], in[1], F1().bias(in[2]).groups(3))};
+     },
+     kConv},
+    {"convolution", "conv1d_same_k4",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv1d(in[0], in[1], F1().padding(kSame))};
+     },
+     kConv},
+    // conv_transpose2d
+    {"convolution", "conv_transpose2d_1x4x5x5_k3",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv_transpose2d(in[0], in[1], FT().bias(in[2]))};
+     },
+     kConv},
+    {"convolution", "conv_transpose2d_stride2_pad1_outpad1",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv_transpose2d(
+           in[0], in[1],
+           FT().bias(in[2]).stride(2).padding(1).output_padding(1))};
+     },
+     kConv},
+    {"convolution", "conv_transpose2d_groups2_dilation2_stride2",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv_transpose2d(in[0], in[1],
+                                   FT().stride(2).groups(2).dilation(2))};
+     },
+     kConv},
+    {"convolution", "conv_transpose2d_pad3_crops",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv_transpose2d(
+           in[0], in[1], FT().bias(in[2]).stride({2, 1}).padding({3, 1}))};
+     },
+     kConv},
+    {"convolution", "conv_transpose2d_1x1x1x1",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv_transpose2d(in[0], in[1])};
+     },
+     kConv},
+    // max_pool2d
+    {"convolution", "max_pool2d_k2_1x3x8x8",
+     [](const Inputs &in) -> Outputs {
+       return {F::max_pool2d(in[0], F::MaxPool2dFuncOptions(2))};
+     }},
+    {"convolution", "max_pool2d_k3_s2_p1_2x3x17x17",
+     [](const Inputs &in) -> Outputs {
+       return {F::max_pool2d(in[0],
+                             F::MaxPool2dFuncOptions(3).stride(2).padding(1))};
+     }},
+    {"convolution", "max_pool2d_negative_padded",
+     [](const Inputs &in) -> Outputs {
+       return {F::max_pool2d(in[0],
+                             F::MaxPool2dFuncOptions(3).stride(1).padding(1))};
+     }},
+    {"convolution", "max_pool2d_dilation2",
+     [](const Inputs &in) -> Outputs {
+       return {F::max_pool2d(
+           in[0], F::MaxPool2dFuncOptions(3).stride(1).padding(1).dilation(2))};
+     }},
+    {"convolution", "max_pool2d_ceil_mode",
+     [](const Inputs &in) -> Outputs {
+       return {F::max_pool2d(
+           in[0], F::MaxPool2dFuncOptions(3).stride(2).ceil_mode(true))};
+     }},
+    {"convolution", "max_pool2d_ceil_mode_pad1",
+     [](const Inputs &in) -> Outputs {
+       return {F::max_pool2d(
+           in[0],
+           F::MaxPool2dFuncOptions(3).stride(2).padding(1).ceil_mode(true))};
+     }},
+    {"convolution", "max_pool2d_k1x3_s1x2_1x1x1x7",
+     [](const Inputs &in) -> Outputs {
+       return {F::max_pool2d(in[0],
+                             F::MaxPool2dFuncOptions({1, 3}).stride({1, 2}))};
+     }},
+    // avg_pool2d
+    {"convolution", "avg_pool2d_k2_1x3x8x8",
+     [](const Inputs &in) -> Outputs {
+       return {F::avg_pool2d(in[0], F::AvgPool2dFuncOptions(2))};
+     }},
+    {"convolution", "avg_pool2d_k3_s2_p1",
+     [](const Inputs &in) -> Outputs {
+       return {F::avg_pool2d(in[0],
+                             F::AvgPool2dFuncOptions(3).stride(2).padding(1))};
+     }},
+    {"convolution", "avg_pool2d_exclude_pad",
+     [](const Inputs &in) -> Outputs {
+       return {F::avg_pool2d(in[0], F::AvgPool2dFuncOptions(3)
+                                        .stride(2)
+                                        .padding(1)
+                                        .count_include_pad(false))};
+     }},
+    {"convolution", "avg_pool2d_ceil_mode",
+     [](const Inputs &in) -> Outputs {
+       return {F::avg_pool2d(
+           in[0], F::AvgPool2dFuncOptions(3).stride(2).ceil_mode(true))};
+     }},
+    {"convolution", "avg_pool2d_ceil_mode_pad1_exclude_pad",
+     [](const Inputs &in) -> Outputs {
+       return {F::avg_pool2d(in[0], F::AvgPool2dFuncOptions(3)
+                                        .stride(2)
+                                        .padding(1)
+                                        .ceil_mode(true)
+                                        .count_include_pad(false))};
+     }},
+    {"convolution", "avg_pool2d_divisor_override3",
+     [](const Inputs &in) -> Outputs {
+       return {F::avg_pool2d(
+           in[0], F::AvgPool2dFuncOptions(2).stride(1).divisor_override(3))};
+     }},
+    {"convolution", "avg_pool2d_k1x3_s1x2_1x1x1x7",
+     [](const Inputs &in) -> Outputs {
+       return {F::avg_pool2d(in[0],
+                             F::AvgPool2dFuncOptions({1, 3}).stride({1, 2}))};
+     }},
+    // adaptive_avg_pool2d
+    {"convolution", "adaptive_avg_pool2d_7x7_to_3x3",
+     [](const Inputs &in) -> Outputs {
+       return {F::adaptive_avg_pool2d(in[0],
+                                      F::AdaptiveAvgPool2dFuncOptions(3))};
+     }},
+    {"convolution", "adaptive_avg_pool2d_17x17_to_5x7",
+     [](const Inputs &in) -> Outputs {
+       return {F::adaptive_avg_pool2d(
+           in[0], F::AdaptiveAvgPool2dFuncOptions({5, 7}))};
+     }},
+    {"convolution", "adaptive_avg_pool2d_8x8_to_4x4",
+     [](const Inputs &in) -> Outputs {
+       return {F::adaptive_avg_pool2d(in[0],
+                                      F::AdaptiveAvgPool2dFuncOptions(4))};
+     }},
+    {"convolution", "adaptive_avg_pool2d_1x1_to_3x3",
+     [](const Inputs &in) -> Outputs {
+       return {F::adaptive_avg_pool2d(in[0],
+                                      F::AdaptiveAvgPool2dFuncOptions(3))};
+     }},
+    {"convolution", "adaptive_avg_pool2d_global",
+     [](const Inputs &in) -> Outputs {
+       return {F::adaptive_avg_pool2d(in[0],
+                                      F::AdaptiveAvgPool2dFuncOptions(1))};
+     }},
+    // interpolate
+    {"convolution", "interpolate_nearest_size_2x",
+     [](const Inputs &in) -> Outputs {
+       return {F::interpolate(
+           in[0], F::InterpolateFuncOptions().size(std::vector<int64_t>{14, 14}))};
+     }},
+    {"convolution", "interpolate_nearest_scale1_5",
+     [](const Inputs &in) -> Outputs {
+       return {F::interpolate(in[0], F::InterpolateFuncOptions().scale_factor(
+                                         std::vector<double>{1.5}))};
+     }},
+    {"convolution", "interpolate_nearest_down_5x3",
+     [](const Inputs &in) -> Outputs {
+       return {F::interpolate(
+           in[0], F::InterpolateFuncOptions().size(std::vector<int64_t>{5, 3}))};
+     }},
+    {"convolution", "interpolate_nearest_1x1_to_3x3",
+     [](const Inputs &in) -> Outputs {
+       return {F::interpolate(
+           in[0], F::InterpolateFuncOptions().size(std::vector<int64_t>{3}))};
+     }},
+    {"convolution", "interpolate_bilinear_size_2x",
+     [](const Inputs &in) -> Outputs {
+       return {F::interpolate(in[0], F::InterpolateFuncOptions()
+                                         .size(std::vector<int64_t>{14, 14})
+                                         .mode(kBilinear)
+                                         .align_corners(false))};
+     },
+     kBilinearTol},
+    {"convolution", "interpolate_bilinear_align_corners_17x3",
+     [](const Inputs &in) -> Outputs {
+       return {F::interpolate(in[0], F::InterpolateFuncOptions()
+                                         .size(std::vector<int64_t>{17, 3})
+                                         .mode(kBilinear)
+                                         .align_corners(true))};
+     },
+     kBilinearTol},
+    {"convolution", "interpolate_bilinear_scale1_5",
+     [](const Inputs &in) -> Outputs {
+       return {F::interpolate(in[0], F::InterpolateFuncOptions()
+                                         .scale_factor(std::vector<double>{1.5})
+                                         .mode(kBilinear)
+                                         .align_corners(false))};
+     },
+     kBilinearTol},
+    {"convolution", "interpolate_bilinear_down_3x5",
+     [](const Inputs &in) -> Outputs {
+       return {F::interpolate(in[0], F::InterpolateFuncOptions()
+                                         .size(std::vector<int64_t>{3, 5})
+                                         .mode(kBilinear)
+                                         .align_corners(false))};
+     },
+     kBilinearTol},
+    {"convolution", "interpolate_bilinear_align_corners_1x1_to_3x3",
+     [](const Inputs &in) -> Outputs {
+       return {F::interpolate(in[0], F::InterpolateFuncOptions()
+                                         .size(std::vector<int64_t>{3})
+                                         .mode(kBilinear)
+                                         .align_corners(true))};
+     },
+     kBilinearTol},
+};
+INSTANTIATE_TEST_SUITE_P(Convolution, OpGoldenTest,
+                         ::testing::ValuesIn(kConvolutionCases), caseName);
 
 } // namespace
 } // namespace nn::testing
