@@ -1,7 +1,8 @@
 //===- OpsConvolutionTest.cpp - convolution ops against PyTorch goldens ---===//
 //
 // Each case mirrors the one of the same name in
-// tests/reference/ops/convolution.py.
+// tests/reference/ops/convolution.py. The layer_* goldens are run through
+// the layers (PyTorch's weights loaded by state_dict name) at the end.
 //
 //===----------------------------------------------------------------------===//
 
@@ -298,6 +299,81 @@ const OpCase kConvolutionCases[] = {
 };
 INSTANTIATE_TEST_SUITE_P(Convolution, OpGoldenTest,
                          ::testing::ValuesIn(kConvolutionCases), caseName);
+
+//===----------------------------------------------------------------------===//
+// Layers: PyTorch's weights loaded by state_dict name, traced, compiled, run.
+//===----------------------------------------------------------------------===//
+
+/// Runs `layer` on golden `name`'s input.0 with its parameters set from
+/// input.1, input.2, ... (in state_dict order) and compares with output.0.
+template <typename Holder>
+void expectLayerMatches(Holder layer, const std::string &name,
+                        const Tolerance &tolerance = {}) {
+  auto golden = load_safetensors(std::string(NN_SOURCE_DIR) +
+                                 "/tests/reference/goldens/ops/convolution/" +
+                                 name + ".safetensors");
+  ASSERT_TRUE(golden.ok()) << golden.status();
+  const Tensor &input = golden->tensors.at("input.0");
+  StateDict weights;
+  std::vector<std::string> keys = layer->state_dict().keys();
+  for (size_t i = 0; i < keys.size(); ++i)
+    weights.insert(keys[i],
+                   golden->tensors.at("input." + std::to_string(i + 1)));
+  layer->load_state_dict(weights);
+  auto artifact = compile(trace(layer, {TensorSpec(input.shape())}));
+  auto outputs = artifact->run({input});
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  expectClose((*outputs)[0], golden->tensors.at("output.0"), tolerance, name);
+}
+
+TEST(ConvolutionLayers, Conv2dMatchesPyTorch) {
+  expectLayerMatches(Conv2d(Conv2dOptions(3, 4, 3).stride(2).padding(1)),
+                     "layer_conv2d", kConv);
+}
+
+TEST(ConvolutionLayers, DepthwiseConv2dWithoutBiasMatchesPyTorch) {
+  expectLayerMatches(
+      Conv2d(Conv2dOptions(3, 3, 3).padding(kSame).groups(3).bias(false)),
+      "layer_conv2d_depthwise_nobias", kConv);
+}
+
+TEST(ConvolutionLayers, Conv1dMatchesPyTorch) {
+  expectLayerMatches(Conv1d(Conv1dOptions(3, 4, 3).padding(1).dilation(2)),
+                     "layer_conv1d", kConv);
+}
+
+TEST(ConvolutionLayers, ConvTranspose2dMatchesPyTorch) {
+  expectLayerMatches(ConvTranspose2d(ConvTranspose2dOptions(4, 2, 3)
+                                         .stride(2)
+                                         .padding(1)
+                                         .output_padding(1)),
+                     "layer_conv_transpose2d", kConv);
+}
+
+// Parameter-free layers run on the functional goldens of the same options.
+TEST(ConvolutionLayers, MaxPool2dMatchesPyTorch) {
+  expectLayerMatches(MaxPool2d(MaxPool2dOptions(3).stride(2).padding(1)),
+                     "max_pool2d_k3_s2_p1_2x3x17x17");
+}
+
+TEST(ConvolutionLayers, AvgPool2dMatchesPyTorch) {
+  expectLayerMatches(AvgPool2d(AvgPool2dOptions(3).stride(2).padding(1)
+                                   .count_include_pad(false)),
+                     "avg_pool2d_exclude_pad");
+}
+
+TEST(ConvolutionLayers, AdaptiveAvgPool2dMatchesPyTorch) {
+  expectLayerMatches(AdaptiveAvgPool2d(AdaptiveAvgPool2dOptions({5, 7})),
+                     "adaptive_avg_pool2d_17x17_to_5x7");
+}
+
+TEST(ConvolutionLayers, UpsampleMatchesPyTorch) {
+  expectLayerMatches(Upsample(UpsampleOptions()
+                                  .scale_factor(std::vector<double>{1.5})
+                                  .mode(kBilinear)
+                                  .align_corners(false)),
+                     "interpolate_bilinear_scale1_5", kBilinearTol);
+}
 
 } // namespace
 } // namespace nn::testing
