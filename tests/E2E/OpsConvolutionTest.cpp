@@ -8,6 +8,8 @@
 
 #include "OpGolden.h"
 
+#include <filesystem>
+
 namespace nn::testing {
 namespace {
 
@@ -348,6 +350,30 @@ TEST(ConvolutionLayers, ConvTranspose2dMatchesPyTorch) {
                                          .padding(1)
                                          .output_padding(1)),
                      "layer_conv_transpose2d", kConv);
+}
+
+// The ahead-of-time path: the padded, strided convolution loads from a
+// shared object that links nothing but the runtime.
+TEST(ConvolutionLayers, Conv2dSharedObjectMatchesPyTorch) {
+  auto golden = load_safetensors(std::string(NN_SOURCE_DIR) +
+                                 "/tests/reference/goldens/ops/convolution/"
+                                 "layer_conv2d.safetensors");
+  ASSERT_TRUE(golden.ok()) << golden.status();
+  Conv2d conv(Conv2dOptions(3, 4, 3).stride(2).padding(1));
+  StateDict weights;
+  weights.insert("weight", golden->tensors.at("input.1"));
+  weights.insert("bias", golden->tensors.at("input.2"));
+  const Tensor &input = golden->tensors.at("input.0");
+  std::string dir = ::testing::TempDir() + "/nn_conv2d_layer";
+  std::filesystem::create_directories(dir);
+  compile_to_file(trace(conv, {TensorSpec(input.shape())}), dir + "/conv.so");
+  auto artifact = Artifact::load(dir + "/conv.so");
+  ASSERT_TRUE(artifact.ok()) << artifact.status();
+  ASSERT_TRUE((*artifact)->bind(weights).ok());
+  auto outputs = (*artifact)->run({input});
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  expectClose((*outputs)[0], golden->tensors.at("output.0"), kConv,
+              "layer_conv2d (shared object)");
 }
 
 // Parameter-free layers run on the functional goldens of the same options.
