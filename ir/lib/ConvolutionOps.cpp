@@ -1,12 +1,358 @@
 //===- ConvolutionOps.cpp - nn convolution, pooling and resampling ---===//
 //
 // Verifiers, result-type inference and folders of the ops in
-// NNConvolutionOps.td.
+// NNConvolutionOps.td. As everywhere in the dialect, inference is the
+// verifier; messages use PyTorch's op names (conv2d, max_pool2d, ...) and name
+// the shapes involved.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nn/IR/NNOps.h"
 #include "OpUtils.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 using namespace mlir;
 using namespace mlir::nn;
+using namespace mlir::nn::detail;
+
+namespace {
+
+/// "[1, 2]"
+std::string listOf(ArrayRef<int64_t> values) {
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(values, os, ", ");
+  os << "]";
+  return s;
+}
+
+/// Checks that window attribute `name` has `rank` entries (or, when
+/// `allowLowHigh`, 2 × `rank`: low sides then high sides), each ≥ `minValue`.
+LogicalResult checkWindowAttr(std::optional<Location> loc, StringRef opName,
+                              StringRef name, ArrayRef<int64_t> values,
+                              int64_t rank, int64_t minValue,
+                              bool allowLowHigh = false) {
+  bool sizeOk = static_cast<int64_t>(values.size()) == rank ||
+                (allowLowHigh && static_cast<int64_t>(values.size()) == 2 * rank);
+  if (!sizeOk)
+    return emitOptionalError(loc, opName, ": ", name, " must have ", rank,
+                             allowLowHigh ? " (or " + std::to_string(2 * rank) +
+                                                " low-then-high)"
+                                          : std::string(),
+                             " entries, got ", listOf(values));
+  for (int64_t v : values)
+    if (v < minValue)
+      return emitOptionalError(loc, opName, ": ", name, " must be >= ",
+                               minValue, ", got ", listOf(values));
+  return success();
+}
+
+/// Checks `input` is [N, C, spatial...] with `rank` spatial dimensions.
+LogicalResult checkChannelsFirst(std::optional<Location> loc, StringRef opName,
+                                 RankedTensorType input, int64_t rank) {
+  if (input.getRank() != rank + 2)
+    return emitOptionalError(
+        loc, opName, ": input must be ", rank + 2, "-D ",
+        rank == 1 ? "[N, C, L]" : "[N, C, H, W]", ", got ", shapeOf(input));
+  return success();
+}
+
+/// torch's pooling_output_shape.
+int64_t pooledSize(int64_t in, int64_t kernel, int64_t padLo, int64_t padHi,
+                   int64_t stride, int64_t dilation, bool ceilMode) {
+  int64_t span = in + padLo + padHi - dilation * (kernel - 1) - 1;
+  if (span < 0)
+    return 0;
+  int64_t out = (span + (ceilMode ? stride - 1 : 0)) / stride + 1;
+  // The last window must start inside the input or its low padding.
+  if (ceilMode && (out - 1) * stride >= in + padLo)
+    --out;
+  return out;
+}
+
+/// Checks the optional bias is [channels] with the input's element type.
+LogicalResult checkBias(std::optional<Location> loc, StringRef opName,
+                        Value bias, int64_t channels, RankedTensorType input,
+                        RankedTensorType weight) {
+  if (!bias)
+    return success();
+  auto biasType = llvm::cast<RankedTensorType>(bias.getType());
+  if (biasType.getRank() != 1 || biasType.getDimSize(0) != channels)
+    return emitOptionalError(loc, opName, ": bias must be [", channels,
+                             "] to match weight ", shapeOf(weight), ", got ",
+                             shapeOf(biasType));
+  return sameElementType(loc, opName, "input", input, "bias", biasType);
+}
+
+/// The low sides of a padding attribute (see NNConvolutionOps.td).
+SmallVector<int64_t> padLow(ArrayRef<int64_t> padding, int64_t rank) {
+  return SmallVector<int64_t>(padding.take_front(rank));
+}
+
+/// The high sides of a padding attribute.
+SmallVector<int64_t> padHigh(ArrayRef<int64_t> padding, int64_t rank) {
+  return SmallVector<int64_t>(static_cast<int64_t>(padding.size()) == 2 * rank
+                                  ? padding.drop_front(rank)
+                                  : padding.take_front(rank));
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// ConvOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+ConvOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                         Adaptor adaptor,
+                         SmallVectorImpl<Type> &inferredReturnTypes) {
+  auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
+  auto weight = llvm::cast<RankedTensorType>(adaptor.getWeight().getType());
+  if (input.getRank() != 3 && input.getRank() != 4)
+    return emitOptionalError(loc, "conv: input must be [N, C, L] or "
+                                  "[N, C, H, W], got ",
+                             shapeOf(input));
+  int64_t rank = input.getRank() - 2;
+  std::string name = rank == 1 ? "conv1d" : "conv2d";
+  std::string shapes =
+      " (input " + shapeOf(input) + ", weight " + shapeOf(weight) + ")";
+  if (weight.getRank() != input.getRank())
+    return emitOptionalError(loc, name, ": weight must be ", input.getRank(),
+                             "-D [out, in / groups, kernel...] like the input",
+                             shapes);
+  int64_t groups = adaptor.getGroups();
+  if (groups < 1)
+    return emitOptionalError(loc, name, ": groups must be >= 1, got ", groups);
+  if (failed(checkWindowAttr(loc, name, "stride", adaptor.getStride(), rank,
+                             1)) ||
+      failed(checkWindowAttr(loc, name, "padding", adaptor.getPadding(), rank,
+                             0, /*allowLowHigh=*/true)) ||
+      failed(checkWindowAttr(loc, name, "dilation", adaptor.getDilation(),
+                             rank, 1)))
+    return failure();
+  int64_t channels = input.getDimSize(1), out = weight.getDimSize(0);
+  if (channels % groups != 0)
+    return emitOptionalError(loc, name, ": input has ", channels,
+                             " channels, not divisible by groups ", groups,
+                             shapes);
+  if (out % groups != 0)
+    return emitOptionalError(loc, name, ": weight has ", out,
+                             " output channels, not divisible by groups ",
+                             groups, shapes);
+  if (weight.getDimSize(1) * groups != channels)
+    return emitOptionalError(loc, name, ": input has ", channels,
+                             " channels, weight expects ",
+                             weight.getDimSize(1) * groups, " (",
+                             weight.getDimSize(1), " per group, groups ",
+                             groups, ")", shapes);
+  auto elementType =
+      sameElementType(loc, name, "input", input, "weight", weight);
+  if (failed(elementType) ||
+      failed(checkBias(loc, name, adaptor.getBias(), out, input, weight)))
+    return failure();
+  SmallVector<int64_t> lo = padLow(adaptor.getPadding(), rank),
+                       hi = padHigh(adaptor.getPadding(), rank);
+  SmallVector<int64_t> shape = {input.getDimSize(0), out};
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t size = pooledSize(input.getDimSize(2 + i), weight.getDimSize(2 + i),
+                              lo[i], hi[i], adaptor.getStride()[i],
+                              adaptor.getDilation()[i], false);
+    if (size < 1)
+      return emitOptionalError(loc, name,
+                               ": the (dilated) kernel is larger than the "
+                               "padded input in dimension ",
+                               2 + i, shapes);
+    shape.push_back(size);
+  }
+  inferredReturnTypes.push_back(RankedTensorType::get(shape, *elementType));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConvTransposeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvTransposeOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  StringRef name = "conv_transpose2d";
+  auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
+  auto weight = llvm::cast<RankedTensorType>(adaptor.getWeight().getType());
+  if (failed(checkChannelsFirst(loc, name, input, 2)))
+    return failure();
+  std::string shapes =
+      " (input " + shapeOf(input) + ", weight " + shapeOf(weight) + ")";
+  if (weight.getRank() != 4)
+    return emitOptionalError(loc, name,
+                             ": weight must be 4-D [in, out / groups, kh, kw]",
+                             shapes);
+  int64_t groups = adaptor.getGroups();
+  if (groups < 1)
+    return emitOptionalError(loc, name, ": groups must be >= 1, got ", groups);
+  if (failed(checkWindowAttr(loc, name, "stride", adaptor.getStride(), 2, 1)) ||
+      failed(checkWindowAttr(loc, name, "padding", adaptor.getPadding(), 2, 0,
+                             /*allowLowHigh=*/true)) ||
+      failed(checkWindowAttr(loc, name, "output_padding",
+                             adaptor.getOutputPadding(), 2, 0)) ||
+      failed(checkWindowAttr(loc, name, "dilation", adaptor.getDilation(), 2,
+                             1)))
+    return failure();
+  int64_t channels = input.getDimSize(1);
+  if (weight.getDimSize(0) != channels)
+    return emitOptionalError(loc, name, ": input has ", channels,
+                             " channels, weight expects ",
+                             weight.getDimSize(0), shapes);
+  if (channels % groups != 0)
+    return emitOptionalError(loc, name, ": input has ", channels,
+                             " channels, not divisible by groups ", groups,
+                             shapes);
+  int64_t out = weight.getDimSize(1) * groups;
+  auto elementType =
+      sameElementType(loc, name, "input", input, "weight", weight);
+  if (failed(elementType) ||
+      failed(checkBias(loc, name, adaptor.getBias(), out, input, weight)))
+    return failure();
+  SmallVector<int64_t> lo = padLow(adaptor.getPadding(), 2),
+                       hi = padHigh(adaptor.getPadding(), 2);
+  SmallVector<int64_t> shape = {input.getDimSize(0), out};
+  for (int64_t i = 0; i < 2; ++i) {
+    int64_t s = adaptor.getStride()[i], d = adaptor.getDilation()[i],
+            op = adaptor.getOutputPadding()[i];
+    if (op >= s && op >= d)
+      return emitOptionalError(loc, name, ": output_padding ",
+                               listOf(adaptor.getOutputPadding()),
+                               " must be smaller than stride ",
+                               listOf(adaptor.getStride()), " or dilation ",
+                               listOf(adaptor.getDilation()));
+    int64_t size = (input.getDimSize(2 + i) - 1) * s - lo[i] - hi[i] +
+                   d * (weight.getDimSize(2 + i) - 1) + op + 1;
+    if (size < 1)
+      return emitOptionalError(loc, name, ": padding ",
+                               listOf(adaptor.getPadding()),
+                               " leaves no output in dimension ", 2 + i,
+                               shapes);
+    shape.push_back(size);
+  }
+  inferredReturnTypes.push_back(RankedTensorType::get(shape, *elementType));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+/// Shared by max and average pooling: window attributes, padding at most half
+/// the kernel, a non-empty output.
+static LogicalResult inferPool(std::optional<Location> loc, StringRef name,
+                               RankedTensorType input,
+                               ArrayRef<int64_t> kernel,
+                               ArrayRef<int64_t> stride,
+                               ArrayRef<int64_t> padding,
+                               ArrayRef<int64_t> dilation, bool ceilMode,
+                               SmallVectorImpl<Type> &inferredReturnTypes) {
+  if (failed(checkChannelsFirst(loc, name, input, 2)) ||
+      failed(checkWindowAttr(loc, name, "kernel_size", kernel, 2, 1)) ||
+      failed(checkWindowAttr(loc, name, "stride", stride, 2, 1)) ||
+      failed(checkWindowAttr(loc, name, "padding", padding, 2, 0)) ||
+      failed(checkWindowAttr(loc, name, "dilation", dilation, 2, 1)))
+    return failure();
+  SmallVector<int64_t> shape(input.getShape().take_front(2));
+  for (int64_t i = 0; i < 2; ++i) {
+    if (padding[i] * 2 > kernel[i])
+      return emitOptionalError(loc, name, ": padding ", listOf(padding),
+                               " must be at most half of kernel_size ",
+                               listOf(kernel));
+    int64_t size = pooledSize(input.getDimSize(2 + i), kernel[i], padding[i],
+                              padding[i], stride[i], dilation[i], ceilMode);
+    if (size < 1)
+      return emitOptionalError(loc, name, ": kernel_size ", listOf(kernel),
+                               " is larger than the padded input ",
+                               shapeOf(input));
+    shape.push_back(size);
+  }
+  inferredReturnTypes.push_back(
+      RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+LogicalResult
+MaxPool2dOp::inferReturnTypes(MLIRContext *context,
+                              std::optional<Location> loc, Adaptor adaptor,
+                              SmallVectorImpl<Type> &inferredReturnTypes) {
+  return inferPool(loc, "max_pool2d",
+                   llvm::cast<RankedTensorType>(adaptor.getInput().getType()),
+                   adaptor.getKernel(), adaptor.getStride(),
+                   adaptor.getPadding(), adaptor.getDilation(),
+                   adaptor.getCeilMode(), inferredReturnTypes);
+}
+
+LogicalResult
+AvgPool2dOp::inferReturnTypes(MLIRContext *context,
+                              std::optional<Location> loc, Adaptor adaptor,
+                              SmallVectorImpl<Type> &inferredReturnTypes) {
+  if (auto divisor = adaptor.getDivisorOverride())
+    if (static_cast<int64_t>(*divisor) < 1)
+      return emitOptionalError(loc, "avg_pool2d: divisor_override must be "
+                                    ">= 1, got ",
+                               static_cast<int64_t>(*divisor));
+  int64_t ones[] = {1, 1};
+  return inferPool(loc, "avg_pool2d",
+                   llvm::cast<RankedTensorType>(adaptor.getInput().getType()),
+                   adaptor.getKernel(), adaptor.getStride(),
+                   adaptor.getPadding(), ones, adaptor.getCeilMode(),
+                   inferredReturnTypes);
+}
+
+LogicalResult AdaptiveAvgPool2dOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  StringRef name = "adaptive_avg_pool2d";
+  auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
+  if (failed(checkChannelsFirst(loc, name, input, 2)) ||
+      failed(checkWindowAttr(loc, name, "output_size", adaptor.getOutputSize(),
+                             2, 1)))
+    return failure();
+  if (input.getDimSize(2) < 1 || input.getDimSize(3) < 1)
+    return emitOptionalError(loc, name, ": input ", shapeOf(input),
+                             " has an empty spatial dimension");
+  SmallVector<int64_t> shape(input.getShape().take_front(2));
+  llvm::append_range(shape, adaptor.getOutputSize());
+  inferredReturnTypes.push_back(
+      RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// InterpolateOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+InterpolateOp::inferReturnTypes(MLIRContext *context,
+                                std::optional<Location> loc, Adaptor adaptor,
+                                SmallVectorImpl<Type> &inferredReturnTypes) {
+  StringRef name = "interpolate";
+  auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
+  if (failed(checkChannelsFirst(loc, name, input, 2)) ||
+      failed(checkWindowAttr(loc, name, "size", adaptor.getSize(), 2, 1)))
+    return failure();
+  StringRef mode = adaptor.getMode();
+  if (mode != "nearest" && mode != "bilinear")
+    return emitOptionalError(loc, name, ": mode must be \"nearest\" or "
+                                        "\"bilinear\", got \"",
+                             mode, "\"");
+  if (mode == "nearest" && adaptor.getAlignCorners())
+    return emitOptionalError(loc, name, ": align_corners only applies to "
+                                        "mode \"bilinear\"");
+  if (auto scales = adaptor.getScales()) {
+    if (scales->size() != 2 ||
+        llvm::any_of(*scales, [](double s) { return !(s > 0.0); }))
+      return emitOptionalError(loc, name,
+                               ": scales must be two positive numbers");
+  }
+  SmallVector<int64_t> shape(input.getShape().take_front(2));
+  llvm::append_range(shape, adaptor.getSize());
+  inferredReturnTypes.push_back(
+      RankedTensorType::get(shape, input.getElementType()));
+  return success();
+}

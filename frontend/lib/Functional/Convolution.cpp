@@ -1,6 +1,9 @@
 //===- Convolution.cpp - nn::functional: convolution, pooling and resampling ---===//
 //
 // Records the ops of nn/Functional/Convolution.h into the current trace.
+// What the IR cannot express directly is resolved here, as PyTorch resolves
+// it in Python: padding="same" becomes explicit (possibly asymmetric)
+// padding, interpolate's scale_factor becomes an output size.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,8 +13,170 @@
 
 #include "nn/IR/NNOps.h"
 
+#include <cmath>
+
 namespace nn::functional {
 
 using detail::TraceContext;
+
+namespace {
+
+/// conv1d / conv2d: resolves the padding mode and records nn.conv.
+template <size_t D>
+Tensor convolution(const char *name, const Tensor &input, const Tensor &weight,
+                   const ConvFuncOptions<D> &options) {
+  TraceContext &t = TraceContext::current(name);
+  mlir::Value x = t.valueOf(input, name, "input");
+  mlir::Value w = t.valueOf(weight, name, "weight");
+  mlir::Value b = options.bias().defined()
+                      ? t.valueOf(options.bias(), name, "bias")
+                      : mlir::Value();
+  std::vector<int64_t> padding;
+  if (auto *explicitPad = std::get_if<ExpandingArray<D>>(&options.padding())) {
+    padding = explicitPad->vec();
+  } else if (std::holds_alternative<kValid_t>(options.padding())) {
+    padding.assign(D, 0);
+  } else {
+    // padding="same": total = dilation * (k - 1), the odd one on the high
+    // side, as torch's _convolution_mode.
+    for (size_t i = 0; i < D; ++i)
+      if (options.stride()[i] != 1)
+        t.fail(std::string(name) + ": padding='same' is not supported for "
+                                   "strided convolutions (stride " +
+               options.stride().repr() + ")");
+    if (weight.dim() != static_cast<int64_t>(D) + 2)
+      t.fail(std::string(name) + ": weight must be " + std::to_string(D + 2) +
+             "-D, got " + shape_str(weight.shape()));
+    std::vector<int64_t> lo, hi;
+    for (size_t i = 0; i < D; ++i) {
+      int64_t total = options.dilation()[i] * (weight.size(2 + i) - 1);
+      lo.push_back(total / 2);
+      hi.push_back(total - total / 2);
+    }
+    padding = lo;
+    if (lo != hi)
+      padding.insert(padding.end(), hi.begin(), hi.end());
+  }
+  if (input.dim() != static_cast<int64_t>(D) + 2)
+    t.fail(std::string(name) + ": input must be " + std::to_string(D + 2) +
+           "-D (batched), got " + shape_str(input.shape()));
+  return t.emit<mlir::nn::ConvOp>(
+      x.getType(), x, w, b, t.builder.getDenseI64ArrayAttr(options.stride().vec()),
+      t.builder.getDenseI64ArrayAttr(padding),
+      t.builder.getDenseI64ArrayAttr(options.dilation().vec()),
+      t.builder.getI64IntegerAttr(options.groups()));
+}
+
+mlir::UnitAttr flag(TraceContext &t, bool on) {
+  return on ? t.builder.getUnitAttr() : mlir::UnitAttr();
+}
+
+} // namespace
+
+Tensor conv1d(const Tensor &input, const Tensor &weight,
+              const Conv1dFuncOptions &options) {
+  return convolution<1>("conv1d", input, weight, options);
+}
+
+Tensor conv2d(const Tensor &input, const Tensor &weight,
+              const Conv2dFuncOptions &options) {
+  return convolution<2>("conv2d", input, weight, options);
+}
+
+Tensor conv_transpose2d(const Tensor &input, const Tensor &weight,
+                        const ConvTranspose2dFuncOptions &options) {
+  const char *name = "conv_transpose2d";
+  TraceContext &t = TraceContext::current(name);
+  mlir::Value x = t.valueOf(input, name, "input");
+  mlir::Value w = t.valueOf(weight, name, "weight");
+  mlir::Value b = options.bias().defined()
+                      ? t.valueOf(options.bias(), name, "bias")
+                      : mlir::Value();
+  auto &builder = t.builder;
+  return t.emit<mlir::nn::ConvTransposeOp>(
+      x.getType(), x, w, b,
+      builder.getDenseI64ArrayAttr(options.stride().vec()),
+      builder.getDenseI64ArrayAttr(options.padding().vec()),
+      builder.getDenseI64ArrayAttr(options.output_padding().vec()),
+      builder.getDenseI64ArrayAttr(options.dilation().vec()),
+      builder.getI64IntegerAttr(options.groups()));
+}
+
+Tensor max_pool2d(const Tensor &input, const MaxPool2dFuncOptions &options) {
+  TraceContext &t = TraceContext::current("max_pool2d");
+  mlir::Value x = t.valueOf(input, "max_pool2d", "input");
+  auto &builder = t.builder;
+  return t.emit<mlir::nn::MaxPool2dOp>(
+      x.getType(), x, builder.getDenseI64ArrayAttr(options.kernel_size().vec()),
+      builder.getDenseI64ArrayAttr(options.stride().vec()),
+      builder.getDenseI64ArrayAttr(options.padding().vec()),
+      builder.getDenseI64ArrayAttr(options.dilation().vec()),
+      flag(t, options.ceil_mode()));
+}
+
+Tensor avg_pool2d(const Tensor &input, const AvgPool2dFuncOptions &options) {
+  TraceContext &t = TraceContext::current("avg_pool2d");
+  mlir::Value x = t.valueOf(input, "avg_pool2d", "input");
+  auto &builder = t.builder;
+  mlir::IntegerAttr divisor =
+      options.divisor_override()
+          ? builder.getI64IntegerAttr(*options.divisor_override())
+          : mlir::IntegerAttr();
+  return t.emit<mlir::nn::AvgPool2dOp>(
+      x.getType(), x, builder.getDenseI64ArrayAttr(options.kernel_size().vec()),
+      builder.getDenseI64ArrayAttr(options.stride().vec()),
+      builder.getDenseI64ArrayAttr(options.padding().vec()),
+      flag(t, options.ceil_mode()), flag(t, options.count_include_pad()),
+      divisor);
+}
+
+Tensor adaptive_avg_pool2d(const Tensor &input,
+                           const AdaptiveAvgPool2dFuncOptions &options) {
+  TraceContext &t = TraceContext::current("adaptive_avg_pool2d");
+  mlir::Value x = t.valueOf(input, "adaptive_avg_pool2d", "input");
+  return t.emit<mlir::nn::AdaptiveAvgPool2dOp>(
+      x.getType(), x,
+      t.builder.getDenseI64ArrayAttr(options.output_size().vec()));
+}
+
+Tensor interpolate(const Tensor &input, const InterpolateFuncOptions &options) {
+  const char *name = "interpolate";
+  TraceContext &t = TraceContext::current(name);
+  mlir::Value x = t.valueOf(input, name, "input");
+  if (input.dim() != 4)
+    t.fail("interpolate: only 4-D input [N, C, H, W] is supported, got " +
+           shape_str(input.shape()));
+  bool bilinear = options.mode() == InterpolateMode::bilinear;
+  if (!bilinear && options.align_corners().has_value())
+    t.fail("interpolate: align_corners option can only be set with the "
+           "interpolating modes: linear | bilinear | bicubic | trilinear");
+  if (options.size().has_value() == options.scale_factor().has_value())
+    t.fail("interpolate: exactly one of size or scale_factor must be given");
+  std::vector<int64_t> size;
+  mlir::DenseF64ArrayAttr scales;
+  if (options.size()) {
+    size = *options.size();
+    if (size.size() == 1)
+      size.push_back(size[0]);
+    if (size.size() != 2)
+      t.fail("interpolate: size must have 1 or 2 values for a 4-D input");
+  } else {
+    std::vector<double> factors = *options.scale_factor();
+    if (factors.size() == 1)
+      factors.push_back(factors[0]);
+    if (factors.size() != 2)
+      t.fail("interpolate: scale_factor must have 1 or 2 values for a 4-D "
+             "input");
+    for (size_t i = 0; i < 2; ++i)
+      size.push_back(static_cast<int64_t>(
+          std::floor(static_cast<double>(input.size(2 + i)) * factors[i])));
+    if (!options.recompute_scale_factor().value_or(false))
+      scales = t.builder.getDenseF64ArrayAttr(factors);
+  }
+  return t.emit<mlir::nn::InterpolateOp>(
+      x.getType(), x, t.builder.getDenseI64ArrayAttr(size),
+      t.builder.getStringAttr(bilinear ? "bilinear" : "nearest"),
+      flag(t, bilinear && options.align_corners().value_or(false)), scales);
+}
 
 } // namespace nn::functional

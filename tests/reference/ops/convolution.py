@@ -4,12 +4,121 @@ cases() yields (name, fn, inputs): generate_op_goldens.py saves inputs as
 input.0, input.1, ... and fn(*inputs) as output.0, ... into
 goldens/ops/convolution/<name>.safetensors. The C++ twin of each case is in
 tests/E2E/OpsConvolutionTest.cpp under the same name.
+
+Sizes include 1, 3, 7 and 17 (no vector width divides them). The layer_*
+cases run a torch.nn layer whose parameters are the inputs after the first
+(in state_dict order); the C++ side loads them into its own layer.
 """
+import warnings
+
 import torch
-import torch.nn.functional as F  # noqa: F401
+import torch.nn as nn
+import torch.nn.functional as F
+
+# PyTorch warns that an even kernel with padding="same" copies the input;
+# that asymmetric case is exactly what conv2d_same_k4x3_dilation1x2 tests.
+warnings.filterwarnings("ignore", message="Using padding='same' with even kernel")
+
+
+def r(*shape):
+    return torch.randn(*shape)
+
+
+def layer(module):
+    """fn(x, *params) running `module` with `params` as its parameters."""
+    def fn(x, *params):
+        module.load_state_dict(dict(zip(module.state_dict().keys(), params)))
+        return module(x)
+    return fn
+
+
+def layer_case(name, module, x):
+    return name, layer(module), (x, *[p.detach().clone() for p in module.state_dict().values()])
 
 
 def cases():
     torch.manual_seed(0)
-    return
-    yield
+    # conv2d
+    yield "conv2d_1x3x7x7_k3", F.conv2d, (r(1, 3, 7, 7), r(4, 3, 3, 3), r(4))
+    yield "conv2d_stride2_pad1_2x3x17x17", \
+        lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1), (r(2, 3, 17, 17), r(5, 3, 3, 3), r(5))
+    yield "conv2d_dilation2_pad2x1_nobias", \
+        lambda x, w: F.conv2d(x, w, dilation=2, padding=(2, 1)), (r(1, 2, 9, 9), r(3, 2, 3, 3))
+    yield "conv2d_groups2", \
+        lambda x, w, b: F.conv2d(x, w, b, groups=2, padding=1), (r(1, 4, 7, 7), r(6, 2, 3, 3), r(6))
+    yield "conv2d_depthwise_3ch", \
+        lambda x, w, b: F.conv2d(x, w, b, groups=3, padding=1, stride=2), (r(2, 3, 7, 7), r(3, 1, 3, 3), r(3))
+    yield "conv2d_depthwise_multiplier2", \
+        lambda x, w: F.conv2d(x, w, groups=3), (r(1, 3, 7, 7), r(6, 1, 3, 3))
+    yield "conv2d_same_k4x3_dilation1x2", \
+        lambda x, w, b: F.conv2d(x, w, b, padding="same", dilation=(1, 2)), (r(1, 2, 7, 17), r(3, 2, 4, 3), r(3))
+    yield "conv2d_valid", lambda x, w: F.conv2d(x, w, padding="valid"), (r(1, 3, 7, 7), r(2, 3, 3, 3))
+    yield "conv2d_1x1x1x1", F.conv2d, (r(1, 1, 1, 1), r(1, 1, 1, 1), r(1))
+    yield "conv2d_k1x3_stride3x1", \
+        lambda x, w: F.conv2d(x, w, stride=(3, 1)), (r(1, 3, 17, 7), r(7, 3, 1, 3))
+    # conv1d
+    yield "conv1d_2x3x17_k3", F.conv1d, (r(2, 3, 17), r(5, 3, 3), r(5))
+    yield "conv1d_stride2_pad2_dilation2", \
+        lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=2, dilation=2), (r(1, 3, 17), r(4, 3, 3), r(4))
+    yield "conv1d_groups2", lambda x, w: F.conv1d(x, w, groups=2, padding=1), (r(1, 6, 7), r(4, 3, 3))
+    yield "conv1d_depthwise", \
+        lambda x, w, b: F.conv1d(x, w, b, groups=3), (r(1, 3, 7), r(3, 1, 3), r(3))
+    yield "conv1d_same_k4", lambda x, w: F.conv1d(x, w, padding="same"), (r(1, 3, 7), r(2, 3, 4))
+    # conv_transpose2d
+    yield "conv_transpose2d_1x4x5x5_k3", F.conv_transpose2d, (r(1, 4, 5, 5), r(4, 2, 3, 3), r(2))
+    yield "conv_transpose2d_stride2_pad1_outpad1", \
+        lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1), \
+        (r(1, 3, 7, 7), r(3, 2, 3, 3), r(2))
+    yield "conv_transpose2d_groups2_dilation2_stride2", \
+        lambda x, w: F.conv_transpose2d(x, w, stride=2, groups=2, dilation=2), (r(1, 4, 3, 3), r(4, 3, 3, 3))
+    yield "conv_transpose2d_pad3_crops", \
+        lambda x, w, b: F.conv_transpose2d(x, w, b, stride=(2, 1), padding=(3, 1)), \
+        (r(2, 2, 7, 7), r(2, 3, 3, 3), r(3))
+    yield "conv_transpose2d_1x1x1x1", F.conv_transpose2d, (r(1, 1, 1, 1), r(1, 1, 1, 1))
+    # max_pool2d
+    yield "max_pool2d_k2_1x3x8x8", lambda x: F.max_pool2d(x, 2), (r(1, 3, 8, 8),)
+    yield "max_pool2d_k3_s2_p1_2x3x17x17", lambda x: F.max_pool2d(x, 3, 2, 1), (r(2, 3, 17, 17),)
+    yield "max_pool2d_negative_padded", lambda x: F.max_pool2d(x, 3, 1, 1), (-r(1, 2, 7, 7).abs() - 1,)
+    yield "max_pool2d_dilation2", lambda x: F.max_pool2d(x, 3, 1, 1, dilation=2), (r(1, 2, 7, 7),)
+    yield "max_pool2d_ceil_mode", lambda x: F.max_pool2d(x, 3, 2, ceil_mode=True), (r(1, 1, 8, 8),)
+    yield "max_pool2d_ceil_mode_pad1", lambda x: F.max_pool2d(x, 3, 2, 1, ceil_mode=True), (r(1, 2, 7, 7),)
+    yield "max_pool2d_k1x3_s1x2_1x1x1x7", lambda x: F.max_pool2d(x, (1, 3), (1, 2)), (r(1, 1, 1, 7),)
+    # avg_pool2d
+    yield "avg_pool2d_k2_1x3x8x8", lambda x: F.avg_pool2d(x, 2), (r(1, 3, 8, 8),)
+    yield "avg_pool2d_k3_s2_p1", lambda x: F.avg_pool2d(x, 3, 2, 1), (r(1, 2, 7, 7),)
+    yield "avg_pool2d_exclude_pad", \
+        lambda x: F.avg_pool2d(x, 3, 2, 1, count_include_pad=False), (r(2, 2, 17, 17),)
+    yield "avg_pool2d_ceil_mode", lambda x: F.avg_pool2d(x, 3, 2, ceil_mode=True), (r(1, 1, 8, 8),)
+    yield "avg_pool2d_ceil_mode_pad1_exclude_pad", \
+        lambda x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False), (r(1, 2, 7, 7),)
+    yield "avg_pool2d_divisor_override3", \
+        lambda x: F.avg_pool2d(x, 2, 1, divisor_override=3), (r(1, 1, 7, 7),)
+    yield "avg_pool2d_k1x3_s1x2_1x1x1x7", lambda x: F.avg_pool2d(x, (1, 3), (1, 2)), (r(1, 1, 1, 7),)
+    # adaptive_avg_pool2d
+    yield "adaptive_avg_pool2d_7x7_to_3x3", lambda x: F.adaptive_avg_pool2d(x, 3), (r(1, 3, 7, 7),)
+    yield "adaptive_avg_pool2d_17x17_to_5x7", lambda x: F.adaptive_avg_pool2d(x, (5, 7)), (r(2, 2, 17, 17),)
+    yield "adaptive_avg_pool2d_8x8_to_4x4", lambda x: F.adaptive_avg_pool2d(x, 4), (r(1, 2, 8, 8),)
+    yield "adaptive_avg_pool2d_1x1_to_3x3", lambda x: F.adaptive_avg_pool2d(x, 3), (r(1, 3, 1, 1),)
+    yield "adaptive_avg_pool2d_global", lambda x: F.adaptive_avg_pool2d(x, 1), (r(2, 3, 7, 7),)
+    # interpolate
+    yield "interpolate_nearest_size_2x", lambda x: F.interpolate(x, size=(14, 14)), (r(1, 2, 7, 7),)
+    yield "interpolate_nearest_scale1_5", lambda x: F.interpolate(x, scale_factor=1.5), (r(1, 2, 7, 7),)
+    yield "interpolate_nearest_down_5x3", lambda x: F.interpolate(x, size=(5, 3)), (r(1, 2, 7, 17),)
+    yield "interpolate_nearest_1x1_to_3x3", lambda x: F.interpolate(x, size=3), (r(1, 1, 1, 1),)
+    yield "interpolate_bilinear_size_2x", \
+        lambda x: F.interpolate(x, size=(14, 14), mode="bilinear", align_corners=False), (r(1, 2, 7, 7),)
+    yield "interpolate_bilinear_align_corners_17x3", \
+        lambda x: F.interpolate(x, size=(17, 3), mode="bilinear", align_corners=True), (r(1, 2, 7, 7),)
+    yield "interpolate_bilinear_scale1_5", \
+        lambda x: F.interpolate(x, scale_factor=1.5, mode="bilinear", align_corners=False), (r(2, 1, 7, 3),)
+    yield "interpolate_bilinear_down_3x5", \
+        lambda x: F.interpolate(x, size=(3, 5), mode="bilinear", align_corners=False), (r(1, 2, 7, 17),)
+    yield "interpolate_bilinear_align_corners_1x1_to_3x3", \
+        lambda x: F.interpolate(x, size=3, mode="bilinear", align_corners=True), (r(1, 1, 1, 1),)
+    # layers with parameters: the module, PyTorch's weights, traced and compiled
+    yield layer_case("layer_conv2d", nn.Conv2d(3, 4, 3, stride=2, padding=1), r(2, 3, 7, 7))
+    yield layer_case("layer_conv2d_depthwise_nobias",
+                     nn.Conv2d(3, 3, 3, padding="same", groups=3, bias=False), r(1, 3, 7, 7))
+    yield layer_case("layer_conv1d", nn.Conv1d(3, 4, 3, padding=1, dilation=2), r(2, 3, 17))
+    yield layer_case("layer_conv_transpose2d",
+                     nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, output_padding=1), r(1, 4, 5, 5))

@@ -1,15 +1,44 @@
 //===- Convolution.h - nn::functional: convolution, pooling and resampling -*- C++ -*-===//
 //
 // Part of nn/Functional.h; see there for the rules every functional op
-// follows.
+// follows. Signatures mirror torch.nn.functional, keywords as libtorch's
+// option structs (nn/Options/Convolution.h):
+//   F::conv2d(x, w, F::Conv2dFuncOptions().bias(b).padding(nn::kSame));
+//   F::max_pool2d(x, F::MaxPool2dFuncOptions(2));
+//   F::interpolate(x, F::InterpolateFuncOptions().size({14, 14}).mode(nn::kBilinear));
+// Inputs are batched ([N, C, L] / [N, C, H, W]).
 //
 //===----------------------------------------------------------------------===//
 #ifndef NN_FUNCTIONAL_CONVOLUTION_H
 #define NN_FUNCTIONAL_CONVOLUTION_H
 
+#include "nn/Options/Convolution.h"
 #include "nn/Runtime/Tensor.h"
 
 namespace nn::functional {
+
+/// torch.nn.functional.conv1d; padding kValid / kSame need stride 1.
+Tensor conv1d(const Tensor &input, const Tensor &weight,
+              const Conv1dFuncOptions &options = {});
+/// torch.nn.functional.conv2d; padding kValid / kSame need stride 1.
+Tensor conv2d(const Tensor &input, const Tensor &weight,
+              const Conv2dFuncOptions &options = {});
+/// torch.nn.functional.conv_transpose2d; weight is [in, out / groups, kh, kw].
+Tensor conv_transpose2d(const Tensor &input, const Tensor &weight,
+                        const ConvTranspose2dFuncOptions &options = {});
+
+/// torch.nn.functional.max_pool2d (without return_indices).
+Tensor max_pool2d(const Tensor &input, const MaxPool2dFuncOptions &options);
+/// torch.nn.functional.avg_pool2d.
+Tensor avg_pool2d(const Tensor &input, const AvgPool2dFuncOptions &options);
+/// torch.nn.functional.adaptive_avg_pool2d.
+Tensor adaptive_avg_pool2d(const Tensor &input,
+                           const AdaptiveAvgPool2dFuncOptions &options);
+
+/// torch.nn.functional.interpolate for 4-D inputs, modes nearest and
+/// bilinear.
+Tensor interpolate(const Tensor &input,
+                   const InterpolateFuncOptions &options = {});
 
 } // namespace nn::functional
 
