@@ -1,7 +1,9 @@
 //===- OpsShapeTest.cpp - shape ops against PyTorch goldens ---===//
 //
 // Each case mirrors the one of the same name in
-// tests/reference/ops/shape.py.
+// tests/reference/ops/shape.py. The layer cases build nn's layer, load the
+// weights the golden carries after the layer's input, trace the layer alone
+// (weights bound by name, not passed as inputs), compile and compare.
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,6 +90,83 @@ const OpCase kShapeCases[] = {
 };
 INSTANTIATE_TEST_SUITE_P(Shape, OpGoldenTest, ::testing::ValuesIn(kShapeCases),
                          caseName);
+
+//===----------------------------------------------------------------------===//
+// Layers with PyTorch's weights
+//===----------------------------------------------------------------------===//
+
+/// embed → head with head.weight = embed.weight, as in tied language models;
+/// shape.py's TiedEmbeddingLM.
+struct TiedEmbeddingLMImpl : Module {
+  TiedEmbeddingLMImpl(int64_t vocab, int64_t dim) : Module("TiedEmbeddingLM") {
+    embed = register_module("embed", Embedding(vocab, dim));
+    head = register_module("head", Linear(dim, vocab));
+    head->weight = embed->weight;
+  }
+  Tensor forward(const Tensor &tokens) { return head(embed(tokens)); }
+  Embedding embed{nullptr};
+  Linear head{nullptr};
+};
+NN_MODULE(TiedEmbeddingLM);
+
+/// Loads golden `name`; input.0 is the layer's input, input.i (i >= 1) the
+/// weights stored under every name of keys[i-1] (several for a tied one).
+/// Loads them into `model` (strictly), traces it on input.0 alone, compiles
+/// and compares with output.0.
+template <typename Holder>
+void expectLayerMatches(const std::string &name, Holder model,
+                        const std::vector<std::vector<std::string>> &keys) {
+  auto golden = load_safetensors(std::string(NN_SOURCE_DIR) +
+                                 "/tests/reference/goldens/ops/shape/" + name +
+                                 ".safetensors");
+  ASSERT_TRUE(golden.ok()) << golden.status();
+  const auto &tensors = golden->tensors;
+  StateDict state;
+  for (size_t i = 0; i < keys.size(); ++i)
+    for (const std::string &key : keys[i])
+      state.insert(key, tensors.at("input." + std::to_string(i + 1)));
+  model->load_state_dict(state);
+  const Tensor &input = tensors.at("input.0");
+  auto artifact =
+      compile(trace(model, {TensorSpec(input.shape(), input.dtype())}));
+  auto outputs = artifact->run({input});
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  ASSERT_EQ(outputs->size(), 1u);
+  expectClose((*outputs)[0], tensors.at("output.0"), Tolerance(),
+              name + " output.0");
+}
+
+TEST(ShapeLayers, FlattenMatchesPyTorch) {
+  expectLayerMatches("layer_flatten", Flatten(), {});
+  expectLayerMatches("layer_flatten_0_1",
+                     Flatten(FlattenOptions().start_dim(0).end_dim(1)), {});
+}
+
+// Identity is compiled inside a model: a compiled forward that returns one
+// of its inputs unchanged crashes the CPU pipeline's
+// buffer-results-to-out-params{hoist-static-allocs} (MLIR 19), which
+// codegen/lib/Pipelines.cpp has to work around before Identity can be
+// compiled alone.
+TEST(ShapeLayers, IdentityMatchesPyTorch) {
+  expectLayerMatches("layer_identity_in_sequential",
+                     Sequential(Identity(), Flatten(FlattenOptions().start_dim(0))),
+                     {});
+}
+
+TEST(ShapeLayers, EmbeddingMatchesPyTorch) {
+  expectLayerMatches("layer_embedding_padding",
+                     Embedding(EmbeddingOptions(10, 3).padding_idx(0)),
+                     {{"weight"}});
+}
+
+TEST(ShapeLayers, TiedEmbeddingLMMatchesPyTorch) {
+  // The golden carries the embedding weight once; both names load it, and
+  // the tie (one tensor) survives load_state_dict.
+  TiedEmbeddingLM model(17, 8);
+  expectLayerMatches("tied_embedding_lm", model,
+                     {{"embed.weight", "head.weight"}, {"head.bias"}});
+  EXPECT_TRUE(model->head->weight.shares_storage(model->embed->weight));
+}
 
 } // namespace
 } // namespace nn::testing
