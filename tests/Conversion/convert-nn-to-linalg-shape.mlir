@@ -1,4 +1,18 @@
 // RUN: nn-opt %s -convert-nn-to-linalg -split-input-file | FileCheck %s
+// RUN: nn-opt %s -nn-lower-to-llvm -split-input-file | FileCheck %s --check-prefix=LLVM
+
+// All the way to LLVM, no copy needs the runtime library's memrefCopy
+// (compiled models do not link it): strided slices, splits and joins copy
+// with linalg loops.
+// LLVM-NOT: memrefCopy
+// LLVM: llvm.func @slice(
+// LLVM-NOT: memrefCopy
+// LLVM: llvm.func @split(
+// LLVM-NOT: memrefCopy
+// LLVM: llvm.func @cat(
+// LLVM-NOT: memrefCopy
+// LLVM: llvm.func @stack(
+// LLVM-NOT: memrefCopy
 
 // A reshape that only merges dimensions is a collapse.
 // CHECK-LABEL: func.func @reshape_collapse
