@@ -168,5 +168,78 @@ TEST(ShapeLayers, TiedEmbeddingLMMatchesPyTorch) {
   EXPECT_TRUE(model->head->weight.shares_storage(model->embed->weight));
 }
 
+//===----------------------------------------------------------------------===//
+// Trace-time errors of the functional API
+//===----------------------------------------------------------------------===//
+
+/// The nn::Error message of tracing `fn` on inputs of `shapes` (f32), or ""
+/// when tracing succeeds.
+std::string traceError(const std::vector<TensorSpec> &specs,
+                       const std::function<Outputs(const Inputs &)> &fn) {
+  Module root("Root");
+  try {
+    trace(root, specs, fn);
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ShapeFunctional, ShapeErrorsNameTheOpAndBothShapes) {
+  EXPECT_EQ(traceError({TensorSpec({2, 3}), TensorSpec({3, 4})},
+                       [](const Inputs &in) { return Outputs{F::cat(in, 1)}; }),
+            "<root>: cat: tensor 1 (3x4) does not match tensor 0 (2x3) "
+            "outside dimension 1");
+  EXPECT_EQ(traceError({TensorSpec({2, 3})},
+                       unary([](auto x) { return F::reshape(x, {4, -1}); })),
+            "<root>: reshape: shape [4, -1] is invalid for input 2x3 (6 "
+            "elements)");
+  EXPECT_EQ(traceError({TensorSpec({2, 3})},
+                       unary([](auto x) { return F::transpose(x, 0, 2); })),
+            "<root>: transpose: dim1 2 is out of range for input 2x3 "
+            "(expected -2 to 1)");
+}
+
+TEST(ShapeFunctional, SizesAndIndicesAreCheckedAsPyTorchDoes) {
+  EXPECT_EQ(traceError({TensorSpec({7})},
+                       [](const Inputs &in) { return F::split(in[0], 0); }),
+            "<root>: split: split_size must be positive, got 0 (input 7)");
+  EXPECT_EQ(traceError({TensorSpec({7})},
+                       [](const Inputs &in) { return F::chunk(in[0], 0); }),
+            "<root>: chunk: chunks must be positive, got 0 (input 7)");
+  EXPECT_EQ(traceError({TensorSpec({5, 3}), TensorSpec({5, 3})},
+                       [](const Inputs &in) {
+                         return Outputs{F::gather(in[0], 0, in[1])};
+                       }),
+            "<root>: gather: index must be an int64 tensor, got float32");
+  EXPECT_EQ(traceError({TensorSpec({4}, DType::i64), TensorSpec({10, 3})},
+                       [](const Inputs &in) {
+                         return Outputs{F::embedding(
+                             in[0], in[1],
+                             F::EmbeddingFuncOptions().padding_idx(10))};
+                       }),
+            "<root>: embedding: padding_idx 10 must be within num_embeddings "
+            "10 (weight 10x3)");
+  EXPECT_EQ(traceError({TensorSpec({3})},
+                       unary([](auto x) { return F::slice(x, 0, 0, 3, 0); })),
+            "<root>: slice: step must be positive, got 0 (input 3)");
+  EXPECT_EQ(traceError({}, [](const Inputs &) {
+              return Outputs{F::stack({})};
+            }),
+            "<root>: stack: expected a non-empty list of tensors");
+}
+
+TEST(ShapeFunctional, SplitAndChunkReturnEveryPiece) {
+  Module root("Root");
+  std::vector<Shape> shapes;
+  trace(root, {TensorSpec({2, 17})}, [&](const Inputs &in) {
+    Outputs pieces = F::chunk(in[0], 4, -1);
+    for (const Tensor &t : pieces)
+      shapes.push_back(t.shape());
+    return pieces;
+  });
+  EXPECT_EQ(shapes, (std::vector<Shape>{{2, 5}, {2, 5}, {2, 5}, {2, 2}}));
+}
+
 } // namespace
 } // namespace nn::testing
