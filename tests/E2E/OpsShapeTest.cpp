@@ -77,6 +77,8 @@ const OpCase kShapeCases[] = {
      [](const Inputs &in) { return Outputs{F::index_select(in[0], -1, in[1])}; }},
     {"shape", "index_select_1",
      [](const Inputs &in) { return Outputs{F::index_select(in[0], 0, in[1])}; }},
+    {"shape", "index_select_scalar_index",
+     [](const Inputs &in) { return Outputs{F::index_select(in[0], 1, in[1])}; }},
     {"shape", "gather_3x5_dim1",
      [](const Inputs &in) { return Outputs{F::gather(in[0], 1, in[1])}; }},
     {"shape", "gather_7x3_dim0_smaller",

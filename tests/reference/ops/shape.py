@@ -133,3 +133,6 @@ def cases():
         lambda x, w: layer(torch.nn.Embedding(10, 3, padding_idx=0), x, w), \
         (ids(10, 3, 7), torch.randn(10, 3))
     yield "tied_embedding_lm", tied_lm, (ids(17, 2, 7), torch.randn(17, 8), torch.randn(17))
+    # (added last so the earlier cases keep their random inputs)
+    yield "index_select_scalar_index", lambda x, i: torch.index_select(x, 1, i), \
+        (torch.randn(5, 3), torch.tensor(2))
