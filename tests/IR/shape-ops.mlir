@@ -32,7 +32,7 @@ func.func @joining(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>, %x: tensor<3x7xi64>
   %1 = nn.stack %a, %a dim -1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3x2xf32>
   // CHECK: nn.split %{{.*}} [2, 5] dim 1 : (tensor<3x7xi64>) -> (tensor<3x2xi64>, tensor<3x5xi64>)
   %2:2 = nn.split %x [2, 5] dim 1 : (tensor<3x7xi64>) -> (tensor<3x2xi64>, tensor<3x5xi64>)
-  // CHECK: nn.slice %{{.*}} dim 1[1 : 7 : 2] : (tensor<3x7xi64>) -> tensor<3x3xi64>
+  // CHECK: nn.slice %{{.*}} dim 1 [1 : 7 : 2] : (tensor<3x7xi64>) -> tensor<3x3xi64>
   %3 = nn.slice %x dim 1 [1 : 7 : 2] : (tensor<3x7xi64>) -> tensor<3x3xi64>
   return
 }

@@ -224,7 +224,7 @@ def NN_SliceOp : NN_ShapeOp<"slice"> {
                        I64Attr:$end, I64Attr:$step);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = [{
-    $input `dim` $dim `[` $start `:` $end `:` $step `]` attr-dict
+    $input `dim` $dim ` ` `[` $start `:` $end `:` $step `]` attr-dict
     `:` functional-type(operands, results)
   }];
   let hasFolder = 1;
