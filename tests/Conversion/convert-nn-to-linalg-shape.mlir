@@ -158,16 +158,17 @@ func.func @stack(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x3x2xf32> 
 // -----
 
 // The gathers are a linalg.generic over the result reading the index with a
-// map and the source with tensor.extract.
+// map and the source with tensor.extract; only the loop indices the extract
+// needs are materialized.
 // CHECK-DAG: #[[SEL:.+]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-DAG: #[[ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-LABEL: func.func @index_select
 // CHECK-SAME: (%[[X:.+]]: tensor<5x3xf32>, %[[I:.+]]: tensor<4xi64>)
 // CHECK: linalg.generic {indexing_maps = [#[[SEL]], #[[ID]]]{{.*}} ins(%[[I]] : tensor<4xi64>) outs(%{{.*}} : tensor<4x3xf32>)
 // CHECK: ^bb0(%[[IDX:.+]]: i64, %{{.*}}: f32):
-// CHECK: %[[COL:.+]] = linalg.index 1 : index
-// CHECK: %[[ROW:.+]] = arith.index_cast %[[IDX]] : i64 to index
-// CHECK: tensor.extract %[[X]][%[[ROW]], %[[COL]]] : tensor<5x3xf32>
+// CHECK-NEXT: %[[ROW:.+]] = arith.index_cast %[[IDX]] : i64 to index
+// CHECK-NEXT: %[[COL:.+]] = linalg.index 1 : index
+// CHECK-NEXT: tensor.extract %[[X]][%[[ROW]], %[[COL]]] : tensor<5x3xf32>
 func.func @index_select(%x: tensor<5x3xf32>, %i: tensor<4xi64>) -> tensor<4x3xf32> {
   %0 = nn.index_select %x, %i dim 0 : (tensor<5x3xf32>, tensor<4xi64>) -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
@@ -178,9 +179,10 @@ func.func @index_select(%x: tensor<5x3xf32>, %i: tensor<4xi64>) -> tensor<4x3xf3
 // CHECK-LABEL: func.func @gather
 // CHECK-SAME: (%[[X:.+]]: tensor<3x5xf32>, %[[I:.+]]: tensor<3x2xi64>)
 // CHECK: linalg.generic {{.*}} ins(%[[I]] : tensor<3x2xi64>) outs(%{{.*}} : tensor<3x2xf32>)
-// CHECK: %[[ROW:.+]] = linalg.index 0 : index
-// CHECK: %[[COL:.+]] = arith.index_cast %{{.*}} : i64 to index
-// CHECK: tensor.extract %[[X]][%[[ROW]], %[[COL]]] : tensor<3x5xf32>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: %[[COL:.+]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK-NEXT: %[[ROW:.+]] = linalg.index 0 : index
+// CHECK-NEXT: tensor.extract %[[X]][%[[ROW]], %[[COL]]] : tensor<3x5xf32>
 func.func @gather(%x: tensor<3x5xf32>, %i: tensor<3x2xi64>) -> tensor<3x2xf32> {
   %0 = nn.gather %x, %i dim 1 : (tensor<3x5xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
   return %0 : tensor<3x2xf32>
@@ -192,9 +194,10 @@ func.func @gather(%x: tensor<3x5xf32>, %i: tensor<3x2xi64>) -> tensor<3x2xf32> {
 // CHECK-LABEL: func.func @embedding
 // CHECK-SAME: (%[[IDS_ARG:.+]]: tensor<2x7xi64>, %[[W:.+]]: tensor<10x3xf32>)
 // CHECK: linalg.generic {indexing_maps = [#[[IDS]], {{.*}}]{{.*}} ins(%[[IDS_ARG]] : tensor<2x7xi64>) outs(%{{.*}} : tensor<2x7x3xf32>)
-// CHECK: %[[COL:.+]] = linalg.index 2 : index
-// CHECK: %[[ROW:.+]] = arith.index_cast %{{.*}} : i64 to index
-// CHECK: tensor.extract %[[W]][%[[ROW]], %[[COL]]] : tensor<10x3xf32>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: %[[ROW:.+]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK-NEXT: %[[COL:.+]] = linalg.index 2 : index
+// CHECK-NEXT: tensor.extract %[[W]][%[[ROW]], %[[COL]]] : tensor<10x3xf32>
 func.func @embedding(%ids: tensor<2x7xi64>, %w: tensor<10x3xf32>) -> tensor<2x7x3xf32> {
   %0 = nn.embedding %ids, %w : (tensor<2x7xi64>, tensor<10x3xf32>) -> tensor<2x7x3xf32>
   return %0 : tensor<2x7x3xf32>

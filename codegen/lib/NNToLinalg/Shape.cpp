@@ -250,15 +250,17 @@ struct JoinLowering : public OpRewritePattern<OpTy> {
   }
 };
 
+/// The loop index `d` of the linalg.generic being built (linalg.index).
+using LoopIndex = function_ref<Value(int64_t d)>;
+
 /// A linalg.generic over `resultType` reading `indices` with `indexMap` and
-/// yielding source[coordinates], where `coordinates` maps the loop indices
-/// and the index read to the source's indices.
+/// yielding source[coordinates(loop, index)]: `index` is the index read
+/// (cast to `index`), `loop(d)` the loop index d (only the ones asked for
+/// are materialized).
 Value buildGather(
     OpBuilder &b, Location loc, RankedTensorType resultType, Value source,
     Value indices, AffineMap indexMap,
-    function_ref<SmallVector<Value>(OpBuilder &, Location, ArrayRef<Value>,
-                                    Value)>
-        coordinates) {
+    function_ref<SmallVector<Value>(LoopIndex loop, Value index)> coordinates) {
   int64_t rank = resultType.getRank();
   SmallVector<AffineMap> maps = {indexMap, b.getMultiDimIdentityMap(rank)};
   SmallVector<utils::IteratorType> iterators(rank,
@@ -268,13 +270,13 @@ Value buildGather(
   auto generic = b.create<linalg::GenericOp>(
       loc, resultType, indices, init, maps, iterators,
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        SmallVector<Value> loops;
-        for (int64_t d = 0; d < rank; ++d)
-          loops.push_back(nested.create<linalg::IndexOp>(nestedLoc, d));
         Value index = nested.create<arith::IndexCastOp>(
             nestedLoc, nested.getIndexType(), args[0]);
+        auto loop = [&](int64_t d) -> Value {
+          return nested.create<linalg::IndexOp>(nestedLoc, d);
+        };
         Value element = nested.create<tensor::ExtractOp>(
-            nestedLoc, source, coordinates(nested, nestedLoc, loops, index));
+            nestedLoc, source, coordinates(loop, index));
         nested.create<linalg::YieldOp>(nestedLoc, element);
       });
   return generic.getResult(0);
@@ -301,10 +303,10 @@ struct IndexSelectOpLowering : public OpRewritePattern<IndexSelectOp> {
     Value result = buildGather(
         rewriter, op.getLoc(), resultType, op.getInput(), op.getIndex(),
         indexMap,
-        [&](OpBuilder &, Location, ArrayRef<Value> loops, Value index) {
-          SmallVector<Value> at(loops);
-          if (rank > 0)
-            at[dim] = index;
+        [&](LoopIndex loop, Value index) {
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d)
+            at.push_back(d == dim ? index : loop(d));
           return at;
         });
     rewriter.replaceOp(op, result);
@@ -326,10 +328,10 @@ struct GatherOpLowering : public OpRewritePattern<GatherOp> {
     Value result = buildGather(
         rewriter, op.getLoc(), resultType, op.getInput(), op.getIndex(),
         rewriter.getMultiDimIdentityMap(rank),
-        [&](OpBuilder &, Location, ArrayRef<Value> loops, Value index) {
-          SmallVector<Value> at(loops);
-          if (rank > 0)
-            at[dim] = index;
+        [&](LoopIndex loop, Value index) {
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d)
+            at.push_back(d == dim ? index : loop(d));
           return at;
         });
     rewriter.replaceOp(op, result);
@@ -355,8 +357,8 @@ struct EmbeddingOpLowering : public OpRewritePattern<EmbeddingOp> {
     Value result = buildGather(
         rewriter, op.getLoc(), resultType, op.getWeight(), op.getIndices(),
         indexMap,
-        [&](OpBuilder &, Location, ArrayRef<Value> loops, Value index) {
-          return SmallVector<Value>{index, loops.back()};
+        [&](LoopIndex loop, Value index) {
+          return SmallVector<Value>{index, loop(rank - 1)};
         });
     rewriter.replaceOp(op, result);
     return success();
