@@ -88,6 +88,16 @@ public:
     return finish(op.getOperation(), capture);
   }
 
+  /// emit for ops with several results (nn.split): `resultGuesses` gives
+  /// their number; returns every result, in order.
+  template <typename OpTy, typename... Args>
+  std::vector<Tensor> emitAll(mlir::TypeRange resultGuesses, Args &&...args) {
+    DiagnosticCapture capture(impl_.context);
+    auto op = builder.create<OpTy>(location(), resultGuesses,
+                                   std::forward<Args>(args)...);
+    return finishAll(op.getOperation(), capture);
+  }
+
   void pushModule(const Module &module);
   void popModule();
   /// The dotted path of the module being called ("" at the root).
@@ -100,6 +110,9 @@ public:
 
 private:
   Tensor finish(mlir::Operation *op, const DiagnosticCapture &capture);
+  /// finish, returning every result.
+  std::vector<Tensor> finishAll(mlir::Operation *op,
+                                const DiagnosticCapture &capture);
   void declareState(Module &root);
 
   TracedModule::Impl &impl_;

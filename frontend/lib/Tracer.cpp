@@ -278,6 +278,15 @@ Tensor TraceContext::finish(mlir::Operation *op,
   return wrap(op->getResult(0));
 }
 
+std::vector<Tensor> TraceContext::finishAll(mlir::Operation *op,
+                                            const DiagnosticCapture &capture) {
+  finish(op, capture); // infers and verifies; throws on failure
+  std::vector<Tensor> results;
+  for (Value result : op->getResults())
+    results.push_back(wrap(result));
+  return results;
+}
+
 ModuleCallScope::ModuleCallScope(const Module &module)
     : pushed_(TraceContext::active() != nullptr) {
   if (pushed_)

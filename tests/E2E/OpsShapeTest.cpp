@@ -1,7 +1,9 @@
 //===- OpsShapeTest.cpp - shape ops against PyTorch goldens ---===//
 //
 // Each case mirrors the one of the same name in
-// tests/reference/ops/shape.py.
+// tests/reference/ops/shape.py. The layer cases build nn's layer, load the
+// weights the golden carries after the layer's input, trace the layer alone
+// (weights bound by name, not passed as inputs), compile and compare.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,9 +12,236 @@
 namespace nn::testing {
 namespace {
 
-// const OpCase kShapeCases[] = {...};
-// INSTANTIATE_TEST_SUITE_P(Shape, OpGoldenTest, ::testing::ValuesIn(kShapeCases),
-//                          caseName);
+/// A case whose computation is `fn` applied to the first input.
+template <typename Fn> auto unary(Fn fn) {
+  return [fn](const Inputs &in) { return Outputs{fn(in[0])}; };
+}
+
+const OpCase kShapeCases[] = {
+    // reshape / view
+    {"shape", "reshape_3x7_to_21", unary([](auto x) { return F::reshape(x, {-1}); })},
+    {"shape", "reshape_17_to_1x17x1", unary([](auto x) { return F::reshape(x, {1, 17, 1}); })},
+    {"shape", "reshape_2x3x4_to_4x6", unary([](auto x) { return F::reshape(x, {4, -1}); })},
+    {"shape", "view_6x1_to_2x3", unary([](auto x) { return F::view(x, {2, 3}); })},
+    {"shape", "reshape_scalar_to_1x1", unary([](auto x) { return F::reshape(x, {1, 1}); })},
+    {"shape", "reshape_1_to_scalar", unary([](auto x) { return F::reshape(x, {}); })},
+    {"shape", "reshape_i64", unary([](auto x) { return F::reshape(x, {7, 3}); })},
+    // flatten
+    {"shape", "flatten_2x3x4", unary([](auto x) { return F::flatten(x); })},
+    {"shape", "flatten_2x3x7x5_1_2", unary([](auto x) { return F::flatten(x, 1, 2); })},
+    {"shape", "flatten_scalar", unary([](auto x) { return F::flatten(x); })},
+    // permute / transpose
+    {"shape", "permute_2x3x4_201", unary([](auto x) { return F::permute(x, {2, 0, 1}); })},
+    {"shape", "permute_1x7x3x2_neg", unary([](auto x) { return F::permute(x, {0, -1, 1, 2}); })},
+    {"shape", "transpose_3x17", unary([](auto x) { return F::transpose(x, 0, 1); })},
+    {"shape", "transpose_2x3x7_neg", unary([](auto x) { return F::transpose(x, 0, -1); })},
+    {"shape", "transpose_i64", unary([](auto x) { return F::transpose(x, 1, 0); })},
+    // squeeze / unsqueeze
+    {"shape", "squeeze_1x3x1x7", unary([](auto x) { return F::squeeze(x); })},
+    {"shape", "squeeze_dim_1x3x1", unary([](auto x) { return F::squeeze(x, 2); })},
+    {"shape", "squeeze_dim_not_1", unary([](auto x) { return F::squeeze(F::squeeze(x, 1), 0); })},
+    {"shape", "squeeze_1x1_to_scalar", unary([](auto x) { return F::squeeze(x); })},
+    {"shape", "unsqueeze_3_dim0", unary([](auto x) { return F::unsqueeze(x, 0); })},
+    {"shape", "unsqueeze_3x7_neg", unary([](auto x) { return F::unsqueeze(x, -1); })},
+    {"shape", "unsqueeze_scalar", unary([](auto x) { return F::unsqueeze(x, 0); })},
+    // expand / broadcast_to
+    {"shape", "expand_1x3_to_4x3", unary([](auto x) { return F::expand(x, {4, 3}); })},
+    {"shape", "expand_3x1_to_2x3x7", unary([](auto x) { return F::expand(x, {2, -1, 7}); })},
+    {"shape", "broadcast_to_scalar_3x17", unary([](auto x) { return F::broadcast_to(x, {3, 17}); })},
+    // cat / stack
+    {"shape", "cat_dim0", [](const Inputs &in) { return Outputs{F::cat(in)}; }},
+    {"shape", "cat_dim_neg", [](const Inputs &in) { return Outputs{F::concat(in, -1)}; }},
+    {"shape", "cat_i64_3d", [](const Inputs &in) { return Outputs{F::cat(in, 1)}; }},
+    {"shape", "stack_7_dim0", [](const Inputs &in) { return Outputs{F::stack(in)}; }},
+    {"shape", "stack_2x3_dim_neg", [](const Inputs &in) { return Outputs{F::stack(in, -1)}; }},
+    {"shape", "stack_1_dim1", [](const Inputs &in) { return Outputs{F::stack(in, 1)}; }},
+    // split / chunk
+    {"shape", "split_size_7_by_3", [](const Inputs &in) { return F::split(in[0], 3); }},
+    {"shape", "split_sizes_3x17",
+     [](const Inputs &in) { return F::split(in[0], std::vector<int64_t>{2, 5, 10}, 1); }},
+    {"shape", "split_size_larger", [](const Inputs &in) { return F::split(in[0], 5, -1); }},
+    {"shape", "chunk_7_into_3", [](const Inputs &in) { return F::chunk(in[0], 3); }},
+    {"shape", "chunk_2x17_into_4", [](const Inputs &in) { return F::chunk(in[0], 4, -1); }},
+    {"shape", "chunk_3_into_5", [](const Inputs &in) { return F::chunk(in[0], 5); }},
+    // slice
+    {"shape", "slice_17_1_7_2", unary([](auto x) { return F::slice(x, 0, 1, 7, 2); })},
+    {"shape", "slice_3x7_neg_start", unary([](auto x) { return F::slice(x, 1, -3); })},
+    {"shape", "slice_3x7_clamped", unary([](auto x) { return F::slice(x, 1, 2, 100); })},
+    {"shape", "slice_17_step3",
+     unary([](auto x) { return F::slice(x, 0, std::nullopt, std::nullopt, 3); })},
+    {"shape", "slice_2x17x3_neg_end", unary([](auto x) { return F::slice(x, 1, -10, -1, 4); })},
+    // index_select / gather / embedding
+    {"shape", "index_select_5x3_dim0",
+     [](const Inputs &in) { return Outputs{F::index_select(in[0], 0, in[1])}; }},
+    {"shape", "index_select_3x17_dim_neg",
+     [](const Inputs &in) { return Outputs{F::index_select(in[0], -1, in[1])}; }},
+    {"shape", "index_select_1",
+     [](const Inputs &in) { return Outputs{F::index_select(in[0], 0, in[1])}; }},
+    {"shape", "index_select_scalar_index",
+     [](const Inputs &in) { return Outputs{F::index_select(in[0], 1, in[1])}; }},
+    {"shape", "gather_3x5_dim1",
+     [](const Inputs &in) { return Outputs{F::gather(in[0], 1, in[1])}; }},
+    {"shape", "gather_7x3_dim0_smaller",
+     [](const Inputs &in) { return Outputs{F::gather(in[0], 0, in[1])}; }},
+    {"shape", "gather_2x3x17_dim_neg",
+     [](const Inputs &in) { return Outputs{F::gather(in[0], -1, in[1])}; }},
+    {"shape", "embedding_2x7", [](const Inputs &in) { return Outputs{F::embedding(in[0], in[1])}; }},
+    {"shape", "embedding_1x17", [](const Inputs &in) { return Outputs{F::embedding(in[0], in[1])}; }},
+    {"shape", "embedding_scalar_id",
+     [](const Inputs &in) { return Outputs{F::embedding(in[0], in[1])}; }},
+};
+INSTANTIATE_TEST_SUITE_P(Shape, OpGoldenTest, ::testing::ValuesIn(kShapeCases),
+                         caseName);
+
+//===----------------------------------------------------------------------===//
+// Layers with PyTorch's weights
+//===----------------------------------------------------------------------===//
+
+/// embed → head with head.weight = embed.weight, as in tied language models;
+/// shape.py's TiedEmbeddingLM.
+struct TiedEmbeddingLMImpl : Module {
+  TiedEmbeddingLMImpl(int64_t vocab, int64_t dim) : Module("TiedEmbeddingLM") {
+    embed = register_module("embed", Embedding(vocab, dim));
+    head = register_module("head", Linear(dim, vocab));
+    head->weight = embed->weight;
+  }
+  Tensor forward(const Tensor &tokens) { return head(embed(tokens)); }
+  Embedding embed{nullptr};
+  Linear head{nullptr};
+};
+NN_MODULE(TiedEmbeddingLM);
+
+/// Loads golden `name`; input.0 is the layer's input, input.i (i >= 1) the
+/// weights stored under every name of keys[i-1] (several for a tied one).
+/// Loads them into `model` (strictly), traces it on input.0 alone, compiles
+/// and compares with output.0.
+template <typename Holder>
+void expectLayerMatches(const std::string &name, Holder model,
+                        const std::vector<std::vector<std::string>> &keys) {
+  auto golden = load_safetensors(std::string(NN_SOURCE_DIR) +
+                                 "/tests/reference/goldens/ops/shape/" + name +
+                                 ".safetensors");
+  ASSERT_TRUE(golden.ok()) << golden.status();
+  const auto &tensors = golden->tensors;
+  StateDict state;
+  for (size_t i = 0; i < keys.size(); ++i)
+    for (const std::string &key : keys[i])
+      state.insert(key, tensors.at("input." + std::to_string(i + 1)));
+  model->load_state_dict(state);
+  const Tensor &input = tensors.at("input.0");
+  auto artifact =
+      compile(trace(model, {TensorSpec(input.shape(), input.dtype())}));
+  auto outputs = artifact->run({input});
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  ASSERT_EQ(outputs->size(), 1u);
+  expectClose((*outputs)[0], tensors.at("output.0"), Tolerance(),
+              name + " output.0");
+}
+
+TEST(ShapeLayers, FlattenMatchesPyTorch) {
+  expectLayerMatches("layer_flatten", Flatten(), {});
+  expectLayerMatches("layer_flatten_0_1",
+                     Flatten(FlattenOptions().start_dim(0).end_dim(1)), {});
+}
+
+// Identity is compiled inside a model: a compiled forward that returns one
+// of its inputs unchanged crashes the CPU pipeline's
+// buffer-results-to-out-params{hoist-static-allocs} (MLIR 19), which
+// codegen/lib/Pipelines.cpp has to work around before Identity can be
+// compiled alone.
+TEST(ShapeLayers, IdentityMatchesPyTorch) {
+  expectLayerMatches("layer_identity_in_sequential",
+                     Sequential(Identity(), Flatten(FlattenOptions().start_dim(0))),
+                     {});
+}
+
+TEST(ShapeLayers, EmbeddingMatchesPyTorch) {
+  expectLayerMatches("layer_embedding_padding",
+                     Embedding(EmbeddingOptions(10, 3).padding_idx(0)),
+                     {{"weight"}});
+}
+
+TEST(ShapeLayers, TiedEmbeddingLMMatchesPyTorch) {
+  // The golden carries the embedding weight once; both names load it, and
+  // the tie (one tensor) survives load_state_dict.
+  TiedEmbeddingLM model(17, 8);
+  expectLayerMatches("tied_embedding_lm", model,
+                     {{"embed.weight", "head.weight"}, {"head.bias"}});
+  EXPECT_TRUE(model->head->weight.shares_storage(model->embed->weight));
+}
+
+//===----------------------------------------------------------------------===//
+// Trace-time errors of the functional API
+//===----------------------------------------------------------------------===//
+
+/// The nn::Error message of tracing `fn` on inputs of `shapes` (f32), or ""
+/// when tracing succeeds.
+std::string traceError(const std::vector<TensorSpec> &specs,
+                       const std::function<Outputs(const Inputs &)> &fn) {
+  Module root("Root");
+  try {
+    trace(root, specs, fn);
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ShapeFunctional, ShapeErrorsNameTheOpAndBothShapes) {
+  EXPECT_EQ(traceError({TensorSpec({2, 3}), TensorSpec({3, 4})},
+                       [](const Inputs &in) { return Outputs{F::cat(in, 1)}; }),
+            "<root>: cat: tensor 1 (3x4) does not match tensor 0 (2x3) "
+            "outside dimension 1");
+  EXPECT_EQ(traceError({TensorSpec({2, 3})},
+                       unary([](auto x) { return F::reshape(x, {4, -1}); })),
+            "<root>: reshape: shape [4, -1] is invalid for input 2x3 (6 "
+            "elements)");
+  EXPECT_EQ(traceError({TensorSpec({2, 3})},
+                       unary([](auto x) { return F::transpose(x, 0, 2); })),
+            "<root>: transpose: dim1 2 is out of range for input 2x3 "
+            "(expected -2 to 1)");
+}
+
+TEST(ShapeFunctional, SizesAndIndicesAreCheckedAsPyTorchDoes) {
+  EXPECT_EQ(traceError({TensorSpec({7})},
+                       [](const Inputs &in) { return F::split(in[0], 0); }),
+            "<root>: split: split_size must be positive, got 0 (input 7)");
+  EXPECT_EQ(traceError({TensorSpec({7})},
+                       [](const Inputs &in) { return F::chunk(in[0], 0); }),
+            "<root>: chunk: chunks must be positive, got 0 (input 7)");
+  EXPECT_EQ(traceError({TensorSpec({5, 3}), TensorSpec({5, 3})},
+                       [](const Inputs &in) {
+                         return Outputs{F::gather(in[0], 0, in[1])};
+                       }),
+            "<root>: gather: index must be an int64 tensor, got float32");
+  EXPECT_EQ(traceError({TensorSpec({4}, DType::i64), TensorSpec({10, 3})},
+                       [](const Inputs &in) {
+                         return Outputs{F::embedding(
+                             in[0], in[1],
+                             F::EmbeddingFuncOptions().padding_idx(10))};
+                       }),
+            "<root>: embedding: padding_idx 10 must be within num_embeddings "
+            "10 (weight 10x3)");
+  EXPECT_EQ(traceError({TensorSpec({3})},
+                       unary([](auto x) { return F::slice(x, 0, 0, 3, 0); })),
+            "<root>: slice: step must be positive, got 0 (input 3)");
+  EXPECT_EQ(traceError({}, [](const Inputs &) {
+              return Outputs{F::stack({})};
+            }),
+            "<root>: stack: expected a non-empty list of tensors");
+}
+
+TEST(ShapeFunctional, SplitAndChunkReturnEveryPiece) {
+  Module root("Root");
+  std::vector<Shape> shapes;
+  trace(root, {TensorSpec({2, 17})}, [&](const Inputs &in) {
+    Outputs pieces = F::chunk(in[0], 4, -1);
+    for (const Tensor &t : pieces)
+      shapes.push_back(t.shape());
+    return pieces;
+  });
+  EXPECT_EQ(shapes, (std::vector<Shape>{{2, 5}, {2, 5}, {2, 5}, {2, 2}}));
+}
 
 } // namespace
 } // namespace nn::testing
