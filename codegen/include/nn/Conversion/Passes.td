@@ -49,8 +49,13 @@ def ConvertNNToLinalgPass : Pass<"convert-nn-to-linalg", "::mlir::func::FuncOp">
     indexing maps; fused activations become the epilogue of the producer's
     loop nest. Fails, naming the op, on anything it cannot lower (for example
     training-mode dropout, which needs the random-number lowering).
+
+    Every function result ends up in a tensor of its own: a returned argument
+    or a value returned twice is copied (`bufferization.alloc_tensor
+    copy(...)`), since each result becomes a separate caller-owned output.
   }];
   let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::tensor::TensorDialect",
     "::mlir::arith::ArithDialect",
