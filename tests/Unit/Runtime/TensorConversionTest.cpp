@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nn/Runtime/Error.h"
+#include "nn/Runtime/Safetensors.h"
 #include "nn/Runtime/Tensor.h"
 
 #include "gmock/gmock.h"
@@ -166,6 +167,43 @@ TEST(RuntimeTensorToTest, ToBoolIsNonZero) {
   EXPECT_THAT(valuesOf(t.to(DType::boolean)), ElementsAre(0, 0, 1, 1));
   Tensor i = Tensor::from_vector<int32_t>({0, -3}, {2});
   EXPECT_THAT(valuesOf(i.to(DType::boolean)), ElementsAre(0, 1));
+}
+
+TEST(RuntimeTensorToTest, FloatCastsMatchPyTorchBitForBit) {
+  // tests/reference/generate_module_goldens.py wrote float32 and float64
+  // samples (edge cases and random values) with torch's casts of them.
+  auto file = load_safetensors(NN_SOURCE_DIR
+                               "/tests/reference/goldens/conversions/"
+                               "float_casts.safetensors");
+  ASSERT_TRUE(file.ok()) << file.status();
+  const StateDict &t = file->tensors;
+  struct Cast {
+    const char *source, *golden;
+    DType dtype;
+  };
+  for (Cast cast : {Cast{"f32", "f32_to_f16", DType::f16},
+                    Cast{"f32", "f32_to_bf16", DType::bf16},
+                    Cast{"f32", "f32_to_f64", DType::f64},
+                    Cast{"f64", "f64_to_f32", DType::f32},
+                    Cast{"f64", "f64_to_f16", DType::f16},
+                    Cast{"f64", "f64_to_bf16", DType::bf16}}) {
+    Tensor ours = t.at(cast.source).to(cast.dtype);
+    const Tensor &theirs = t.at(cast.golden);
+    ASSERT_EQ(ours.dtype(), theirs.dtype()) << cast.golden;
+    ASSERT_EQ(ours.numel(), theirs.numel()) << cast.golden;
+    size_t width = dtype_size(cast.dtype);
+    for (int64_t i = 0; i < ours.numel(); ++i)
+      ASSERT_EQ(std::memcmp(static_cast<const char *>(ours.raw_data()) +
+                                i * width,
+                            static_cast<const char *>(theirs.raw_data()) +
+                                i * width,
+                            width),
+                0)
+          << cast.golden << "[" << i << "]: "
+          << t.at(cast.source).item_as_double(i) << " gives "
+          << ours.item_as_double(i) << ", torch "
+          << theirs.item_as_double(i);
+  }
 }
 
 TEST(RuntimeTensorToTest, UndefinedTensorCannotBeConverted) {
