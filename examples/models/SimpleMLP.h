@@ -12,9 +12,9 @@
 
 namespace nn::models {
 
-class SimpleMLPImpl : public Module {
+class SimpleMLPImpl : public Cloneable<SimpleMLPImpl> {
 public:
-  SimpleMLPImpl() : Module("SimpleMLP") {
+  SimpleMLPImpl() : Cloneable("SimpleMLP") {
     fc1 = register_module("fc1", Linear(784, 256));
     fc2 = register_module("fc2", Linear(256, 256));
     fc3 = register_module("fc3", Linear(256, 10));

@@ -1,7 +1,8 @@
 //===- Module.cpp - The module tree ---------------------------------------===//
 //
-// Registration, traversal, state_dict and printing of nn::Module, following
-// torch.nn.Module's rules (see Module.h).
+// Registration, traversal, lookup, modes and printing of nn::Module,
+// following torch.nn.Module's rules (see Module.h). State (state_dict,
+// load_state_dict, to) is in ModuleState.cpp, deep copy in ModuleClone.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,167 +17,241 @@ namespace nn {
 Module::Module(std::string name) : name_(std::move(name)) {}
 Module::~Module() = default;
 
-void Module::check_new_name(const std::string &name, const char *kind) const {
+//===----------------------------------------------------------------------===//
+// Registration
+//===----------------------------------------------------------------------===//
+
+int Module::check_name(const std::string &name, const char *kind) const {
   if (name.empty())
-    throw Error(std::string(kind) + " name can't be empty");
+    throw Error(name_ + ": " + kind + " name can't be empty");
   if (name.find('.') != std::string::npos)
-    throw Error(std::string(kind) + " name can't contain \".\", got \"" +
+    throw Error(name_ + ": " + kind + " name can't contain \".\", got \"" +
                 name + "\"");
-  auto taken = [&](const auto &list) {
-    return std::any_of(list.begin(), list.end(),
-                       [&](const auto &item) { return item.name == name; });
+  auto indexIn = [&](const auto &list, auto nameOf) {
+    for (size_t i = 0; i < list.size(); ++i)
+      if (nameOf(list[i]) == name)
+        return static_cast<int>(i);
+    return -1;
   };
-  if (taken(parameters_) || taken(buffers_) ||
-      std::any_of(children_.begin(), children_.end(),
-                  [&](const auto &c) { return c.first == name; }))
-    throw Error("attribute \"" + name + "\" already exists in " + name_);
+  auto slotName = [](const TensorSlot &s) -> const std::string & {
+    return s.name;
+  };
+  auto childName = [](const NamedModule &c) -> const std::string & {
+    return c.first;
+  };
+  std::pair<const char *, int> taken[] = {
+      {"parameter", indexIn(parameters_, slotName)},
+      {"buffer", indexIn(buffers_, slotName)},
+      {"module", indexIn(children_, childName)}};
+  for (auto [takenKind, index] : taken) {
+    if (index < 0)
+      continue;
+    if (std::string(takenKind) == kind)
+      return index;
+    throw Error(name_ + ": can't register " + kind + " \"" + name +
+                "\": the name is taken by a " + takenKind);
+  }
+  return -1;
 }
 
-Tensor &Module::add_slot(std::vector<TensorSlot> &slots, std::string name,
-                         std::unique_ptr<Tensor> owned, Tensor *member,
-                         bool flag) {
+Tensor *Module::put_slot(std::vector<TensorSlot> &slots, const char *kind,
+                         std::string name, std::unique_ptr<Tensor> owned,
+                         Tensor *member, bool persistent) {
+  int existing = check_name(name, kind);
   TensorSlot slot;
   slot.name = std::move(name);
   slot.owned = std::move(owned);
   slot.tensor = slot.owned ? slot.owned.get() : member;
-  slot.flag = flag;
-  slots.push_back(std::move(slot));
-  return *slots.back().tensor;
+  slot.persistent = persistent;
+  // Registering a name again replaces the entry where it was, as assigning
+  // to a key of Python's _parameters / _buffers dict does.
+  if (existing >= 0)
+    slots[existing] = std::move(slot);
+  else
+    slots.push_back(std::move(slot));
+  return existing >= 0 ? slots[existing].tensor : slots.back().tensor;
 }
 
 Tensor &Module::register_parameter(std::string name, Tensor tensor,
                                    bool requires_grad) {
-  check_new_name(name, "parameter");
   if (!tensor.defined())
-    throw Error("parameter \"" + name + "\" is undefined; use "
-                "register_parameter(name, nullptr) for an empty slot");
-  return add_slot(parameters_, std::move(name),
-                  std::make_unique<Tensor>(std::move(tensor)), nullptr,
-                  requires_grad);
+    throw Error(name_ + ": parameter \"" + name + "\" is an undefined "
+                "tensor; use register_parameter(name, nullptr) for an empty "
+                "slot");
+  tensor.set_requires_grad(requires_grad);
+  return *put_slot(parameters_, "parameter", std::move(name),
+                   std::make_unique<Tensor>(std::move(tensor)), nullptr, true);
 }
 
 Tensor &Module::register_parameter(std::string name, Tensor *member,
                                    bool requires_grad) {
-  check_new_name(name, "parameter");
   if (!member)
-    throw Error("parameter \"" + name + "\": the member pointer is null");
-  return add_slot(parameters_, std::move(name), nullptr, member, requires_grad);
+    throw Error(name_ + ": parameter \"" + name +
+                "\": the member pointer is null");
+  if (member->defined())
+    member->set_requires_grad(requires_grad);
+  return *put_slot(parameters_, "parameter", std::move(name), nullptr, member,
+                   true);
 }
 
 void Module::register_parameter(std::string name, std::nullptr_t) {
-  check_new_name(name, "parameter");
-  TensorSlot slot;
-  slot.name = std::move(name);
-  parameters_.push_back(std::move(slot));
+  put_slot(parameters_, "parameter", std::move(name), nullptr, nullptr, true);
 }
 
 Tensor &Module::register_buffer(std::string name, Tensor tensor,
                                 bool persistent) {
-  check_new_name(name, "buffer");
-  return add_slot(buffers_, std::move(name),
-                  std::make_unique<Tensor>(std::move(tensor)), nullptr,
-                  persistent);
+  if (!tensor.defined())
+    throw Error(name_ + ": buffer \"" + name + "\" is an undefined tensor; "
+                "use register_buffer(name, nullptr) for an empty slot");
+  return *put_slot(buffers_, "buffer", std::move(name),
+                   std::make_unique<Tensor>(std::move(tensor)), nullptr,
+                   persistent);
 }
 
 Tensor &Module::register_buffer(std::string name, Tensor *member,
                                 bool persistent) {
-  check_new_name(name, "buffer");
   if (!member)
-    throw Error("buffer \"" + name + "\": the member pointer is null");
-  return add_slot(buffers_, std::move(name), nullptr, member, persistent);
+    throw Error(name_ + ": buffer \"" + name +
+                "\": the member pointer is null");
+  return *put_slot(buffers_, "buffer", std::move(name), nullptr, member,
+                   persistent);
+}
+
+void Module::register_buffer(std::string name, std::nullptr_t) {
+  put_slot(buffers_, "buffer", std::move(name), nullptr, nullptr, true);
 }
 
 void Module::add_child(std::string name, std::shared_ptr<Module> module) {
-  check_new_name(name, "module");
+  int existing = check_name(name, "module");
   if (!module)
-    throw Error("submodule \"" + name + "\" is empty");
-  children_.emplace_back(std::move(name), std::move(module));
+    throw Error(name_ + ": submodule \"" + name + "\" is an empty module "
+                "(nullptr)");
+  // A module that contains this one would make the tree a cycle.
+  std::vector<const Module *> stack = {module.get()};
+  std::unordered_set<const Module *> seen;
+  while (!stack.empty()) {
+    const Module *m = stack.back();
+    stack.pop_back();
+    if (m == this)
+      throw Error(name_ + ": can't register module \"" + name + "\": it " +
+                  (module.get() == this ? "is" : "contains") +
+                  " this module, and a module tree can't contain itself");
+    if (!seen.insert(m).second)
+      continue;
+    for (const auto &[childName, child] : m->children_)
+      stack.push_back(child.get());
+  }
+  if (existing >= 0)
+    children_[existing].second = std::move(module);
+  else
+    children_.emplace_back(std::move(name), std::move(module));
 }
 
-/// Visits (dotted name, tensor, slot) for every set slot of the tree, this
-/// module's first, then each child's in registration order.
+//===----------------------------------------------------------------------===//
+// Traversal
+//===----------------------------------------------------------------------===//
+
+/// Visits (dotted name, tensor) for every set slot of the tree, this
+/// module's first, then each child's in registration order, every path.
 template <typename Visit>
-void Module::visit_tensors(bool buffers, bool recurse, const std::string &prefix,
-                           Visit &&visit) const {
+void Module::visit_tensors(bool buffers, bool recurse,
+                           const std::string &prefix, Visit &&visit) const {
   for (const TensorSlot &slot : buffers ? buffers_ : parameters_)
     if (slot.tensor && slot.tensor->defined())
-      visit(prefix + slot.name, *slot.tensor, slot);
+      visit(prefix + slot.name, *slot.tensor);
   if (!recurse)
     return;
   for (const auto &[name, child] : children_)
     child->visit_tensors(buffers, recurse, prefix + name + ".", visit);
 }
 
-/// PyTorch de-duplicates named_parameters/named_buffers by tensor identity; a
-/// shared storage is our identity.
-static bool firstSighting(std::unordered_set<const void *> &seen,
-                          const Tensor &tensor) {
-  return seen.insert(tensor.storage().get()).second;
+/// A tensor's identity for de-duplication: its storage (what ties share),
+/// or the slot for a symbolic tensor, which has none.
+static const void *identityOf(const Tensor &tensor) {
+  return tensor.storage() ? static_cast<const void *>(tensor.storage().get())
+                          : static_cast<const void *>(&tensor);
 }
 
-std::vector<std::pair<std::string, Tensor>>
-Module::named_tensors(bool buffers, bool recurse) const {
-  std::vector<std::pair<std::string, Tensor>> result;
+std::vector<Module::NamedTensor>
+Module::named_tensors(bool buffers, const std::string &prefix,
+                      bool recurse) const {
+  std::vector<NamedTensor> result;
   std::unordered_set<const void *> seen;
-  visit_tensors(buffers, recurse, "",
-                [&](const std::string &name, const Tensor &t, const auto &) {
-                  if (firstSighting(seen, t))
+  visit_tensors(buffers, recurse, prefix.empty() ? prefix : prefix + ".",
+                [&](const std::string &name, const Tensor &t) {
+                  if (seen.insert(identityOf(t)).second)
                     result.emplace_back(name, t);
                 });
   return result;
 }
 
 static std::vector<Tensor>
-tensorsOf(std::vector<std::pair<std::string, Tensor>> named) {
+tensorsOf(std::vector<Module::NamedTensor> named) {
   std::vector<Tensor> result;
+  result.reserve(named.size());
   for (auto &[name, t] : named)
     result.push_back(std::move(t));
   return result;
 }
 
-std::vector<std::pair<std::string, Tensor>>
+std::vector<Module::NamedTensor>
 Module::named_parameters(bool recurse) const {
-  return named_tensors(/*buffers=*/false, recurse);
+  return named_tensors(/*buffers=*/false, "", recurse);
+}
+
+std::vector<Module::NamedTensor>
+Module::named_parameters(const std::string &prefix, bool recurse) const {
+  return named_tensors(/*buffers=*/false, prefix, recurse);
 }
 
 std::vector<Tensor> Module::parameters(bool recurse) const {
   return tensorsOf(named_parameters(recurse));
 }
 
-std::vector<std::pair<std::string, Tensor>>
-Module::named_buffers(bool recurse) const {
-  return named_tensors(/*buffers=*/true, recurse);
+std::vector<Module::NamedTensor> Module::named_buffers(bool recurse) const {
+  return named_tensors(/*buffers=*/true, "", recurse);
+}
+
+std::vector<Module::NamedTensor>
+Module::named_buffers(const std::string &prefix, bool recurse) const {
+  return named_tensors(/*buffers=*/true, prefix, recurse);
 }
 
 std::vector<Tensor> Module::buffers(bool recurse) const {
   return tensorsOf(named_buffers(recurse));
 }
 
-std::vector<std::pair<std::string, std::shared_ptr<Module>>>
-Module::named_children() const {
-  return children_;
+std::vector<Module::NamedModule> Module::named_children() const {
+  std::vector<NamedModule> result;
+  std::unordered_set<const Module *> seen;
+  for (const auto &[name, child] : children_)
+    if (seen.insert(child.get()).second)
+      result.emplace_back(name, child);
+  return result;
 }
 
 std::vector<std::shared_ptr<Module>> Module::children() const {
   std::vector<std::shared_ptr<Module>> result;
-  for (auto &[name, child] : children_)
-    result.push_back(child);
+  for (auto &[name, child] : named_children())
+    result.push_back(std::move(child));
   return result;
 }
 
-std::vector<std::pair<std::string, std::shared_ptr<Module>>>
+/// `module` as a shared_ptr: its owner's when a shared_ptr owns it, a
+/// non-owning one for a module on the stack.
+static std::shared_ptr<Module> sharedOf(Module &module) {
+  std::shared_ptr<Module> owned = module.weak_from_this().lock();
+  return owned ? owned : std::shared_ptr<Module>(std::shared_ptr<Module>(),
+                                                 &module);
+}
+
+std::vector<Module::NamedModule>
 Module::named_modules(const std::string &prefix) {
-  // A root that no shared_ptr owns (a module on the stack) is listed through
-  // a non-owning pointer.
-  std::shared_ptr<Module> root = weak_from_this().lock();
-  if (!root)
-    root = std::shared_ptr<Module>(std::shared_ptr<Module>(), this);
-  std::vector<std::pair<std::string, std::shared_ptr<Module>>> result;
+  std::vector<NamedModule> result;
   std::unordered_set<const Module *> seen;
   // Depth-first, pre-order, as torch.nn.Module.named_modules; an explicit
   // stack keeps deep trees off the call stack.
-  std::vector<std::pair<std::string, std::shared_ptr<Module>>> stack = {
-      {prefix, root}};
+  std::vector<NamedModule> stack = {{prefix, sharedOf(*this)}};
   while (!stack.empty()) {
     auto [path, module] = std::move(stack.back());
     stack.pop_back();
@@ -194,131 +269,201 @@ Module::named_modules(const std::string &prefix) {
 std::vector<std::shared_ptr<Module>> Module::modules() {
   std::vector<std::shared_ptr<Module>> result;
   for (auto &[name, module] : named_modules())
-    result.push_back(module);
+    result.push_back(std::move(module));
   return result;
 }
 
+//===----------------------------------------------------------------------===//
+// Lookup
+//===----------------------------------------------------------------------===//
+
+std::shared_ptr<Module> Module::walk_path(std::shared_ptr<Module> root,
+                                          const std::string &path,
+                                          const char *function,
+                                          const std::string &target) {
+  std::shared_ptr<Module> module = std::move(root);
+  std::string walked;
+  size_t begin = 0;
+  while (!path.empty()) {
+    size_t end = path.find('.', begin);
+    std::string item = path.substr(begin, end - begin);
+    std::shared_ptr<Module> next = module->child_named(item);
+    if (!next)
+      throw Error(std::string(function) + "(\"" + target + "\"): " +
+                  (walked.empty() ? module->name()
+                                  : module->name() + " at \"" + walked + "\"") +
+                  " has no submodule \"" + item + "\"");
+    module = std::move(next);
+    walked += (walked.empty() ? "" : ".") + item;
+    if (end == std::string::npos)
+      break;
+    begin = end + 1;
+  }
+  return module;
+}
+
+std::shared_ptr<Module> Module::child_named(const std::string &name) const {
+  for (const auto &[childName, child] : children_)
+    if (childName == name)
+      return child;
+  return nullptr;
+}
+
+std::shared_ptr<Module> Module::get_submodule(const std::string &target) {
+  return walk_path(sharedOf(*this), target, "get_submodule", target);
+}
+
+const Module::TensorSlot *
+Module::find_slot(const std::vector<TensorSlot> &slots,
+                  const std::string &name) const {
+  for (const TensorSlot &slot : slots)
+    if (slot.name == name)
+      return &slot;
+  return nullptr;
+}
+
+Tensor &Module::get_tensor(const std::string &target, bool buffer) {
+  const char *kind = buffer ? "buffer" : "parameter";
+  const char *function = buffer ? "get_buffer" : "get_parameter";
+  size_t dot = target.rfind('.');
+  std::string path = dot == std::string::npos ? "" : target.substr(0, dot);
+  std::string name = target.substr(dot == std::string::npos ? 0 : dot + 1);
+  std::shared_ptr<Module> owner = walk_path(sharedOf(*this), path, function,
+                                           target);
+  const TensorSlot *slot =
+      find_slot(buffer ? owner->buffers_ : owner->parameters_, name);
+  std::string where = path.empty() ? owner->name_
+                                   : owner->name_ + " at \"" + path + "\"";
+  if (!slot)
+    throw Error(std::string(function) + "(\"" + target + "\"): " + where +
+                " has no " + kind + " \"" + name + "\"");
+  if (!slot->tensor || !slot->tensor->defined())
+    throw Error(std::string(function) + "(\"" + target + "\"): the " + kind +
+                " \"" + name + "\" of " + where + " is an empty slot");
+  return *slot->tensor;
+}
+
+Tensor &Module::get_parameter(const std::string &target) {
+  return get_tensor(target, /*buffer=*/false);
+}
+
+Tensor &Module::get_buffer(const std::string &target) {
+  return get_tensor(target, /*buffer=*/true);
+}
+
 bool Module::has_parameter(const std::string &name) const {
-  return std::any_of(parameters_.begin(), parameters_.end(),
-                     [&](const TensorSlot &s) { return s.name == name; });
+  return find_slot(parameters_, name) != nullptr;
+}
+
+bool Module::has_buffer(const std::string &name) const {
+  return find_slot(buffers_, name) != nullptr;
 }
 
 bool Module::requires_grad(const std::string &name) const {
-  for (const TensorSlot &slot : parameters_)
-    if (slot.name == name)
-      return slot.flag;
+  if (const TensorSlot *slot = find_slot(parameters_, name))
+    return slot->tensor && slot->tensor->requires_grad();
   throw Error(name_ + " has no parameter \"" + name + "\"");
 }
 
 bool Module::is_persistent_buffer(const std::string &name) const {
-  for (const TensorSlot &slot : buffers_)
-    if (slot.name == name)
-      return slot.flag;
+  if (const TensorSlot *slot = find_slot(buffers_, name))
+    return slot->persistent;
   throw Error(name_ + " has no buffer \"" + name + "\"");
 }
 
-StateDict Module::state_dict() const {
-  StateDict result;
-  // Parameters then persistent buffers per module, recursively, as
-  // torch.nn.Module._save_to_state_dict orders them.
-  struct Walker {
-    StateDict &out;
-    void walk(const Module &m, const std::string &prefix) {
-      for (const TensorSlot &slot : m.parameters_)
-        if (slot.tensor && slot.tensor->defined())
-          out.insert(prefix + slot.name, *slot.tensor);
-      for (const TensorSlot &slot : m.buffers_)
-        if (slot.tensor && slot.tensor->defined() && slot.flag)
-          out.insert(prefix + slot.name, *slot.tensor);
-      for (const auto &[name, child] : m.children_)
-        walk(*child, prefix + name + ".");
-    }
-  };
-  Walker{result}.walk(*this, "");
-  return result;
+//===----------------------------------------------------------------------===//
+// Gradients and modes
+//===----------------------------------------------------------------------===//
+
+Module &Module::requires_grad_(bool requires_grad) {
+  for (Tensor &p : parameters())
+    p.set_requires_grad(requires_grad);
+  return *this;
 }
 
-LoadResult Module::load_state_dict(const StateDict &state, bool strict) {
-  StateDict own = state_dict();
-  LoadResult result;
-  std::vector<std::string> mismatched;
-  for (const auto &[name, tensor] : own) {
-    const Tensor *source = state.find(name);
-    if (!source)
-      result.missing_keys.push_back(name);
-    else if (source->shape() != tensor.shape() ||
-             source->dtype() != tensor.dtype())
-      mismatched.push_back(name + ": copying a param with shape " +
-                           shape_str(source->shape()) + " (" +
-                           std::string(dtype_name(source->dtype())) +
-                           ") from checkpoint, the shape in current model is " +
-                           shape_str(tensor.shape()) + " (" +
-                           std::string(dtype_name(tensor.dtype())) + ")");
+void Module::zero_grad(bool set_to_none) {
+  for (Tensor &p : parameters()) {
+    Tensor grad = p.grad();
+    if (!grad.defined())
+      continue;
+    if (set_to_none)
+      p.set_grad(Tensor());
+    else if (size_t n = grad.nbytes())
+      std::fill_n(static_cast<unsigned char *>(grad.raw_data()), n, 0);
   }
-  for (const auto &[name, tensor] : state)
-    if (!own.contains(name))
-      result.unexpected_keys.push_back(name);
-
-  if (!mismatched.empty() ||
-      (strict && (!result.missing_keys.empty() ||
-                  !result.unexpected_keys.empty()))) {
-    std::ostringstream os;
-    os << "Error(s) in loading state_dict for " << name_ << ":";
-    auto list = [&](const char *what, const std::vector<std::string> &keys) {
-      if (keys.empty())
-        return;
-      os << "\n\t" << what << ": ";
-      for (size_t i = 0; i < keys.size(); ++i)
-        os << (i ? ", " : "") << '"' << keys[i] << '"';
-      os << ".";
-    };
-    if (strict) {
-      list("Missing key(s) in state_dict", result.missing_keys);
-      list("Unexpected key(s) in state_dict", result.unexpected_keys);
-    }
-    for (const std::string &m : mismatched)
-      os << "\n\tsize mismatch for " << m << ".";
-    throw Error(os.str());
-  }
-  // Copy into the existing storages so ties and bound artifacts see it.
-  for (const auto &[name, tensor] : own)
-    if (const Tensor *source = state.find(name))
-      const_cast<Tensor &>(tensor).copy_(*source);
-  return result;
 }
 
 Module &Module::train(bool on) {
   training_ = on;
-  for (auto &[name, child] : children_)
+  for (auto &child : children())
     child->train(on);
   return *this;
 }
 
 Module &Module::apply(const std::function<void(Module &)> &fn) {
-  for (auto &[name, child] : children_)
+  for (auto &child : children())
     child->apply(fn);
   fn(*this);
   return *this;
 }
 
-void Module::print_tree(std::ostream &os, int indent) const {
-  os << name_ << "(";
-  std::string extra = extra_repr();
-  if (children_.empty()) {
-    os << extra << ")";
-    return;
-  }
-  std::string pad(indent + 2, ' ');
-  if (!extra.empty())
-    os << "\n" << pad << extra;
-  for (const auto &[name, child] : children_) {
-    os << "\n" << pad << "(" << name << "): ";
-    child->print_tree(os, indent + 2);
-  }
-  os << "\n" << std::string(indent, ' ') << ")";
+std::shared_ptr<Module> Module::clone() const {
+  throw Error("clone() is not implemented for " + name_ +
+              ": derive its class from nn::Cloneable<Class> instead of "
+              "nn::Module");
 }
 
-void Module::pretty_print(std::ostream &os) const { print_tree(os, 0); }
+//===----------------------------------------------------------------------===//
+// Printing
+//===----------------------------------------------------------------------===//
+
+static std::vector<std::string> splitLines(const std::string &text) {
+  std::vector<std::string> lines;
+  size_t begin = 0;
+  while (true) {
+    size_t end = text.find('\n', begin);
+    lines.push_back(text.substr(begin, end - begin));
+    if (end == std::string::npos)
+      return lines;
+    begin = end + 1;
+  }
+}
+
+/// Indents every line but the first, as torch.nn.modules.module._addindent.
+static std::string addIndent(const std::string &text, int spaces) {
+  std::string result;
+  std::string pad(spaces, ' ');
+  for (char c : text) {
+    result += c;
+    if (c == '\n')
+      result += pad;
+  }
+  return result;
+}
+
+void Module::pretty_print(std::ostream &os) const {
+  // torch.nn.Module.__repr__: the extra_repr lines, then "(name): child"
+  // lines, all indented by two; a lone extra_repr line stays inline.
+  std::vector<std::string> lines;
+  std::string extra = extra_repr();
+  if (!extra.empty())
+    lines = splitLines(extra);
+  size_t extraLines = lines.size();
+  for (const auto &[name, child] : children_) {
+    std::ostringstream childRepr;
+    child->pretty_print(childRepr);
+    lines.push_back("(" + name + "): " + addIndent(childRepr.str(), 2));
+  }
+  os << name_ << "(";
+  if (extraLines == 1 && lines.size() == 1) {
+    os << lines[0];
+  } else if (!lines.empty()) {
+    for (const std::string &line : lines)
+      os << "\n  " << line;
+    os << "\n";
+  }
+  os << ")";
+}
 
 std::ostream &operator<<(std::ostream &os, const Module &module) {
   module.pretty_print(os);

@@ -11,6 +11,11 @@
 
 namespace nn {
 
+bool is_floating_point(DType dtype) {
+  return dtype == DType::f32 || dtype == DType::f64 || dtype == DType::f16 ||
+         dtype == DType::bf16;
+}
+
 size_t dtype_size(DType dtype) {
   switch (dtype) {
   case DType::f32:

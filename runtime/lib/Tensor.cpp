@@ -2,7 +2,8 @@
 //
 // Storage is a 64-byte-aligned, zero-filled block of bytes (a zero-byte
 // Storage still has a valid, aligned data pointer). A Tensor is a view of a
-// whole Storage: contiguous, row-major, no offset or strides. Every misuse
+// whole Storage: contiguous, row-major, no offset or strides, plus the
+// gradient slot (AutogradMeta) its copies share. Every misuse
 // (wrong dtype, mismatched shapes, a symbolic tensor where data is needed)
 // throws nn::Error with a message that names what was expected and what was
 // found.
@@ -13,10 +14,13 @@
 #include "nn/Runtime/Error.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
+#include <type_traits>
 
 namespace nn {
 
@@ -56,7 +60,122 @@ template <typename T> T load(const unsigned char *p) {
   return value;
 }
 
+/// Writes one T at `p` without assuming alignment.
+template <typename T> void store(unsigned char *p, T value) {
+  std::memcpy(p, &value, sizeof(T));
+}
+
+uint32_t floatBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+/// IEEE binary16 bits of `value`, rounded to nearest even (c10::Half's
+/// conversion): overflow gives infinity, NaN a quiet NaN of the same sign.
+uint16_t floatToHalfBits(float value) {
+  uint32_t bits = floatBits(value);
+  uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  uint32_t magnitude = bits & 0x7fffffff;
+  if (magnitude > 0x7f800000) // NaN
+    return sign | 0x7e00;
+  if (magnitude >= 0x477ff000) // >= 65520 rounds to infinity
+    return sign | 0x7c00;
+  uint32_t exponent = magnitude >> 23; // biased by 127
+  if (exponent < 113) {
+    // Below 2^-14: a half subnormal, in units of 2^-24. The float's value is
+    // mantissa * 2^(exponent - 150) (float subnormals are far below 2^-25).
+    if (exponent == 0)
+      return sign;
+    uint32_t mantissa = (magnitude & 0x7fffff) | 0x800000;
+    uint32_t shift = 126 - exponent; // >= 14
+    if (shift > 24)
+      return sign; // below half of 2^-24
+    uint32_t result = mantissa >> shift;
+    uint32_t rest = mantissa & ((1u << shift) - 1);
+    uint32_t halfway = 1u << (shift - 1);
+    if (rest > halfway || (rest == halfway && (result & 1)))
+      ++result; // may carry into the smallest normal, which is correct
+    return sign | static_cast<uint16_t>(result);
+  }
+  uint32_t result = ((exponent - 112) << 10) | ((magnitude >> 13) & 0x3ff);
+  uint32_t rest = magnitude & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (result & 1)))
+    ++result; // a carry moves to the next binade (or to infinity)
+  return sign | static_cast<uint16_t>(result);
+}
+
+/// bfloat16 bits of `value`, rounded to nearest even (c10::BFloat16's
+/// conversion); NaN becomes 0x7fc0.
+uint16_t floatToBFloat16Bits(float value) {
+  if (std::isnan(value))
+    return 0x7fc0;
+  uint32_t bits = floatBits(value);
+  uint32_t roundingBias = ((bits >> 16) & 1) + 0x7fff;
+  return static_cast<uint16_t>((bits + roundingBias) >> 16);
+}
+
+/// One element on its way through Tensor::to: a double for floating-point
+/// sources (exact for every one of them), an int64 for the others.
+struct Element {
+  bool isFloat;
+  double real;
+  int64_t integer;
+};
+
+Element readElement(const unsigned char *p, DType dtype) {
+  switch (dtype) {
+  case DType::f32:
+    return {true, load<float>(p), 0};
+  case DType::f64:
+    return {true, load<double>(p), 0};
+  case DType::f16:
+    return {true, halfToDouble(load<uint16_t>(p)), 0};
+  case DType::bf16:
+    return {true, bfloat16ToDouble(load<uint16_t>(p)), 0};
+  case DType::i64:
+    return {false, 0, load<int64_t>(p)};
+  case DType::i32:
+    return {false, 0, load<int32_t>(p)};
+  case DType::i8:
+    return {false, 0, load<int8_t>(p)};
+  case DType::u8:
+    return {false, 0, load<uint8_t>(p)};
+  case DType::boolean:
+    return {false, 0, load<uint8_t>(p) != 0};
+  }
+  return {false, 0, 0};
+}
+
+/// The integer a floating-point element converts to (truncated toward
+/// zero), or nullopt when T cannot hold it.
+template <typename T> std::optional<T> truncateTo(double value) {
+  if (!std::isfinite(value))
+    return std::nullopt;
+  double truncated = std::trunc(value);
+  // Both bounds are exact doubles: -2^(n-1) and 2^(n-1) for signed types.
+  double low = static_cast<double>(std::numeric_limits<T>::min());
+  double high = -2.0 * static_cast<double>(std::numeric_limits<T>::min() / 2);
+  if constexpr (std::is_unsigned_v<T>)
+    high = static_cast<double>(std::numeric_limits<T>::max()) + 1.0;
+  if (truncated < low || truncated >= high)
+    return std::nullopt;
+  return static_cast<T>(truncated);
+}
+
+/// float for an element bound for float32/float16/bfloat16: a single
+/// rounding for float64 (and int) sources, exact for the others.
+float toFloat(const Element &e) {
+  return e.isFloat ? static_cast<float>(e.real) : static_cast<float>(e.integer);
+}
+
 } // namespace
+
+/// The gradient slot behind Tensor::requires_grad and Tensor::grad.
+struct AutogradMeta {
+  bool requires_grad = false;
+  Tensor grad;
+};
 
 std::string shape_str(const Shape &shape) {
   if (shape.empty())
@@ -125,6 +244,7 @@ Tensor Tensor::zeros(Shape shape, DType dtype) {
   t.shape_ = std::move(shape);
   t.dtype_ = dtype;
   t.storage_ = Storage::allocate(nbytes);
+  t.autograd_ = std::make_shared<AutogradMeta>();
   return t;
 }
 
@@ -229,6 +349,109 @@ double Tensor::item_as_double(int64_t flat_index) const {
     return load<uint8_t>(p) != 0 ? 1.0 : 0.0;
   }
   return 0.0;
+}
+
+Tensor Tensor::to(DType dtype) const {
+  if (!defined_)
+    throw Error(std::string("to(") + std::string(dtype_name(dtype)) +
+                ") of an undefined tensor");
+  if (dtype == dtype_)
+    return *this;
+  if (!storage_)
+    throw Error(std::string("to(") + std::string(dtype_name(dtype)) +
+                ") of a symbolic tensor " + to_string() +
+                ": it has no data while tracing");
+  Tensor result = zeros(shape_, dtype);
+  int64_t count = numel();
+  const auto *in = static_cast<const unsigned char *>(raw_data());
+  auto *out = static_cast<unsigned char *>(result.raw_data());
+  size_t inSize = dtype_size(dtype_), outSize = dtype_size(dtype);
+  for (int64_t i = 0; i < count; ++i) {
+    Element e = readElement(in + i * inSize, dtype_);
+    unsigned char *p = out + i * outSize;
+    auto integer = [&]<typename T>(T *) {
+      if (!e.isFloat) {
+        store<T>(p, static_cast<T>(e.integer));
+        return;
+      }
+      std::optional<T> value = truncateTo<T>(e.real);
+      if (!value) {
+        char text[32];
+        std::snprintf(text, sizeof(text), "%.17g", e.real);
+        throw Error(std::string("to(") + std::string(dtype_name(dtype)) +
+                    "): element " + std::to_string(i) + " of " + to_string() +
+                    " is " + text + ", which " +
+                    std::string(dtype_name(dtype)) + " cannot hold");
+      }
+      store<T>(p, *value);
+    };
+    switch (dtype) {
+    case DType::f32:
+      store<float>(p, toFloat(e));
+      break;
+    case DType::f64:
+      store<double>(p, e.isFloat ? e.real : static_cast<double>(e.integer));
+      break;
+    case DType::f16:
+      store<uint16_t>(p, floatToHalfBits(toFloat(e)));
+      break;
+    case DType::bf16:
+      store<uint16_t>(p, floatToBFloat16Bits(toFloat(e)));
+      break;
+    case DType::i64:
+      integer(static_cast<int64_t *>(nullptr));
+      break;
+    case DType::i32:
+      integer(static_cast<int32_t *>(nullptr));
+      break;
+    case DType::i8:
+      integer(static_cast<int8_t *>(nullptr));
+      break;
+    case DType::u8:
+      integer(static_cast<uint8_t *>(nullptr));
+      break;
+    case DType::boolean:
+      store<uint8_t>(p, e.isFloat ? e.real != 0.0 : e.integer != 0);
+      break;
+    }
+  }
+  return result;
+}
+
+AutogradMeta &Tensor::autograd_meta(const char *what) {
+  if (!defined_)
+    throw Error(std::string(what) + " on an undefined tensor");
+  // Symbolic tensors get a slot on first use; tensors with storage have
+  // one from the start, so every copy shares it.
+  if (!autograd_)
+    autograd_ = std::make_shared<AutogradMeta>();
+  return *autograd_;
+}
+
+bool Tensor::requires_grad() const {
+  return autograd_ && autograd_->requires_grad;
+}
+
+Tensor &Tensor::set_requires_grad(bool requires_grad) {
+  AutogradMeta &meta = autograd_meta("set_requires_grad");
+  if (requires_grad && !is_floating_point(dtype_))
+    throw Error("set_requires_grad: only tensors of floating point dtype can "
+                "require gradients, got " + to_string());
+  meta.requires_grad = requires_grad;
+  return *this;
+}
+
+const Tensor &Tensor::grad() const {
+  static const Tensor none;
+  return autograd_ ? autograd_->grad : none;
+}
+
+void Tensor::set_grad(Tensor grad) {
+  AutogradMeta &meta = autograd_meta("set_grad");
+  if (grad.defined() && (grad.shape_ != shape_ || grad.dtype_ != dtype_))
+    throw Error("set_grad: the gradient " + grad.to_string() +
+                " must have the shape and dtype of " + to_string());
+  meta.grad = std::move(grad);
 }
 
 std::string Tensor::to_string() const {

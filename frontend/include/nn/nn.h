@@ -10,6 +10,7 @@
 #include "nn/Compile.h"
 #include "nn/Frontend/Module.h"
 #include "nn/Frontend/ModuleHolder.h"
+#include "nn/Frontend/Serialize.h"
 #include "nn/Functional.h"
 #include "nn/Init.h"
 #include "nn/Modules/Activation.h"

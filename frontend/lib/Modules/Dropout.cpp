@@ -9,7 +9,7 @@
 namespace nn {
 
 DropoutImpl::DropoutImpl(const DropoutOptions &options_)
-    : Module("Dropout"), options(options_) {
+    : Cloneable("Dropout"), options(options_) {
   if (options.p() < 0.0 || options.p() > 1.0)
     throw Error("dropout probability has to be between 0 and 1, but got " +
                 std::to_string(options.p()));

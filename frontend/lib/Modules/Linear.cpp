@@ -10,7 +10,7 @@
 namespace nn {
 
 LinearImpl::LinearImpl(const LinearOptions &options_)
-    : Module("Linear"), options(options_) {
+    : Cloneable("Linear"), options(options_) {
   weight = Tensor::zeros({options.out_features(), options.in_features()});
   register_parameter("weight", &weight);
   if (options.bias()) {

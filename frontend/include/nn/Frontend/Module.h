@@ -2,35 +2,51 @@
 //
 // nn::Module is torch.nn.Module in C++: parameters, buffers and submodules
 // registered by name, traversed in registration order with dotted names,
-// state_dict() / load_state_dict(), train() / eval(). The spelling is
-// libtorch's (torch::nn::Module); where libtorch and Python differ, Python's
-// semantics hold:
+// state_dict() / load_state_dict(), train() / eval(), to(dtype), clone().
+// The spelling is libtorch's (torch::nn::Module); where libtorch and Python
+// differ, Python's semantics hold:
 //
-//  * register_parameter(name, nullptr) keeps an empty slot (bias=False).
+//  * register_parameter(name, nullptr) keeps an empty slot (bias=False): the
+//    name stays taken, and the slot appears in no traversal or state_dict.
+//  * Registering a name again with the same kind replaces the entry in
+//    place, as assigning an attribute does in Python; a name taken by
+//    another kind (a buffer named like a parameter) is an error.
 //  * Buffers can be non-persistent (left out of state_dict()).
 //  * A parameter registered from a member (register_parameter("weight",
 //    &weight)) *is* that member, so `head->weight = embed->weight` ties the
-//    two modules' weights as Python's attribute assignment does.
-//  * named_parameters() lists a shared tensor once; state_dict() lists it
-//    under every name.
-//  * load_state_dict() reports every missing, unexpected and mismatched key.
+//    two modules' weights as Python's attribute assignment does. Tensors
+//    sharing one Storage are one parameter: named_parameters() lists it
+//    once, state_dict() under every name.
+//  * requires_grad and the gradient live on the Tensor (Tensor::
+//    requires_grad_, Tensor::grad), shared by its copies, so freezing by
+//    name works on what named_parameters() returns:
+//        for (auto &[name, p] : model->named_parameters())
+//          if (name.starts_with("encoder.")) p.requires_grad_(false);
+//  * load_state_dict() reports every missing, unexpected and mismatched key
+//    at once, and is all-or-nothing: it checks everything before it copies
+//    anything, so a failed load leaves the module as it was (stricter than
+//    PyTorch, which may have copied some tensors before it raises).
 //
 // Modules kept in a plain std::vector or std::map are not registered, as in
-// PyTorch: use ModuleList / ModuleDict or register_module.
+// PyTorch: they get no path, and no traversal, state_dict, to() or clone()
+// sees them. Use ModuleList / ModuleDict or register_module.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NN_FRONTEND_MODULE_H
 #define NN_FRONTEND_MODULE_H
 
+#include "nn/Runtime/Device.h"
 #include "nn/Runtime/Error.h"
 #include "nn/Runtime/StateDict.h"
 #include "nn/Runtime/Tensor.h"
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -46,23 +62,31 @@ struct LoadResult {
 
 class Module : public std::enable_shared_from_this<Module> {
 public:
+  using NamedTensor = std::pair<std::string, Tensor>;
+  using NamedModule = std::pair<std::string, std::shared_ptr<Module>>;
+
   /// `name` is the type name shown when printing (defaults to "Module").
   explicit Module(std::string name = "Module");
   virtual ~Module();
-  Module(const Module &) = delete;
   Module &operator=(const Module &) = delete;
 
+  /// The type name, as PyTorch's _get_name(): "Linear", "SimpleMLP".
   const std::string &name() const { return name_; }
 
   //===-- Registration --------------------------------------------------===//
+  //
+  // Names must be non-empty and contain no '.'. Every register_* returns
+  // what it registered.
 
-  /// Registers an owned parameter; returns the registered tensor.
+  /// Registers an owned parameter and sets its requires_grad.
   Tensor &register_parameter(std::string name, Tensor tensor,
                              bool requires_grad = true);
-  /// Registers the member `*member` itself as the parameter `name`.
+  /// Registers the member `*member` itself as the parameter `name` (and
+  /// sets its requires_grad when it is defined). While the member is
+  /// undefined, the slot is empty; assigning the member fills it.
   Tensor &register_parameter(std::string name, Tensor *member,
                              bool requires_grad = true);
-  /// An empty parameter slot, like register_parameter(name, None) in Python.
+  /// An empty parameter slot, like register_parameter(name, None).
   void register_parameter(std::string name, std::nullptr_t);
 
   /// Registers an owned buffer; non-persistent buffers stay out of
@@ -72,6 +96,8 @@ public:
   /// Registers the member `*member` itself as the buffer `name`.
   Tensor &register_buffer(std::string name, Tensor *member,
                           bool persistent = true);
+  /// An empty buffer slot, like register_buffer(name, None).
+  void register_buffer(std::string name, std::nullptr_t);
 
   template <typename M>
   std::shared_ptr<M> register_module(std::string name,
@@ -90,80 +116,191 @@ public:
   }
 
   //===-- Traversal (registration order, dotted names) ------------------===//
+  //
+  // Tensors sharing a Storage (tied) are listed once, under the first name
+  // they are reached by; a module reachable by two paths is visited once.
+  // The Tensors returned share storage and gradient slot with the module's.
 
   std::vector<Tensor> parameters(bool recurse = true) const;
-  std::vector<std::pair<std::string, Tensor>>
-  named_parameters(bool recurse = true) const;
+  std::vector<NamedTensor> named_parameters(bool recurse = true) const;
+  /// Names start with `prefix` + "." (or are bare when it is empty).
+  std::vector<NamedTensor> named_parameters(const std::string &prefix,
+                                            bool recurse = true) const;
+  std::vector<NamedTensor> named_parameters(const char *prefix,
+                                            bool recurse = true) const {
+    return named_parameters(std::string(prefix), recurse);
+  }
   std::vector<Tensor> buffers(bool recurse = true) const;
-  std::vector<std::pair<std::string, Tensor>>
-  named_buffers(bool recurse = true) const;
+  std::vector<NamedTensor> named_buffers(bool recurse = true) const;
+  std::vector<NamedTensor> named_buffers(const std::string &prefix,
+                                         bool recurse = true) const;
+  std::vector<NamedTensor> named_buffers(const char *prefix,
+                                         bool recurse = true) const {
+    return named_buffers(std::string(prefix), recurse);
+  }
+  /// Direct submodules, each once (a module registered under two names is
+  /// listed under the first).
   std::vector<std::shared_ptr<Module>> children() const;
-  std::vector<std::pair<std::string, std::shared_ptr<Module>>>
-  named_children() const;
-  /// Every module of the tree, the root first, each once.
+  std::vector<NamedModule> named_children() const;
+  /// Every module of the tree, the root first (depth-first, pre-order),
+  /// each once.
   std::vector<std::shared_ptr<Module>> modules();
-  std::vector<std::pair<std::string, std::shared_ptr<Module>>>
-  named_modules(const std::string &prefix = "");
+  std::vector<NamedModule> named_modules(const std::string &prefix = "");
+
+  //===-- Lookup by dotted path (PyTorch's get_submodule & co.) ---------===//
+
+  /// The submodule at `target` ("blocks.0.fc"); this module for "".
+  std::shared_ptr<Module> get_submodule(const std::string &target);
+  /// The parameter at `target` ("blocks.0.fc.weight"): the registered
+  /// Tensor itself, so assigning to it re-points the slot.
+  Tensor &get_parameter(const std::string &target);
+  /// The buffer at `target` ("bn.running_mean").
+  Tensor &get_buffer(const std::string &target);
 
   /// Whether `name` names a parameter slot of this module (set or empty).
   bool has_parameter(const std::string &name) const;
-  /// requires_grad of a parameter of this module (not recursive).
+  /// Whether `name` names a buffer slot of this module (set or empty).
+  bool has_buffer(const std::string &name) const;
+  /// requires_grad of the parameter `name` of this module (not recursive);
+  /// false for an empty slot.
   bool requires_grad(const std::string &name) const;
   /// Whether a buffer of this module (not recursive) is in state_dict().
   bool is_persistent_buffer(const std::string &name) const;
 
+  //===-- Gradients ------------------------------------------------------===//
+
+  /// Sets requires_grad on every parameter of the tree.
+  Module &requires_grad_(bool requires_grad = true);
+  /// Clears every parameter's gradient: back to None when `set_to_none`
+  /// (the default, as in PyTorch 2), otherwise zero-filled in place.
+  void zero_grad(bool set_to_none = true);
+
   //===-- State ----------------------------------------------------------===//
 
-  /// Parameters and persistent buffers, every name of a shared tensor.
+  /// Parameters and persistent buffers under every name they are reachable
+  /// by, in PyTorch's order (each module's parameters, then its buffers,
+  /// then its children's, recursively).
   StateDict state_dict() const;
-  /// Copies values into the existing tensors (ties survive). strict: throws
-  /// nn::Error listing every missing, unexpected and shape-mismatched key.
+  /// Copies values into the existing tensors (ties survive, artifacts bound
+  /// to them see the new values). All-or-nothing: every key is checked
+  /// first, and on any problem nn::Error lists them all and nothing is
+  /// copied. Problems: a shape or dtype different from the module's, two
+  /// names of one tied tensor with different values, and (when strict)
+  /// missing or unexpected keys. With strict=false, returns the missing and
+  /// unexpected keys instead.
   LoadResult load_state_dict(const StateDict &state, bool strict = true);
+
+  //===-- Conversion -----------------------------------------------------===//
+
+  /// Converts every floating-point parameter and buffer (and gradient) to
+  /// the floating-point `dtype`; integer and bool buffers stay as they are,
+  /// as in PyTorch. Conversion happens in place on the module: its slots
+  /// (and members) get the converted tensors, tied ones one shared tensor,
+  /// and requires_grad carries over. Tensors copied out of the module
+  /// before keep the old data.
+  Module &to(DType dtype);
+  /// Device::cpu is where everything lives: a no-op. Device::cuda throws
+  /// "CUDA is not available yet" until the CUDA backend exists.
+  Module &to(Device device);
 
   //===-- Mode -----------------------------------------------------------===//
 
+  /// Sets the training flag of this module and every submodule.
   virtual Module &train(bool on = true);
   Module &eval() { return train(false); }
   bool is_training() const { return training_; }
 
-  /// Calls fn on every module, children before their parent.
+  /// Calls fn on every module, children before their parent, as PyTorch's
+  /// apply (a module shared by two parents is visited under each).
   Module &apply(const std::function<void(Module &)> &fn);
+
+  //===-- Deep copy ------------------------------------------------------===//
+
+  /// A deep copy of the tree: every registered parameter and buffer gets
+  /// its own storage (tensors tied inside the tree stay tied to each other,
+  /// requires_grad and gradients are copied), every submodule is copied
+  /// once (shared submodules stay shared), member-backed parameters are the
+  /// copy's members, and holders (Linear, ...) inside the copy point at the
+  /// copied submodules. Needs every module's class to derive from
+  /// nn::Cloneable<Class>; the base implementation throws.
+  virtual std::shared_ptr<Module> clone() const;
 
   //===-- Printing -------------------------------------------------------===//
 
-  /// The one-line description inside the parentheses, e.g.
-  /// "in_features=784, out_features=256, bias=True".
+  /// The description inside the parentheses, e.g.
+  /// "in_features=784, out_features=256, bias=True"; one item per line
+  /// when it spans several.
   virtual std::string extra_repr() const { return ""; }
   /// PyTorch's nested repr.
   virtual void pretty_print(std::ostream &os) const;
+
+protected:
+  /// Used only by Cloneable<Derived>::clone() (through the derived class's
+  /// copy constructor); anywhere else it throws nn::Error.
+  Module(const Module &other);
+
+  /// Cloneable's implementation: `copy` copy-constructs the derived object,
+  /// of type `type` and `size` bytes.
+  std::shared_ptr<Module>
+  clone_as(const std::type_info &type, size_t size,
+           const std::function<std::shared_ptr<Module>()> &copy) const;
+
+  /// The i-th registered child (duplicates included), for containers.
+  const NamedModule &child_at(size_t index) const { return children_[index]; }
+  size_t child_count() const { return children_.size(); }
 
 private:
   struct TensorSlot {
     std::string name;
     std::unique_ptr<Tensor> owned; // set unless the slot is a member
-    Tensor *tensor = nullptr;      // null for an empty parameter slot
-    bool flag = true;              // requires_grad / persistent
+    Tensor *tensor = nullptr;      // owned, the member, or null when empty
+    bool persistent = true;        // buffers only
   };
 
-  void check_new_name(const std::string &name, const char *kind) const;
-  Tensor &add_slot(std::vector<TensorSlot> &slots, std::string name,
-                   std::unique_ptr<Tensor> owned, Tensor *member, bool flag);
+  /// Index of the slot or child `name` of the `kind` being registered, or
+  /// -1 when new; throws when the name is invalid or taken by another kind.
+  int check_name(const std::string &name, const char *kind) const;
+  Tensor *put_slot(std::vector<TensorSlot> &slots, const char *kind,
+                   std::string name, std::unique_ptr<Tensor> owned,
+                   Tensor *member, bool persistent);
+  /// The child registered as `name` (first registration), or nullptr.
+  std::shared_ptr<Module> child_named(const std::string &name) const;
+  /// The module at the dotted `path` below `root`; errors start with
+  /// "<function>(\"<target>\"): ".
+  static std::shared_ptr<Module> walk_path(std::shared_ptr<Module> root,
+                                           const std::string &path,
+                                           const char *function,
+                                           const std::string &target);
   void add_child(std::string name, std::shared_ptr<Module> module);
-  void print_tree(std::ostream &os, int indent) const;
-  std::vector<std::pair<std::string, Tensor>> named_tensors(bool buffers,
-                                                           bool recurse) const;
+  const TensorSlot *find_slot(const std::vector<TensorSlot> &slots,
+                              const std::string &name) const;
+  Tensor &get_tensor(const std::string &target, bool buffer);
   template <typename Visit>
   void visit_tensors(bool buffers, bool recurse, const std::string &prefix,
                      Visit &&visit) const;
+  std::vector<NamedTensor> named_tensors(bool buffers,
+                                         const std::string &prefix,
+                                         bool recurse) const;
+  /// Every set parameter and buffer slot of this module (not recursive).
+  std::vector<Tensor *> own_tensor_slots();
+  void collect_state(StateDict &out, const std::string &prefix) const;
 
   std::string name_;
   bool training_ = true;
   std::vector<TensorSlot> parameters_;
   std::vector<TensorSlot> buffers_;
-  std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+  std::vector<NamedModule> children_;
 };
 
 std::ostream &operator<<(std::ostream &os, const Module &module);
+
+namespace detail {
+/// While a clone() runs on this thread: the copy of `original` when it is a
+/// module of the tree copied so far, otherwise nullptr. ModuleHolder and
+/// AnyModule call it from their copy constructors so that holders inside a
+/// cloned module point at the cloned submodules.
+std::shared_ptr<Module> cloned_counterpart(const Module *original);
+} // namespace detail
 
 } // namespace nn
 

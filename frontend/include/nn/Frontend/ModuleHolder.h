@@ -6,10 +6,16 @@
 // its hooks). NN_MODULE(Linear) declares the holder class `Linear` for
 // `LinearImpl`, as TORCH_MODULE does.
 //
+// Copying a holder shares the module, except while Module::clone() copies
+// a tree: then a holder of a module of that tree points at the module's
+// copy (that is how a cloned model's `fc1` members reach the cloned
+// layers).
+//
 //===----------------------------------------------------------------------===//
 #ifndef NN_FRONTEND_MODULEHOLDER_H
 #define NN_FRONTEND_MODULEHOLDER_H
 
+#include "nn/Frontend/Cloneable.h"
 #include "nn/Frontend/Module.h"
 
 #include <memory>
@@ -44,15 +50,24 @@ public:
   ModuleHolder(std::nullptr_t) {}
   /// Wraps an existing module.
   ModuleHolder(std::shared_ptr<Contained> module) : impl_(std::move(module)) {}
-  /// Constructs the module from its constructor arguments.
+  /// Constructs the module from its constructor arguments (a single
+  /// argument that is a holder, a shared_ptr or nullptr means the
+  /// constructors above; `Sequential(Sequential(...), ReLU())` is this one).
   template <typename Head, typename... Tail,
             typename = std::enable_if_t<
-                !std::is_same_v<std::decay_t<Head>, std::nullptr_t> &&
-                !std::is_base_of_v<ModuleHolder, std::decay_t<Head>> &&
-                !std::is_same_v<std::decay_t<Head>, std::shared_ptr<Contained>>>>
+                sizeof...(Tail) != 0 ||
+                (!std::is_same_v<std::decay_t<Head>, std::nullptr_t> &&
+                 !std::is_base_of_v<ModuleHolder, std::decay_t<Head>> &&
+                 !std::is_same_v<std::decay_t<Head>,
+                                 std::shared_ptr<Contained>>)>>
   explicit ModuleHolder(Head &&head, Tail &&...tail)
       : impl_(std::make_shared<Contained>(std::forward<Head>(head),
                                           std::forward<Tail>(tail)...)) {}
+
+  ModuleHolder(const ModuleHolder &other) : impl_(counterpart(other.impl_)) {}
+  ModuleHolder(ModuleHolder &&other) noexcept = default;
+  ModuleHolder &operator=(const ModuleHolder &other) = default;
+  ModuleHolder &operator=(ModuleHolder &&other) noexcept = default;
 
   Contained *operator->() const { return get(); }
   Contained &operator*() const { return *get(); }
@@ -64,16 +79,34 @@ public:
   const std::shared_ptr<Contained> &ptr() const { return impl_; }
   bool is_empty() const { return impl_ == nullptr; }
 
-  /// Calls forward, attributing traced ops to this module.
-  template <typename... Args>
+  /// A deep copy of the module (see Module::clone), typed:
+  /// `Linear copy = fc.clone();`
+  std::shared_ptr<Contained> clone() const {
+    return std::dynamic_pointer_cast<Contained>(get()->clone());
+  }
+
+  /// Indexes the module (containers): `list[0]`, `dict["head"]`.
+  template <typename Key> decltype(auto) operator[](Key &&key) const {
+    return (*get())[std::forward<Key>(key)];
+  }
+
+  /// Calls forward, attributing traced ops to this module. (Absent when
+  /// the module has no forward taking these arguments, e.g. ModuleList.)
+  template <typename... Args, typename C = Contained>
   auto operator()(Args &&...args) const
-      -> decltype(std::declval<Contained &>().forward(
-          std::forward<Args>(args)...)) {
+      -> decltype(std::declval<C &>().forward(std::forward<Args>(args)...)) {
     detail::ModuleCallScope scope(*get());
     return impl_->forward(std::forward<Args>(args)...);
   }
 
 private:
+  static std::shared_ptr<Contained>
+  counterpart(const std::shared_ptr<Contained> &impl) {
+    if (auto copy = detail::cloned_counterpart(impl.get()))
+      return std::dynamic_pointer_cast<Contained>(copy);
+    return impl;
+  }
+
   std::shared_ptr<Contained> impl_;
 };
 

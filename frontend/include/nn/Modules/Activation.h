@@ -11,9 +11,9 @@
 namespace nn {
 
 /// max(x, 0). See https://pytorch.org/docs/stable/generated/torch.nn.ReLU.html
-class ReLUImpl : public Module {
+class ReLUImpl : public Cloneable<ReLUImpl> {
 public:
-  ReLUImpl() : Module("ReLU") {}
+  ReLUImpl() : Cloneable("ReLU") {}
   Tensor forward(const Tensor &input);
 };
 NN_MODULE(ReLU);

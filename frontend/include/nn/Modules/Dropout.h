@@ -9,7 +9,7 @@ namespace nn {
 
 /// Zeroes elements with probability p while training; the identity in eval.
 /// See https://pytorch.org/docs/stable/generated/torch.nn.Dropout.html
-class DropoutImpl : public Module {
+class DropoutImpl : public Cloneable<DropoutImpl> {
 public:
   explicit DropoutImpl(const DropoutOptions &options = {});
   Tensor forward(const Tensor &input);

@@ -9,7 +9,7 @@ namespace nn {
 
 /// y = x·Wᵀ + b. See https://pytorch.org/docs/stable/generated/torch.nn.Linear.html
 ///   Linear fc(LinearOptions(784, 256).bias(false));
-class LinearImpl : public Module {
+class LinearImpl : public Cloneable<LinearImpl> {
 public:
   LinearImpl(int64_t in_features, int64_t out_features)
       : LinearImpl(LinearOptions(in_features, out_features)) {}

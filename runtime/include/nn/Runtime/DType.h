@@ -16,6 +16,8 @@ namespace nn {
 
 enum class DType : uint8_t { f32, f64, f16, bf16, i64, i32, i8, u8, boolean };
 
+/// float32, float64, float16 or bfloat16 (torch.is_floating_point).
+bool is_floating_point(DType dtype);
 /// Bytes per element.
 size_t dtype_size(DType dtype);
 /// Short lowercase name as PyTorch prints it: "float32", "int64", "bool", ...

@@ -9,6 +9,12 @@
 // dtype with no storage, carrying an opaque TraceNode that the tracer uses to
 // find the IR value behind the tensor.
 //
+// A tensor also has a gradient slot, as torch.Tensor does: requires_grad()
+// and grad() (undefined, PyTorch's None, until training fills it). Like the
+// data, the slot is shared by every copy of a Tensor, so a parameter tied
+// into two modules (`head->weight = embed->weight`) has one flag and one
+// gradient.
+//
 //===----------------------------------------------------------------------===//
 #ifndef NN_RUNTIME_TENSOR_H
 #define NN_RUNTIME_TENSOR_H
@@ -57,6 +63,9 @@ struct TraceNode {
   virtual ~TraceNode();
 };
 
+/// The gradient slot a Tensor shares with its copies. Defined in Tensor.cpp.
+struct AutogradMeta;
+
 class Tensor {
 public:
   /// An undefined tensor (defined() is false), like torch::Tensor().
@@ -95,8 +104,18 @@ public:
   /// True when both tensors have data in the same Storage.
   bool shares_storage(const Tensor &other) const;
 
-  /// A new tensor with its own copy of the data.
+  /// A new tensor with its own copy of the data (and a fresh gradient slot:
+  /// like detach().clone(), it does not require grad).
   Tensor clone() const;
+  /// This tensor converted to `dtype`, as torch.Tensor.to(dtype): the tensor
+  /// itself when it already has that dtype, otherwise a new tensor (with a
+  /// fresh gradient slot). Floating-point results round to nearest even;
+  /// float64 -> float16/bfloat16 goes through float32, as PyTorch's cast
+  /// does. Floating point -> integer truncates toward zero and throws
+  /// nn::Error for NaN, infinities and values out of the target's range;
+  /// integer -> integer wraps (two's complement), anything -> bool is
+  /// `!= 0`.
+  Tensor to(DType dtype) const;
   /// Copies `src`'s data into this tensor's storage; shapes and dtypes must
   /// match (the error names both). Ties survive: the storage is kept.
   void copy_(const Tensor &src);
@@ -107,12 +126,31 @@ public:
   /// "Tensor[float32, 2x784]"
   std::string to_string() const;
 
+  //===-- Gradient slot (shared by every copy of this Tensor) -------------===//
+
+  /// Whether gradients are wanted for this tensor; false for a new tensor.
+  bool requires_grad() const;
+  /// Sets requires_grad; only floating-point tensors can require gradients
+  /// (nn::Error otherwise). Returns *this, as libtorch's does.
+  Tensor &set_requires_grad(bool requires_grad);
+  /// torch.Tensor.requires_grad_.
+  Tensor &requires_grad_(bool requires_grad = true) {
+    return set_requires_grad(requires_grad);
+  }
+  /// The gradient: undefined (None) until something sets it.
+  const Tensor &grad() const;
+  /// Sets the gradient: an undefined Tensor (None), or one with this
+  /// tensor's shape and dtype (nn::Error otherwise).
+  void set_grad(Tensor grad);
+
 private:
   bool defined_ = false;
   Shape shape_;
   DType dtype_ = DType::f32;
   std::shared_ptr<Storage> storage_;
   std::shared_ptr<TraceNode> node_;
+  std::shared_ptr<AutogradMeta> autograd_;
+  AutogradMeta &autograd_meta(const char *what);
   void check_dtype(DType expected) const;
   void check_numel_matches(size_t count) const;
 };

@@ -1,0 +1,81 @@
+//===- SeedModels.h - The module-tree seed models, registered ---*- C++ -*-===//
+//
+// Every model of examples/models/ with a PyTorch twin in
+// tests/reference/generate_module_goldens.py, registered once with a seeded
+// factory and the input shapes it is traced with, for the golden tests, the
+// interop check and anything else that wants a zoo of small models.
+//
+//   for (const auto &c : nn::models::seed_models()) {
+//     std::shared_ptr<nn::Module> model = c.make(/*seed=*/0);
+//     nn::TracedModule traced = c.trace(model);
+//   }
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_EXAMPLES_MODELS_SEEDMODELS_H
+#define NN_EXAMPLES_MODELS_SEEDMODELS_H
+
+#include "models/BlockStack.h"
+#include "models/DynamicNet.h"
+#include "models/MultiHeadModel.h"
+#include "models/MyLinear.h"
+#include "models/PositionalEncoding.h"
+#include "models/SimpleMLP.h"
+#include "models/TiedModel.h"
+#include "models/TwoBranchModel.h"
+
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace nn::models {
+
+struct ModelCase {
+  /// The class name, the golden's file stem and the PyTorch twin's name.
+  std::string name;
+  /// Seeds the default generator with `seed`, then builds the model.
+  std::function<std::shared_ptr<Module>(uint64_t seed)> make;
+  /// Traces a model `make` built, on the model's example input shapes.
+  std::function<TracedModule(const std::shared_ptr<Module> &)> trace;
+};
+
+/// Lets gtest print a case by name.
+inline std::ostream &operator<<(std::ostream &os, const ModelCase &c) {
+  return os << c.name;
+}
+
+template <typename Holder, typename... Args>
+ModelCase model_case(std::string name, std::vector<TensorSpec> inputs,
+                     Args... args) {
+  using Impl = typename Holder::Impl;
+  return {std::move(name),
+          [=](uint64_t seed) -> std::shared_ptr<Module> {
+            manual_seed(seed);
+            return Holder(args...).ptr();
+          },
+          [inputs](const std::shared_ptr<Module> &model) {
+            return nn::trace(Holder(std::dynamic_pointer_cast<Impl>(model)),
+                             inputs);
+          }};
+}
+
+inline const std::vector<ModelCase> &seed_models() {
+  static const std::vector<ModelCase> cases = {
+      model_case<SimpleMLP>("SimpleMLP", {TensorSpec({2, 784})}),
+      model_case<TwoBranchModel>("TwoBranchModel", {TensorSpec({2, 16})}),
+      model_case<MultiHeadModel>("MultiHeadModel", {TensorSpec({2, 16})}),
+      model_case<BlockStack>("BlockStack", {TensorSpec({2, 16})}),
+      model_case<PositionalEncoding>("PositionalEncoding",
+                                     {TensorSpec({8, 16})}),
+      model_case<TiedModel>("TiedModel", {TensorSpec({2, 16})}),
+      model_case<DynamicNet>("DynamicNet", {TensorSpec({2, 8})}),
+      model_case<MyLinear>("MyLinear", {TensorSpec({2, 4})}, int64_t(4),
+                           int64_t(3), false),
+  };
+  return cases;
+}
+
+} // namespace nn::models
+
+#endif // NN_EXAMPLES_MODELS_SEEDMODELS_H

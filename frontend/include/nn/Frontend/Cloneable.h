@@ -1,0 +1,53 @@
+//===- Cloneable.h - Deep copies of modules ---------------------*- C++ -*-===//
+//
+// Derive a module from nn::Cloneable<Self> instead of nn::Module to give it
+// clone(), as libtorch's torch::nn::Cloneable does:
+//
+//   class BlockImpl : public nn::Cloneable<BlockImpl> {
+//   public:
+//     BlockImpl() : Cloneable("Block") { fc = register_module("fc", Linear(4, 4)); }
+//     nn::Linear fc{nullptr};
+//   };
+//   Block copy = block.clone();          // a Block (ModuleHolder::clone)
+//   auto any = block->clone();           // std::shared_ptr<Module>
+//
+// Unlike libtorch's, no reset() is needed: clone() runs the class's own
+// (normally implicit) copy constructor while it maps every module of the tree
+// to its copy, so member holders and member-backed parameters end up
+// pointing into the copy, and ties inside the tree stay ties (see
+// Module::clone). Members that are neither registered nor holders of
+// registered modules are copied as the copy constructor copies them:
+// a plain Tensor member shares its storage with the original's.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_FRONTEND_CLONEABLE_H
+#define NN_FRONTEND_CLONEABLE_H
+
+#include "nn/Frontend/Module.h"
+
+#include <memory>
+#include <type_traits>
+#include <typeinfo>
+
+namespace nn {
+
+template <typename Derived> class Cloneable : public Module {
+public:
+  using Module::Module;
+
+  std::shared_ptr<Module> clone() const override {
+    if constexpr (std::is_copy_constructible_v<Derived>) {
+      return clone_as(typeid(Derived), sizeof(Derived), [this] {
+        return std::static_pointer_cast<Module>(
+            std::make_shared<Derived>(static_cast<const Derived &>(*this)));
+      });
+    } else {
+      throw Error("clone() of " + name() + ": its class has no copy "
+                  "constructor (a member that can't be copied?)");
+    }
+  }
+};
+
+} // namespace nn
+
+#endif // NN_FRONTEND_CLONEABLE_H
