@@ -3,7 +3,8 @@
 #include "nn/Modules/BatchNorm.h"
 
 #include "../TraceContext.h"
-#include "PyRepr.h"
+#include "nn/Frontend/Repr.h"
+#include "nn/Init.h"
 
 #include "nn/Functional.h"
 
@@ -38,16 +39,16 @@ BatchNormImplBase::BatchNormImplBase(std::string name,
 void BatchNormImplBase::reset_running_stats() {
   if (!options.track_running_stats())
     return;
-  detail::fill_(running_mean, 0.0);
-  detail::fill_(running_var, 1.0);
+  init::constant_(running_mean, 0.0);
+  init::constant_(running_var, 1.0);
   num_batches_tracked.data_ptr<int64_t>()[0] = 0;
 }
 
 void BatchNormImplBase::reset_parameters() {
   reset_running_stats();
   if (options.affine()) {
-    detail::fill_(weight, 1.0);
-    detail::fill_(bias, 0.0);
+    init::constant_(weight, 1.0);
+    init::constant_(bias, 0.0);
   }
 }
 
@@ -68,12 +69,12 @@ Tensor BatchNormImplBase::forward(const Tensor &input) {
 
 std::string BatchNormImplBase::extra_repr() const {
   return std::to_string(options.num_features()) +
-         ", eps=" + detail::py_float_repr(options.eps()) + ", momentum=" +
-         (options.momentum() ? detail::py_float_repr(*options.momentum())
+         ", eps=" + py_repr(options.eps()) + ", momentum=" +
+         (options.momentum() ? py_repr(*options.momentum())
                              : std::string("None")) +
-         ", affine=" + detail::py_bool(options.affine()) +
+         ", affine=" + py_repr(options.affine()) +
          ", track_running_stats=" +
-         detail::py_bool(options.track_running_stats());
+         py_repr(options.track_running_stats());
 }
 
 void BatchNorm1dImpl::check_input_dim(const Tensor &input) const {

@@ -2,7 +2,8 @@
 
 #include "nn/Modules/GroupNorm.h"
 
-#include "PyRepr.h"
+#include "nn/Frontend/Repr.h"
+#include "nn/Init.h"
 
 #include "nn/Functional.h"
 
@@ -29,8 +30,8 @@ GroupNormImpl::GroupNormImpl(const GroupNormOptions &options_)
 
 void GroupNormImpl::reset_parameters() {
   if (options.affine()) {
-    detail::fill_(weight, 1.0);
-    detail::fill_(bias, 0.0);
+    init::constant_(weight, 1.0);
+    init::constant_(bias, 0.0);
   }
 }
 
@@ -44,8 +45,8 @@ Tensor GroupNormImpl::forward(const Tensor &input) {
 std::string GroupNormImpl::extra_repr() const {
   return std::to_string(options.num_groups()) + ", " +
          std::to_string(options.num_channels()) +
-         ", eps=" + detail::py_float_repr(options.eps()) +
-         ", affine=" + detail::py_bool(options.affine());
+         ", eps=" + py_repr(options.eps()) +
+         ", affine=" + py_repr(options.affine());
 }
 
 } // namespace nn

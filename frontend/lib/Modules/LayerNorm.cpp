@@ -2,7 +2,8 @@
 
 #include "nn/Modules/LayerNorm.h"
 
-#include "PyRepr.h"
+#include "nn/Frontend/Repr.h"
+#include "nn/Init.h"
 
 #include "nn/Functional.h"
 
@@ -24,8 +25,8 @@ LayerNormImpl::LayerNormImpl(const LayerNormOptions &options_)
 
 void LayerNormImpl::reset_parameters() {
   if (options.elementwise_affine()) {
-    detail::fill_(weight, 1.0);
-    detail::fill_(bias, 0.0);
+    init::constant_(weight, 1.0);
+    init::constant_(bias, 0.0);
   }
 }
 
@@ -37,9 +38,9 @@ Tensor LayerNormImpl::forward(const Tensor &input) {
 }
 
 std::string LayerNormImpl::extra_repr() const {
-  return detail::py_tuple_repr(options.normalized_shape()) +
-         ", eps=" + detail::py_float_repr(options.eps()) +
-         ", elementwise_affine=" + detail::py_bool(options.elementwise_affine());
+  return py_repr(options.normalized_shape()) +
+         ", eps=" + py_repr(options.eps()) +
+         ", elementwise_affine=" + py_repr(options.elementwise_affine());
 }
 
 } // namespace nn

@@ -2,6 +2,7 @@
 
 #include "nn/Modules/Linear.h"
 
+#include "nn/Frontend/Repr.h"
 #include "nn/Functional.h"
 #include "nn/Init.h"
 
@@ -38,7 +39,7 @@ Tensor LinearImpl::forward(const Tensor &input) {
 std::string LinearImpl::extra_repr() const {
   return "in_features=" + std::to_string(options.in_features()) +
          ", out_features=" + std::to_string(options.out_features()) +
-         ", bias=" + (options.bias() ? "True" : "False");
+         ", bias=" + py_repr(options.bias());
 }
 
 } // namespace nn

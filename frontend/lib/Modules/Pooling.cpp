@@ -3,6 +3,7 @@
 #include "nn/Modules/Pooling.h"
 #include "nn/Modules/Upsampling.h"
 
+#include "nn/Frontend/Repr.h"
 #include "nn/Functional.h"
 
 #include <cmath>
@@ -47,7 +48,7 @@ std::string MaxPool2dImpl::extra_repr() const {
          ", stride=" + intOrTuple(options.stride()) +
          ", padding=" + intOrTuple(options.padding()) +
          ", dilation=" + intOrTuple(options.dilation()) +
-         ", ceil_mode=" + (options.ceil_mode() ? "True" : "False");
+         ", ceil_mode=" + py_repr(options.ceil_mode());
 }
 
 AvgPool2dImpl::AvgPool2dImpl(const AvgPool2dOptions &options_)
