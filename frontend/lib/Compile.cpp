@@ -11,6 +11,8 @@
 
 #include "nn/Conversion/CPU/Compile.h"
 
+#include <functional>
+
 namespace nn {
 
 /// A copy of `traced`, optimized when asked, ready to be lowered in place.
@@ -46,6 +48,73 @@ void compile_to_file(const TracedModule &traced, const std::string &path,
   if (mlir::failed(
           mlir::nn::compileToSharedObject(*work.impl()->module, path)))
     throw Error("nn::compile_to_file failed: " + capture.message());
+}
+
+//===----------------------------------------------------------------------===//
+// CompiledModule
+//===----------------------------------------------------------------------===//
+
+CompiledModule::CompiledModule(std::shared_ptr<Module> root,
+                               std::function<TracedModule()> retrace,
+                               CompileOptions options)
+    : root_(std::move(root)), retrace_(std::move(retrace)),
+      options_(std::move(options)) {
+  if (!root_)
+    throw Error("nn::CompiledModule: the model is empty");
+}
+
+static void hashCombine(uint64_t &seed, uint64_t value) {
+  seed ^= value + 0x9e3779b97f4a7c15ull + (seed << 6) + (seed >> 2);
+}
+
+uint64_t CompiledModule::fingerprint() const {
+  uint64_t h = 0;
+  std::hash<std::string> hashString;
+  for (const std::shared_ptr<Module> &module : root_->modules()) {
+    hashCombine(h, reinterpret_cast<uintptr_t>(module.get()));
+    hashCombine(h, module->hooks_version());
+    hashCombine(h, module->is_training());
+  }
+  auto hashState = [&](const std::vector<Module::NamedTensor> &named) {
+    for (const auto &[name, tensor] : named) {
+      hashCombine(h, hashString(name));
+      hashCombine(h, reinterpret_cast<uintptr_t>(tensor.storage().get()));
+      hashCombine(h, static_cast<uint64_t>(tensor.dtype()));
+      for (int64_t d : tensor.shape())
+        hashCombine(h, static_cast<uint64_t>(d));
+    }
+  };
+  hashState(root_->named_parameters());
+  hashState(root_->named_buffers());
+  return h;
+}
+
+bool CompiledModule::is_stale() const {
+  return !artifact_ || fingerprint() != fingerprint_;
+}
+
+const std::shared_ptr<Artifact> &CompiledModule::artifact() {
+  uint64_t now = fingerprint();
+  if (!artifact_ || now != fingerprint_) {
+    artifact_ = compile(retrace_(), options_);
+    fingerprint_ = now;
+    ++compiles_;
+  }
+  return artifact_;
+}
+
+std::vector<Tensor> CompiledModule::operator()(const std::vector<Tensor> &inputs) {
+  auto outputs = artifact()->run(inputs);
+  if (!outputs.ok())
+    throw Error(std::string(outputs.status().message()));
+  return *std::move(outputs);
+}
+
+StateDict CompiledModule::run_named(const StateDict &inputs) {
+  auto outputs = artifact()->run(inputs);
+  if (!outputs.ok())
+    throw Error(std::string(outputs.status().message()));
+  return *std::move(outputs);
 }
 
 } // namespace nn

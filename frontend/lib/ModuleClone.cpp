@@ -87,7 +87,10 @@ std::shared_ptr<Module> cloned_counterpart(const Module *original) {
 
 Module::Module(const Module &other)
     : std::enable_shared_from_this<Module>(), name_(other.name_),
-      training_(other.training_) {
+      training_(other.training_),
+      hooks_(other.hooks_
+                 ? std::make_shared<detail::HookRegistry>(*other.hooks_)
+                 : nullptr) {
   CloneState *state = activeClone;
   if (!state || state->frames.empty() ||
       state->frames.back().original != &other)

@@ -98,6 +98,13 @@ public:
     return finishAll(op.getOperation(), capture);
   }
 
+  /// Records `value` as the extra output `name` (nn::capture).
+  void capture(const std::string &name, const Tensor &value);
+  /// The captured outputs, in capture order.
+  const std::vector<std::pair<std::string, mlir::Value>> &captures() const {
+    return captures_;
+  }
+
   void pushModule(const Module &module);
   void popModule();
   /// The dotted path of the module being called ("" at the root).
@@ -121,6 +128,7 @@ private:
   std::vector<std::string> paths_;
   std::unordered_map<const void *, std::string> stateSymbols_; // by storage
   std::unordered_map<std::string, mlir::Value> loads_;
+  std::vector<std::pair<std::string, mlir::Value>> captures_;
 };
 
 } // namespace detail

@@ -239,6 +239,18 @@ void TraceContext::store(const Tensor &buffer, Value value, const char *op) {
   loads_[symbol->second] = value;
 }
 
+void TraceContext::capture(const std::string &name, const Tensor &value) {
+  if (name.empty())
+    fail("nn::capture: the name is empty");
+  if (name.rfind("output.", 0) == 0)
+    fail("nn::capture: \"" + name +
+         "\" is reserved for forward's own outputs; pick another name");
+  for (const auto &[taken, _] : captures_)
+    if (taken == name)
+      fail("nn::capture: \"" + name + "\" is captured twice");
+  captures_.emplace_back(name, valueOf(value, "capture", "the captured value"));
+}
+
 Tensor TraceContext::wrap(Value value) {
   auto type = llvm::cast<mlir::RankedTensorType>(value.getType());
   return Tensor::symbolic(Shape(type.getShape()), dtypeOf(type.getElementType()),
@@ -300,6 +312,10 @@ ModuleCallScope::~ModuleCallScope() {
 
 } // namespace detail
 
+void capture(const std::string &name, const Tensor &value) {
+  detail::TraceContext::current("capture").capture(name, value);
+}
+
 TracedModule
 trace(Module &root, const std::vector<TensorSpec> &inputs,
       const std::function<std::vector<Tensor>(const std::vector<Tensor> &)>
@@ -335,8 +351,13 @@ trace(Module &root, const std::vector<TensorSpec> &inputs,
   llvm::SmallVector<Value> results;
   for (const Tensor &output : outputs)
     results.push_back(trace.valueOf(output, "forward", "an output"));
+  for (const auto &[name, value] : trace.captures())
+    results.push_back(value);
   b.create<mlir::func::ReturnOp>(func.getLoc(), results);
   func.setFunctionType(b.getFunctionType(inputTypes, mlir::ValueRange(results).getTypes()));
+  for (auto [i, captured] : llvm::enumerate(trace.captures()))
+    func.setResultAttr(outputs.size() + i, "nn.name",
+                       b.getStringAttr(captured.first));
 
   detail::DiagnosticCapture capture(ctx);
   if (mlir::failed(mlir::verify(*impl->module)))

@@ -16,8 +16,11 @@
 #include "nn/Runtime/Artifact.h"
 #include "nn/Tracer.h"
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace nn {
 
@@ -36,6 +39,58 @@ std::shared_ptr<Artifact> compile(const TracedModule &traced,
 /// are not embedded: bind them from a safetensors file at load time.
 void compile_to_file(const TracedModule &traced, const std::string &path,
                      const CompileOptions &options = {});
+
+/// A model compiled on first use and recompiled when what its trace depends
+/// on has changed since: a hook added or removed anywhere in the tree,
+/// train()/eval(), a module, parameter or buffer registered, replaced, tied
+/// or converted (to(dtype)) — the guards torch.compile keeps. New weight
+/// *values* (an optimizer step, load_state_dict) need no recompile: the
+/// compiled code reads the model's own storages.
+///
+///   nn::CompiledModule fast(model, {nn::TensorSpec({64, 784})});
+///   std::vector<nn::Tensor> y = fast({x});   // traces and compiles
+///   y = fast({x});                           // reuses the compiled code
+///   auto h = model->fc1->register_capture_hook("fc1");
+///   nn::StateDict named = fast.run_named({{"input.0", x}});  // recompiles;
+///                                            // named["fc1"] is the capture
+class CompiledModule {
+public:
+  template <typename C>
+  CompiledModule(const ModuleHolder<C> &model, std::vector<TensorSpec> inputs,
+                 CompileOptions options = {})
+      : CompiledModule(
+            model.ptr(),
+            [model, inputs = std::move(inputs)] { return trace(model, inputs); },
+            std::move(options)) {}
+  /// `retrace` traces `root` (or a model owning it) anew.
+  CompiledModule(std::shared_ptr<Module> root,
+                 std::function<TracedModule()> retrace,
+                 CompileOptions options = {});
+
+  /// Runs the compiled forward (compiling first when stale); outputs in
+  /// order: forward's, then the captured ones. Throws nn::Error.
+  std::vector<Tensor> operator()(const std::vector<Tensor> &inputs);
+  /// As operator(), with inputs and outputs by name.
+  StateDict run_named(const StateDict &inputs);
+
+  /// The artifact for the model as it is now, compiled when stale.
+  const std::shared_ptr<Artifact> &artifact();
+  /// Whether the next call recompiles.
+  bool is_stale() const;
+  /// How many times the model has been compiled.
+  size_t compile_count() const { return compiles_; }
+
+private:
+  /// A hash of everything a trace depends on besides the input specs.
+  uint64_t fingerprint() const;
+
+  std::shared_ptr<Module> root_;
+  std::function<TracedModule()> retrace_;
+  CompileOptions options_;
+  std::shared_ptr<Artifact> artifact_;
+  uint64_t fingerprint_ = 0;
+  size_t compiles_ = 0;
+};
 
 } // namespace nn
 

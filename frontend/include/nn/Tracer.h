@@ -73,6 +73,15 @@ trace(Module &root, const std::vector<TensorSpec> &inputs,
       const std::function<std::vector<Tensor>(const std::vector<Tensor> &)>
           &forward);
 
+/// Makes `value` (a symbolic tensor of the trace in progress) the extra
+/// output `name` of the traced function, after forward's own outputs:
+/// feature capture from a forward hook (Module::register_capture_hook) or
+/// from forward itself. Compiled, it is returned beside the result under
+/// that name (Artifact::run with a StateDict gives outputs by name). Throws
+/// nn::Error outside a trace, for a name captured twice, or for a name of
+/// the form "output.N" (forward's own outputs).
+void capture(const std::string &name, const Tensor &value);
+
 namespace detail {
 inline std::vector<Tensor> flatten_outputs(Tensor t) { return {std::move(t)}; }
 inline std::vector<Tensor> flatten_outputs(std::vector<Tensor> ts) { return ts; }

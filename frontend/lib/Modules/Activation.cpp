@@ -29,7 +29,7 @@ std::string LeakyReLUImpl::extra_repr() const {
 }
 
 HardtanhImpl::HardtanhImpl(const HardtanhOptions &options_)
-    : Module("Hardtanh"), options(options_) {
+    : Cloneable("Hardtanh"), options(options_) {
   if (options.max_val() <= options.min_val())
     throw Error("Hardtanh: max_val (" + py_repr(options.max_val()) +
                 ") must be greater than min_val (" +

@@ -106,7 +106,7 @@ template class ConvNdImpl<1>;
 template class ConvNdImpl<2>;
 
 ConvTranspose2dImpl::ConvTranspose2dImpl(const ConvTranspose2dOptions &options_)
-    : Module("ConvTranspose2d"), options(options_) {
+    : Cloneable("ConvTranspose2d"), options(options_) {
   checkChannels("ConvTranspose2d", options.in_channels(),
                 options.out_channels(), options.groups());
   weight = Tensor::zeros({options.in_channels(),

@@ -39,7 +39,7 @@ void normal(Tensor &tensor, double mean, double std, Generator &generator) {
 } // namespace
 
 EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions &options_)
-    : Module("Embedding"), options(options_) {
+    : Cloneable("Embedding"), options(options_) {
   int64_t rows = options.num_embeddings();
   if (auto p = options.padding_idx()) {
     if (*p >= rows || *p < -rows)

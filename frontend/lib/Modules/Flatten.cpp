@@ -7,7 +7,7 @@
 namespace nn {
 
 FlattenImpl::FlattenImpl(const FlattenOptions &options_)
-    : Module("Flatten"), options(options_) {}
+    : Cloneable("Flatten"), options(options_) {}
 
 Tensor FlattenImpl::forward(const Tensor &input) {
   return F::flatten(input, options.start_dim(), options.end_dim());

@@ -10,7 +10,7 @@
 namespace nn {
 
 GroupNormImpl::GroupNormImpl(const GroupNormOptions &options_)
-    : Module("GroupNorm"), options(options_) {
+    : Cloneable("GroupNorm"), options(options_) {
   if (options.num_groups() <= 0 ||
       options.num_channels() % options.num_groups() != 0)
     throw Error("GroupNorm: num_channels must be divisible by num_groups (got " +

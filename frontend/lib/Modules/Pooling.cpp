@@ -37,7 +37,7 @@ std::string pyFloat(double v) {
 } // namespace
 
 MaxPool2dImpl::MaxPool2dImpl(const MaxPool2dOptions &options_)
-    : Module("MaxPool2d"), options(options_) {}
+    : Cloneable("MaxPool2d"), options(options_) {}
 
 Tensor MaxPool2dImpl::forward(const Tensor &input) {
   return F::max_pool2d(input, options);
@@ -52,7 +52,7 @@ std::string MaxPool2dImpl::extra_repr() const {
 }
 
 AvgPool2dImpl::AvgPool2dImpl(const AvgPool2dOptions &options_)
-    : Module("AvgPool2d"), options(options_) {}
+    : Cloneable("AvgPool2d"), options(options_) {}
 
 Tensor AvgPool2dImpl::forward(const Tensor &input) {
   return F::avg_pool2d(input, options);
@@ -66,7 +66,7 @@ std::string AvgPool2dImpl::extra_repr() const {
 
 AdaptiveAvgPool2dImpl::AdaptiveAvgPool2dImpl(
     const AdaptiveAvgPool2dOptions &options_)
-    : Module("AdaptiveAvgPool2d"), options(options_) {}
+    : Cloneable("AdaptiveAvgPool2d"), options(options_) {}
 
 Tensor AdaptiveAvgPool2dImpl::forward(const Tensor &input) {
   return F::adaptive_avg_pool2d(input, options);
@@ -77,7 +77,7 @@ std::string AdaptiveAvgPool2dImpl::extra_repr() const {
 }
 
 UpsampleImpl::UpsampleImpl(const UpsampleOptions &options_)
-    : Module("Upsample"), options(options_) {}
+    : Cloneable("Upsample"), options(options_) {}
 
 Tensor UpsampleImpl::forward(const Tensor &input) {
   return F::interpolate(input, F::InterpolateFuncOptions()

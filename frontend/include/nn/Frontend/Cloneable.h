@@ -19,6 +19,14 @@
 // registered modules are copied as the copy constructor copies them:
 // a plain Tensor member shares its storage with the original's.
 //
+// A layer family with a shared base class names it as the second argument,
+// so each leaf class is the one copied:
+//
+//   class Conv2dImpl : public nn::Cloneable<Conv2dImpl, ConvNdImpl<2>> {
+//   public:
+//     using Cloneable::Cloneable;
+//   };
+//
 //===----------------------------------------------------------------------===//
 #ifndef NN_FRONTEND_CLONEABLE_H
 #define NN_FRONTEND_CLONEABLE_H
@@ -31,18 +39,21 @@
 
 namespace nn {
 
-template <typename Derived> class Cloneable : public Module {
+template <typename Derived, typename Base = Module>
+class Cloneable : public Base {
+  static_assert(std::is_base_of_v<Module, Base>);
+
 public:
-  using Module::Module;
+  using Base::Base;
 
   std::shared_ptr<Module> clone() const override {
     if constexpr (std::is_copy_constructible_v<Derived>) {
-      return clone_as(typeid(Derived), sizeof(Derived), [this] {
+      return this->clone_as(typeid(Derived), sizeof(Derived), [this] {
         return std::static_pointer_cast<Module>(
             std::make_shared<Derived>(static_cast<const Derived &>(*this)));
       });
     } else {
-      throw Error("clone() of " + name() + ": its class has no copy "
+      throw Error("clone() of " + this->name() + ": its class has no copy "
                   "constructor (a member that can't be copied?)");
     }
   }

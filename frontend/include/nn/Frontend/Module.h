@@ -35,6 +35,7 @@
 #ifndef NN_FRONTEND_MODULE_H
 #define NN_FRONTEND_MODULE_H
 
+#include "nn/Frontend/Hooks.h"
 #include "nn/Runtime/Device.h"
 #include "nn/Runtime/Error.h"
 #include "nn/Runtime/StateDict.h"
@@ -214,6 +215,34 @@ public:
   /// apply (a module shared by two parents is visited under each).
   Module &apply(const std::function<void(Module &)> &fn);
 
+  //===-- Hooks (see Hooks.h) --------------------------------------------===//
+
+  /// Registers a hook that runs before forward whenever this module is
+  /// called through its holder; it may return replacement inputs.
+  template <typename Fn> RemovableHandle register_forward_pre_hook(Fn hook) {
+    return add_hook(detail::adapt_pre_hook(std::move(hook)), nullptr);
+  }
+  /// Registers a hook that runs after forward; it may return replacement
+  /// outputs.
+  template <typename Fn> RemovableHandle register_forward_hook(Fn hook) {
+    return add_hook(nullptr, detail::adapt_hook(std::move(hook)));
+  }
+  /// A forward hook that captures this module's output as the extra output
+  /// `name` of the traced function (`name.0`, `name.1`, ... when forward
+  /// returns several tensors); see nn::capture.
+  RemovableHandle register_capture_hook(const std::string &name);
+
+  bool has_forward_hooks() const;
+  /// Runs the pre-hooks in registration order, each on the inputs the
+  /// previous ones left; returns the final inputs when any hook replaced
+  /// them. Throws nn::Error when a replacement has the wrong count.
+  std::optional<TensorList> run_forward_pre_hooks(const TensorList &inputs);
+  /// As run_forward_pre_hooks, for the forward hooks and the outputs.
+  std::optional<TensorList> run_forward_hooks(const TensorList &inputs,
+                                              const TensorList &outputs);
+  /// Changes whenever a hook of this module is added or removed.
+  uint64_t hooks_version() const;
+
   //===-- Deep copy ------------------------------------------------------===//
 
   /// A deep copy of the tree: every registered parameter and buffer gets
@@ -284,12 +313,15 @@ private:
   /// Every set parameter and buffer slot of this module (not recursive).
   std::vector<Tensor *> own_tensor_slots();
   void collect_state(StateDict &out, const std::string &prefix) const;
+  RemovableHandle add_hook(ForwardPreHook pre, ForwardHook post);
 
   std::string name_;
   bool training_ = true;
   std::vector<TensorSlot> parameters_;
   std::vector<TensorSlot> buffers_;
   std::vector<NamedModule> children_;
+  /// Created by the first hook; a clone gets its own copy of the list.
+  std::shared_ptr<detail::HookRegistry> hooks_;
 };
 
 std::ostream &operator<<(std::ostream &os, const Module &module);

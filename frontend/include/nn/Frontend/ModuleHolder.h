@@ -19,6 +19,8 @@
 #include "nn/Frontend/Module.h"
 
 #include <memory>
+#include <optional>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -90,16 +92,37 @@ public:
     return (*get())[std::forward<Key>(key)];
   }
 
-  /// Calls forward, attributing traced ops to this module. (Absent when
-  /// the module has no forward taking these arguments, e.g. ModuleList.)
+  /// Calls forward, attributing traced ops to this module, with its hooks
+  /// around it. (Absent when the module has no forward taking these
+  /// arguments, e.g. ModuleList.)
   template <typename... Args, typename C = Contained>
   auto operator()(Args &&...args) const
       -> decltype(std::declval<C &>().forward(std::forward<Args>(args)...)) {
     detail::ModuleCallScope scope(*get());
-    return impl_->forward(std::forward<Args>(args)...);
+    if (!impl_->has_forward_hooks())
+      return impl_->forward(std::forward<Args>(args)...);
+    return call_with_hooks(std::forward<Args>(args)...);
   }
 
 private:
+  /// forward on copies of the arguments, so that pre-hooks can replace the
+  /// tensor ones, then the forward hooks on the outputs.
+  template <typename... Args> auto call_with_hooks(Args &&...args) const {
+    std::tuple<std::decay_t<Args>...> argv(std::forward<Args>(args)...);
+    TensorList inputs = detail::gather_tensors(argv);
+    if (std::optional<TensorList> replaced = impl_->run_forward_pre_hooks(inputs)) {
+      detail::scatter_tensors(argv, *replaced);
+      inputs = std::move(*replaced);
+    }
+    auto output = std::apply(
+        [&](auto &...arg) { return impl_->forward(arg...); }, argv);
+    TensorList outputs = detail::gather_tensors(output);
+    if (std::optional<TensorList> replaced =
+            impl_->run_forward_hooks(inputs, outputs))
+      detail::scatter_tensors(output, *replaced);
+    return output;
+  }
+
   static std::shared_ptr<Contained>
   counterpart(const std::shared_ptr<Contained> &impl) {
     if (auto copy = detail::cloned_counterpart(impl.get()))

@@ -25,40 +25,40 @@ NN_MODULE(ReLU);
 struct GELUOptions {
   NN_ARG(std::string, approximate) = "none";
 };
-class GELUImpl : public Module {
+class GELUImpl : public Cloneable<GELUImpl> {
 public:
   explicit GELUImpl(const GELUOptions &options_ = {})
-      : Module("GELU"), options(options_) {}
+      : Cloneable("GELU"), options(options_) {}
   Tensor forward(const Tensor &input);
   std::string extra_repr() const override;
   GELUOptions options;
 };
 NN_MODULE(GELU);
 
-class SiLUImpl : public Module {
+class SiLUImpl : public Cloneable<SiLUImpl> {
 public:
-  SiLUImpl() : Module("SiLU") {}
+  SiLUImpl() : Cloneable("SiLU") {}
   Tensor forward(const Tensor &input);
 };
 NN_MODULE(SiLU);
 
-class SigmoidImpl : public Module {
+class SigmoidImpl : public Cloneable<SigmoidImpl> {
 public:
-  SigmoidImpl() : Module("Sigmoid") {}
+  SigmoidImpl() : Cloneable("Sigmoid") {}
   Tensor forward(const Tensor &input);
 };
 NN_MODULE(Sigmoid);
 
-class TanhImpl : public Module {
+class TanhImpl : public Cloneable<TanhImpl> {
 public:
-  TanhImpl() : Module("Tanh") {}
+  TanhImpl() : Cloneable("Tanh") {}
   Tensor forward(const Tensor &input);
 };
 NN_MODULE(Tanh);
 
-class ReLU6Impl : public Module {
+class ReLU6Impl : public Cloneable<ReLU6Impl> {
 public:
-  ReLU6Impl() : Module("ReLU6") {}
+  ReLU6Impl() : Cloneable("ReLU6") {}
   Tensor forward(const Tensor &input);
 };
 NN_MODULE(ReLU6);
@@ -68,10 +68,10 @@ struct LeakyReLUOptions {
       : negative_slope_(negative_slope) {}
   NN_ARG(double, negative_slope);
 };
-class LeakyReLUImpl : public Module {
+class LeakyReLUImpl : public Cloneable<LeakyReLUImpl> {
 public:
   explicit LeakyReLUImpl(const LeakyReLUOptions &options_ = {})
-      : Module("LeakyReLU"), options(options_) {}
+      : Cloneable("LeakyReLU"), options(options_) {}
   Tensor forward(const Tensor &input);
   std::string extra_repr() const override;
   LeakyReLUOptions options;
@@ -82,7 +82,7 @@ struct HardtanhOptions {
   NN_ARG(double, min_val) = -1.0;
   NN_ARG(double, max_val) = 1.0;
 };
-class HardtanhImpl : public Module {
+class HardtanhImpl : public Cloneable<HardtanhImpl> {
 public:
   explicit HardtanhImpl(const HardtanhOptions &options_ = {});
   Tensor forward(const Tensor &input);
@@ -96,20 +96,20 @@ struct SoftmaxOptions {
   SoftmaxOptions(int64_t dim) : dim_(dim) {}
   NN_ARG(int64_t, dim);
 };
-class SoftmaxImpl : public Module {
+class SoftmaxImpl : public Cloneable<SoftmaxImpl> {
 public:
   explicit SoftmaxImpl(const SoftmaxOptions &options_)
-      : Module("Softmax"), options(options_) {}
+      : Cloneable("Softmax"), options(options_) {}
   Tensor forward(const Tensor &input);
   std::string extra_repr() const override;
   SoftmaxOptions options;
 };
 NN_MODULE(Softmax);
 
-class LogSoftmaxImpl : public Module {
+class LogSoftmaxImpl : public Cloneable<LogSoftmaxImpl> {
 public:
   explicit LogSoftmaxImpl(const SoftmaxOptions &options_)
-      : Module("LogSoftmax"), options(options_) {}
+      : Cloneable("LogSoftmax"), options(options_) {}
   Tensor forward(const Tensor &input);
   std::string extra_repr() const override;
   SoftmaxOptions options;

@@ -37,10 +37,11 @@ protected:
 };
 
 /// Over [N, C] or [N, C, L]:  BatchNorm1d bn(BatchNormOptions(64).eps(1e-3));
-class BatchNorm1dImpl : public BatchNormImplBase {
+class BatchNorm1dImpl
+    : public Cloneable<BatchNorm1dImpl, BatchNormImplBase> {
 public:
   explicit BatchNorm1dImpl(const BatchNormOptions &options)
-      : BatchNormImplBase("BatchNorm1d", options) {}
+      : Cloneable("BatchNorm1d", options) {}
   explicit BatchNorm1dImpl(int64_t num_features)
       : BatchNorm1dImpl(BatchNormOptions(num_features)) {}
 
@@ -50,10 +51,11 @@ protected:
 NN_MODULE(BatchNorm1d);
 
 /// Over [N, C, H, W]:  BatchNorm2d bn(32);
-class BatchNorm2dImpl : public BatchNormImplBase {
+class BatchNorm2dImpl
+    : public Cloneable<BatchNorm2dImpl, BatchNormImplBase> {
 public:
   explicit BatchNorm2dImpl(const BatchNormOptions &options)
-      : BatchNormImplBase("BatchNorm2d", options) {}
+      : Cloneable("BatchNorm2d", options) {}
   explicit BatchNorm2dImpl(int64_t num_features)
       : BatchNorm2dImpl(BatchNormOptions(num_features)) {}
 

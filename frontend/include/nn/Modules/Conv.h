@@ -28,13 +28,13 @@ public:
   Tensor bias;   // [out_channels], undefined when bias(false)
 };
 
-class Conv1dImpl : public ConvNdImpl<1> {
+class Conv1dImpl : public Cloneable<Conv1dImpl, ConvNdImpl<1>> {
 public:
-  using ConvNdImpl<1>::ConvNdImpl;
+  using Cloneable::Cloneable;
 };
-class Conv2dImpl : public ConvNdImpl<2> {
+class Conv2dImpl : public Cloneable<Conv2dImpl, ConvNdImpl<2>> {
 public:
-  using ConvNdImpl<2>::ConvNdImpl;
+  using Cloneable::Cloneable;
 };
 NN_MODULE(Conv1d);
 NN_MODULE(Conv2d);
@@ -42,7 +42,7 @@ NN_MODULE(Conv2d);
 /// ConvTranspose2d over [N, C, H, W].
 /// See https://pytorch.org/docs/stable/generated/torch.nn.ConvTranspose2d.html
 ///   ConvTranspose2d up(ConvTranspose2dOptions(16, 8, 3).stride(2).padding(1).output_padding(1));
-class ConvTranspose2dImpl : public Module {
+class ConvTranspose2dImpl : public Cloneable<ConvTranspose2dImpl> {
 public:
   ConvTranspose2dImpl(int64_t in_channels, int64_t out_channels,
                       ExpandingArray<2> kernel_size)

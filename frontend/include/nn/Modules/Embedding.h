@@ -11,7 +11,7 @@ namespace nn {
 /// int64 indices of any shape. See
 /// https://pytorch.org/docs/stable/generated/torch.nn.Embedding.html
 ///   Embedding embed(EmbeddingOptions(10, 3).padding_idx(0));
-class EmbeddingImpl : public Module {
+class EmbeddingImpl : public Cloneable<EmbeddingImpl> {
 public:
   EmbeddingImpl(int64_t num_embeddings, int64_t embedding_dim)
       : EmbeddingImpl(EmbeddingOptions(num_embeddings, embedding_dim)) {}

@@ -10,7 +10,7 @@ namespace nn {
 /// Merges dimensions start_dim..end_dim (by default all but the batch one).
 /// See https://pytorch.org/docs/stable/generated/torch.nn.Flatten.html
 ///   Flatten flat(FlattenOptions().start_dim(0));
-class FlattenImpl : public Module {
+class FlattenImpl : public Cloneable<FlattenImpl> {
 public:
   explicit FlattenImpl(const FlattenOptions &options = {});
 

@@ -10,7 +10,7 @@ namespace nn {
 /// Normalizes each group of channels of [N, C, *] per sample.
 /// See https://pytorch.org/docs/stable/generated/torch.nn.GroupNorm.html
 ///   GroupNorm gn(GroupNormOptions(8, 64));
-class GroupNormImpl : public Module {
+class GroupNormImpl : public Cloneable<GroupNormImpl> {
 public:
   explicit GroupNormImpl(const GroupNormOptions &options);
   GroupNormImpl(int64_t num_groups, int64_t num_channels)

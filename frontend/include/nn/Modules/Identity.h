@@ -9,9 +9,9 @@ namespace nn {
 /// Returns its input; a placeholder where a layer is optional.
 /// See https://pytorch.org/docs/stable/generated/torch.nn.Identity.html
 ///   Identity skip;
-class IdentityImpl : public Module {
+class IdentityImpl : public Cloneable<IdentityImpl> {
 public:
-  IdentityImpl() : Module("Identity") {}
+  IdentityImpl() : Cloneable("Identity") {}
   Tensor forward(const Tensor &input);
 };
 NN_MODULE(Identity);
