@@ -197,6 +197,8 @@ LogicalResult DropoutOp::verify() {
   double p = getP().convertToDouble();
   if (!(p >= 0.0 && p <= 1.0))
     return emitOpError("probability p must be in [0, 1], got ") << p;
+  if (getOffset() < 0)
+    return emitOpError("offset must be >= 0, got ") << getOffset();
   return success();
 }
 
