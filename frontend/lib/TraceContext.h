@@ -23,7 +23,9 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -98,6 +100,12 @@ public:
     return finishAll(op.getOperation(), capture);
   }
 
+  /// The seed and counter offset of the next random op of this trace, which
+  /// draws `count` numbers: the seed is drawn from the default generator at
+  /// the first call (so nn::manual_seed reproduces a trace), the offsets of
+  /// successive calls never overlap.
+  std::pair<uint64_t, int64_t> nextRandomStream(int64_t count);
+
   void pushModule(const Module &module);
   void popModule();
   /// The dotted path of the module being called ("" at the root).
@@ -121,6 +129,8 @@ private:
   std::vector<std::string> paths_;
   std::unordered_map<const void *, std::string> stateSymbols_; // by storage
   std::unordered_map<std::string, mlir::Value> loads_;
+  std::optional<uint64_t> randomSeed_;
+  int64_t randomOffset_ = 0;
 };
 
 } // namespace detail
