@@ -16,6 +16,7 @@
 
 #include "models/BlockStack.h"
 #include "models/DynamicNet.h"
+#include "models/LSTMClassifier.h"
 #include "models/MultiHeadModel.h"
 #include "models/MyLinear.h"
 #include "models/PositionalEncoding.h"
@@ -72,6 +73,7 @@ inline const std::vector<ModelCase> &seed_models() {
       model_case<DynamicNet>("DynamicNet", {TensorSpec({2, 8})}),
       model_case<MyLinear>("MyLinear", {TensorSpec({2, 4})}, int64_t(4),
                            int64_t(3), false),
+      model_case<LSTMClassifier>("LSTMClassifier", {TensorSpec({2, 5, 8})}),
   };
   return cases;
 }

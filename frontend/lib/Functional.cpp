@@ -49,9 +49,15 @@ Tensor relu(const Tensor &input) {
 Tensor dropout(const Tensor &input, double p, bool training) {
   TraceContext &t = TraceContext::current("dropout");
   mlir::Value x = t.valueOf(input, "dropout", "input");
+  // Each training dropout gets its own range of Philox counters.
+  auto [seed, offset] = training && p > 0.0
+                            ? t.nextRandomStream(input.numel())
+                            : std::pair<uint64_t, int64_t>{0, 0};
   return t.emit<mlir::nn::DropoutOp>(
       x.getType(), x, t.builder.getF64FloatAttr(p),
-      training ? t.builder.getUnitAttr() : mlir::UnitAttr());
+      training ? t.builder.getUnitAttr() : mlir::UnitAttr(),
+      t.builder.getI64IntegerAttr(static_cast<int64_t>(seed)),
+      t.builder.getI64IntegerAttr(offset));
 }
 
 } // namespace nn::functional

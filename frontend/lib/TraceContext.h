@@ -23,7 +23,9 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -104,6 +106,11 @@ public:
   const std::vector<std::pair<std::string, mlir::Value>> &captures() const {
     return captures_;
   }
+  /// The seed and counter offset of the next random op of this trace, which
+  /// draws `count` numbers: the seed is drawn from the default generator at
+  /// the first call (so nn::manual_seed reproduces a trace), the offsets of
+  /// successive calls never overlap.
+  std::pair<uint64_t, int64_t> nextRandomStream(int64_t count);
 
   void pushModule(const Module &module);
   void popModule();
@@ -129,6 +136,8 @@ private:
   std::unordered_map<const void *, std::string> stateSymbols_; // by storage
   std::unordered_map<std::string, mlir::Value> loads_;
   std::vector<std::pair<std::string, mlir::Value>> captures_;
+  std::optional<uint64_t> randomSeed_;
+  int64_t randomOffset_ = 0;
 };
 
 } // namespace detail

@@ -9,6 +9,8 @@
 
 #include "TraceContext.h"
 
+#include "nn/Init.h"
+
 #include "nn/IR/NNOps.h"
 #include "nn/Transforms/Passes.h"
 
@@ -255,6 +257,14 @@ Tensor TraceContext::wrap(Value value) {
   auto type = llvm::cast<mlir::RankedTensorType>(value.getType());
   return Tensor::symbolic(Shape(type.getShape()), dtypeOf(type.getElementType()),
                           std::make_shared<ValueNode>(value, this));
+}
+
+std::pair<uint64_t, int64_t> TraceContext::nextRandomStream(int64_t count) {
+  if (!randomSeed_)
+    randomSeed_ = default_generator().next_u64();
+  int64_t offset = randomOffset_;
+  randomOffset_ += count;
+  return {*randomSeed_, offset};
 }
 
 mlir::Value TraceContext::scalar(double value, mlir::Type like) {

@@ -197,6 +197,9 @@ LogicalResult DropoutOp::verify() {
   double p = getP().convertToDouble();
   if (!(p >= 0.0 && p <= 1.0))
     return emitOpError("probability p must be in [0, 1], got ") << p;
+  // I64Attr getters are unsigned; the offset is a signed count.
+  if (auto offset = static_cast<int64_t>(getOffset()); offset < 0)
+    return emitOpError("offset must be >= 0, got ") << offset;
   return success();
 }
 

@@ -25,6 +25,14 @@ LogicalResult inferBroadcastBinary(std::optional<Location> loc,
                                    StringRef opName, Value lhs, Value rhs,
                                    SmallVectorImpl<Type> &inferredReturnTypes);
 
+/// Inference of NN_PointwiseLossOp (mse_loss, l1_loss): input and target of
+/// one shape and element type; the result is that shape for `none`, else a
+/// scalar.
+LogicalResult inferPointwiseLoss(std::optional<Location> loc, StringRef opName,
+                                 Value input, Value target,
+                                 LossReduction reduction,
+                                 SmallVectorImpl<Type> &inferredReturnTypes);
+
 } // namespace mlir::nn::detail
 
 #endif // NN_IR_LIB_OPUTILS_H

@@ -197,8 +197,21 @@ class MyLinear(nn.Module):
             self.in_features, self.out_features, self.bias is not None)
 
 
+class LSTMClassifier(nn.Module):
+    """A two-layer batch-first LSTM read at its last step by a Linear head."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(8, 16, num_layers=2, batch_first=True)
+        self.head = nn.Linear(16, 4)
+
+    def forward(self, x):
+        output, _ = self.lstm(x)
+        return self.head(output[:, -1])
+
+
 MODELS = [SimpleMLP, TwoBranchModel, MultiHeadModel, BlockStack,
-          PositionalEncoding, TiedModel, DynamicNet, MyLinear]
+          PositionalEncoding, TiedModel, DynamicNet, MyLinear, LSTMClassifier]
 
 
 # --- Goldens -----------------------------------------------------------------

@@ -1,7 +1,7 @@
 //===- Elementwise.cpp - nn elementwise ops to linalg.generic -------------===//
 //
 // Lowers the elementwise ops (broadcasting arithmetic, math, comparisons,
-// where, relu, dropout) to one `linalg.generic` each. Broadcasting is expressed in the indexing maps, so
+// where, relu) to one `linalg.generic` each. Broadcasting is expressed in the indexing maps, so
 // nothing is materialized at the broadcast shape.
 //
 //===----------------------------------------------------------------------===//
@@ -74,20 +74,6 @@ Value mlir::nn::applyActivation(OpBuilder &b, Location loc,
 }
 
 namespace {
-
-struct DropoutOpLowering : public OpRewritePattern<DropoutOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(DropoutOp op,
-                                PatternRewriter &rewriter) const override {
-    if (op.isActive())
-      return rewriter.notifyMatchFailure(
-          op, "training-mode dropout needs the random-number lowering");
-    rewriter.replaceOp(op, op.getInput());
-    return success();
-  }
-};
-
 
 /// Registers `ElementwiseLowering<Op>` for a binary op whose float and
 /// integer forms are single arith ops.
@@ -174,5 +160,4 @@ void mlir::nn::populateElementwisePatterns(RewritePatternSet &patterns) {
       ctx, [](OpBuilder &b, Location loc, ReluOp, ValueRange x) {
         return applyActivation(b, loc, Activation::relu, x[0]);
       });
-  patterns.add<DropoutOpLowering>(ctx);
 }

@@ -28,24 +28,12 @@
 using namespace mlir;
 using namespace mlir::nn;
 
-namespace {
-
-/// An operand of a generic and the loops indexing its dims, in order.
-struct Indexed {
-  Value value;
-  SmallVector<int64_t> loops;
-};
-
-using GenericBody =
-    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
-
-/// A linalg.generic with `numLoops` loops (reductions where `reduction` is
-/// set) reading `ins` and accumulating into `outs`; `body` gets the scalars
-/// of ins then outs and returns one value per out.
-SmallVector<Value> buildGeneric(OpBuilder &b, Location loc, int64_t numLoops,
-                                ArrayRef<bool> reduction,
-                                ArrayRef<Indexed> ins, ArrayRef<Indexed> outs,
-                                GenericBody body) {
+SmallVector<Value> mlir::nn::buildGeneric(OpBuilder &b, Location loc,
+                                          int64_t numLoops,
+                                          ArrayRef<bool> reduction,
+                                          ArrayRef<Indexed> ins,
+                                          ArrayRef<Indexed> outs,
+                                          GenericBody body) {
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineMap> maps;
   auto mapOf = [&](const Indexed &operand) {
@@ -76,6 +64,8 @@ SmallVector<Value> buildGeneric(OpBuilder &b, Location loc, int64_t numLoops,
       });
   return llvm::to_vector_of<Value>(generic.getResults());
 }
+
+namespace {
 
 /// The loops 0..n-1 not in `mask` (the kept dims), or those in it.
 SmallVector<int64_t> loopsWhere(ArrayRef<bool> mask, bool value) {

@@ -15,7 +15,7 @@ namespace mlir::nn {
 
 /// linear, matmul.
 void populateLinearPatterns(RewritePatternSet &patterns);
-/// add, relu, dropout and the ops of NNElementwiseOps.td.
+/// add, relu and the ops of NNElementwiseOps.td.
 void populateElementwisePatterns(RewritePatternSet &patterns);
 /// NNActivationOps.td.
 void populateActivationPatterns(RewritePatternSet &patterns);
@@ -25,6 +25,10 @@ void populateConvolutionPatterns(RewritePatternSet &patterns);
 void populateNormalizationPatterns(RewritePatternSet &patterns);
 /// NNShapeOps.td.
 void populateShapePatterns(RewritePatternSet &patterns);
+/// NNLossOps.td.
+void populateLossPatterns(RewritePatternSet &patterns);
+/// dropout (training: the counter-based random mask).
+void populateDropoutPatterns(RewritePatternSet &patterns);
 
 /// Builds the body of an elementwise op from its scalar arguments.
 using ScalarBodyBuilder =
@@ -68,6 +72,23 @@ struct ElementwiseLowering : public OpRewritePattern<SourceOp> {
 
   Body body;
 };
+
+/// An operand of a generic and the loops indexing its dims, in order.
+struct Indexed {
+  Value value;
+  SmallVector<int64_t> loops;
+};
+
+using GenericBody =
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
+
+/// A linalg.generic with `numLoops` loops (reductions where `reduction` is
+/// set) reading `ins` and accumulating into `outs`; `body` gets the scalars
+/// of ins then outs and returns one value per out.
+SmallVector<Value> buildGeneric(OpBuilder &b, Location loc, int64_t numLoops,
+                                ArrayRef<bool> reduction,
+                                ArrayRef<Indexed> ins, ArrayRef<Indexed> outs,
+                                GenericBody body);
 
 /// `value` with `activation` applied (identity for `none`).
 Value applyActivation(OpBuilder &b, Location loc, Activation activation,

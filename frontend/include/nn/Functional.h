@@ -16,6 +16,7 @@
 #include "nn/Functional/Elementwise.h"
 #include "nn/Functional/Normalization.h"
 #include "nn/Functional/Shape.h"
+#include "nn/Functional/Loss.h"
 #include "nn/Runtime/Tensor.h"
 
 namespace nn {
@@ -29,7 +30,9 @@ Tensor matmul(const Tensor &lhs, const Tensor &rhs);
 /// lhs + rhs with broadcasting.
 Tensor add(const Tensor &lhs, const Tensor &rhs);
 Tensor relu(const Tensor &input);
-/// Identity unless `training` (and p > 0).
+/// Identity unless `training` (and p > 0). The training mask comes from a
+/// counter-based generator seeded at trace time (nn::manual_seed), so a seed
+/// reproduces it; it is not the mask PyTorch draws.
 Tensor dropout(const Tensor &input, double p = 0.5, bool training = true);
 
 } // namespace functional

@@ -47,8 +47,9 @@ def ConvertNNToLinalgPass : Pass<"convert-nn-to-linalg", "::mlir::func::FuncOp">
     Converts every nn op of a function (after nn-lower-state-to-arguments) to
     linalg named ops or `linalg.generic` on tensors. Broadcasting becomes
     indexing maps; fused activations become the epilogue of the producer's
-    loop nest. Fails, naming the op, on anything it cannot lower (for example
-    training-mode dropout, which needs the random-number lowering).
+    loop nest. Training-mode dropout draws its mask with a counter-based
+    generator (Philox4x32-10) inside its linalg.generic. Fails, naming the
+    op, on anything it cannot lower.
 
     Every function result ends up in a tensor of its own: a returned argument
     or a value returned twice is copied (`bufferization.alloc_tensor

@@ -152,12 +152,23 @@ def NN_DropoutOp : NN_Op<"dropout", [SameOperandsAndResultType,
     folds away. Only the training form has an effect (it draws random
     numbers), so CSE never merges two training dropouts.
 
+    The random numbers are counter-based and stateless: element i (in
+    row-major order) keeps its value when the first word of
+    Philox4x32-10(key = `seed`, counter = `offset` + i), shifted right by 8,
+    is below round((1-p)·2²⁴). The tracer takes `seed` from the seeded
+    default generator and gives each dropout call of a trace its own
+    `offset` range, so a seed reproduces every mask, and two calls never
+    share one. The masks are not PyTorch's (its generator differs).
+
     ```mlir
     %y = nn.dropout %x {p = 1.000000e-01 : f64} : tensor<2x256xf32>
-    %z = nn.dropout %x {p = 5.000000e-01 : f64, training} : tensor<2x256xf32>
+    %z = nn.dropout %x {p = 5.000000e-01 : f64, training, seed = 42 : i64, offset = 512 : i64}
+        : tensor<2x256xf32>
     ```
   }];
-  let arguments = (ins NN_FloatTensor:$input, F64Attr:$p, UnitAttr:$training);
+  let arguments = (ins NN_FloatTensor:$input, F64Attr:$p, UnitAttr:$training,
+                       DefaultValuedAttr<I64Attr, "0">:$seed,
+                       DefaultValuedAttr<I64Attr, "0">:$offset);
   let results = (outs NN_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($result)";
   let hasVerifier = 1;
@@ -177,5 +188,6 @@ include "nn/IR/NNElementwiseOps.td"
 include "nn/IR/NNConvolutionOps.td"
 include "nn/IR/NNNormalizationOps.td"
 include "nn/IR/NNShapeOps.td"
+include "nn/IR/NNLossOps.td"
 
 #endif // NN_OPS_TD

@@ -1,0 +1,50 @@
+//===- RNN.h - Recurrent layers ---------------------------------*- C++ -*-===//
+#ifndef NN_MODULES_RNN_H
+#define NN_MODULES_RNN_H
+
+#include "nn/Frontend/ModuleHolder.h"
+#include "nn/Options/RNN.h"
+
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace nn {
+
+/// A multi-layer long short-term memory network, unrolled over the traced
+/// sequence length (gates i, f, g, o, as PyTorch). Parameters have
+/// PyTorch's names and order: weight_ih_l{k}[_reverse] [4H, in],
+/// weight_hh_l{k}[_reverse] [4H, H], bias_ih_l{k}[_reverse],
+/// bias_hh_l{k}[_reverse] [4H]. See
+/// https://pytorch.org/docs/stable/generated/torch.nn.LSTM.html
+///   LSTM lstm(LSTMOptions(10, 20).num_layers(2).batch_first(true));
+///   auto [output, state] = lstm(x);            // state = (h_n, c_n)
+///   auto [y, next] = lstm(x2, state);
+class LSTMImpl : public Cloneable<LSTMImpl> {
+public:
+  LSTMImpl(int64_t input_size, int64_t hidden_size)
+      : LSTMImpl(LSTMOptions(input_size, hidden_size)) {}
+  explicit LSTMImpl(const LSTMOptions &options);
+
+  /// PyTorch's initialization: every parameter U(±1/√hidden_size).
+  void reset_parameters();
+  /// input: [seq, batch, input_size] ([batch, seq, input_size] with
+  /// batch_first) or unbatched [seq, input_size]; hx: (h_0, c_0), each
+  /// [num_layers · directions, batch, hidden_size] ([.., hidden_size]
+  /// unbatched), zeros when absent. Returns (output, (h_n, c_n)); output's
+  /// last dim is directions · hidden_size.
+  std::tuple<Tensor, std::tuple<Tensor, Tensor>>
+  forward(const Tensor &input,
+          std::optional<std::tuple<Tensor, Tensor>> hx = std::nullopt);
+  std::string extra_repr() const override;
+  /// The parameters in PyTorch's order (its _flat_weights).
+  std::vector<Tensor> flat_weights() const;
+
+  LSTMOptions options;
+};
+NN_MODULE(LSTM);
+
+} // namespace nn
+
+#endif // NN_MODULES_RNN_H

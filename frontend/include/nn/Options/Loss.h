@@ -1,0 +1,70 @@
+//===- Loss.h - Options of the loss layers and functions --------*- C++ -*-===//
+//
+// libtorch's loss options, shared by the layers (CrossEntropyLoss(options))
+// and the functions (F::cross_entropy(x, t, CrossEntropyFuncOptions())):
+//
+//   F::cross_entropy(logits, target, F::CrossEntropyFuncOptions()
+//                                        .ignore_index(0)
+//                                        .label_smoothing(0.1)
+//                                        .reduction(nn::kSum));
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_OPTIONS_LOSS_H
+#define NN_OPTIONS_LOSS_H
+
+#include "nn/Frontend/Arg.h"
+#include "nn/Runtime/Tensor.h"
+
+#include <cstdint>
+#include <string>
+
+namespace nn {
+
+/// torch.nn's `reduction` argument.
+enum class Reduction { None, Mean, Sum };
+inline constexpr Reduction kNone = Reduction::None;
+inline constexpr Reduction kMean = Reduction::Mean;
+inline constexpr Reduction kSum = Reduction::Sum;
+
+/// "none", "mean", "sum", as PyTorch spells them.
+std::string reduction_name(Reduction reduction);
+
+/// MSELoss(MSELossOptions(kSum)).
+struct MSELossOptions {
+  MSELossOptions(Reduction reduction = kMean) : reduction_(reduction) {}
+  NN_ARG(Reduction, reduction);
+};
+
+/// L1Loss(L1LossOptions(kSum)).
+struct L1LossOptions {
+  L1LossOptions(Reduction reduction = kMean) : reduction_(reduction) {}
+  NN_ARG(Reduction, reduction);
+};
+
+/// NLLLoss(NLLLossOptions().weight(w).ignore_index(0)).
+struct NLLLossOptions {
+  /// A [C] weight per class; undefined: every class weighs 1.
+  NN_ARG(Tensor, weight);
+  NN_ARG(int64_t, ignore_index) = -100;
+  NN_ARG(Reduction, reduction) = kMean;
+};
+
+/// CrossEntropyLoss(CrossEntropyLossOptions().label_smoothing(0.1)).
+struct CrossEntropyLossOptions {
+  NN_ARG(Tensor, weight);
+  NN_ARG(int64_t, ignore_index) = -100;
+  NN_ARG(Reduction, reduction) = kMean;
+  /// In [0, 1]: the target mixed with the uniform distribution.
+  NN_ARG(double, label_smoothing) = 0.0;
+};
+
+namespace functional {
+using MSELossFuncOptions = MSELossOptions;
+using L1LossFuncOptions = L1LossOptions;
+using NLLLossFuncOptions = NLLLossOptions;
+using CrossEntropyFuncOptions = CrossEntropyLossOptions;
+} // namespace functional
+
+} // namespace nn
+
+#endif // NN_OPTIONS_LOSS_H

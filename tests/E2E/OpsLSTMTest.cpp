@@ -1,0 +1,177 @@
+//===- OpsLSTMTest.cpp - LSTM against PyTorch's nn.LSTM -------------------===//
+//
+// Each case mirrors the one of the same name in tests/reference/ops/lstm.py:
+// the golden holds the input (and the initial state h0, c0), then the
+// PyTorch layer's state_dict in its order. The test loads that state into
+// nn::LSTM by its own state_dict keys (so names, order and shapes must be
+// PyTorch's), traces forward, compiles, runs and compares output, h_n and
+// c_n.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpGolden.h"
+
+#include <sstream>
+
+namespace nn::testing {
+namespace {
+
+struct LSTMCase {
+  std::string name;
+  LSTMOptions options;
+  bool withState = false;
+};
+
+void PrintTo(const LSTMCase &c, std::ostream *os) { *os << c.name; }
+
+std::string lstmCaseName(const ::testing::TestParamInfo<LSTMCase> &info) {
+  return info.param.name;
+}
+
+class LSTMGoldenTest : public ::testing::TestWithParam<LSTMCase> {};
+
+TEST_P(LSTMGoldenTest, MatchesPyTorch) {
+  const LSTMCase &c = GetParam();
+  auto golden = load_safetensors(std::string(NN_SOURCE_DIR) +
+                                 "/tests/reference/goldens/ops/lstm/" + c.name +
+                                 ".safetensors");
+  ASSERT_TRUE(golden.ok()) << golden.status();
+  auto input = [&](int i) {
+    const Tensor *t = golden->tensors.find("input." + std::to_string(i));
+    return t ? *t : Tensor();
+  };
+  LSTM lstm(c.options);
+  lstm->eval();
+  int data = c.withState ? 3 : 1, next = data;
+  StateDict state;
+  for (const std::string &key : lstm->state_dict().keys()) {
+    Tensor t = input(next++);
+    ASSERT_TRUE(t.defined()) << "golden lacks the state for " << key;
+    state.insert(key, t);
+  }
+  ASSERT_FALSE(input(next).defined()) << "golden has more state than nn::LSTM";
+  lstm->load_state_dict(state);
+
+  Inputs inputs;
+  std::vector<TensorSpec> specs;
+  for (int i = 0; i < data; ++i) {
+    inputs.push_back(input(i));
+    specs.emplace_back(input(i).shape());
+  }
+  TracedModule traced = trace(*lstm, specs, [&](const Inputs &in) {
+    auto hx = c.withState
+                  ? std::optional<std::tuple<Tensor, Tensor>>({in[1], in[2]})
+                  : std::nullopt;
+    auto [output, hc] = lstm(in[0], hx);
+    return Outputs{output, std::get<0>(hc), std::get<1>(hc)};
+  });
+  auto outputs = compile(traced)->run(inputs);
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  const char *names[] = {"output", "h_n", "c_n"};
+  for (int i = 0; i < 3; ++i)
+    expectClose((*outputs)[i],
+                golden->tensors.at("output." + std::to_string(i)), {},
+                c.name + " " + names[i]);
+}
+
+std::vector<LSTMCase> lstmCases() {
+  const std::pair<const char *, LSTMOptions> configs[] = {
+      {"l1", LSTMOptions(5, 7)},
+      {"l1_batch_first", LSTMOptions(5, 7).batch_first(true)},
+      {"l2", LSTMOptions(4, 6).num_layers(2)},
+      {"l2_batch_first", LSTMOptions(4, 6).num_layers(2).batch_first(true)},
+      {"l1_no_bias", LSTMOptions(3, 5).bias(false)},
+      {"l2_bidirectional", LSTMOptions(4, 5).num_layers(2).bidirectional(true)},
+      {"l1_bidirectional_batch_first",
+       LSTMOptions(3, 4).bidirectional(true).batch_first(true)},
+      {"l2_dropout_eval", LSTMOptions(4, 6).num_layers(2).dropout(0.5)},
+  };
+  std::vector<LSTMCase> cases;
+  for (const auto &[name, options] : configs) {
+    cases.push_back({std::string("LSTM_") + name, options, false});
+    cases.push_back({std::string("LSTM_") + name + "_state", options, true});
+  }
+  cases.push_back({"LSTM_unbatched_state", LSTMOptions(3, 4).num_layers(2), true});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(LSTM, LSTMGoldenTest, ::testing::ValuesIn(lstmCases()),
+                         lstmCaseName);
+
+//===----------------------------------------------------------------------===//
+// The layer's API
+//===----------------------------------------------------------------------===//
+
+std::string repr(const Module &m) {
+  std::ostringstream os;
+  os << m;
+  return os.str();
+}
+
+TEST(LSTMTest, ReprIsPyTorchs) {
+  EXPECT_EQ(repr(*LSTM(10, 20)), "LSTM(10, 20)");
+  EXPECT_EQ(repr(*LSTM(LSTMOptions(10, 20).num_layers(2).batch_first(true))),
+            "LSTM(10, 20, num_layers=2, batch_first=True)");
+  EXPECT_EQ(repr(*LSTM(LSTMOptions(3, 4).bias(false).dropout(0.25).bidirectional(
+                true))),
+            "LSTM(3, 4, bias=False, dropout=0.25, bidirectional=True)");
+}
+
+TEST(LSTMTest, ParametersHavePyTorchsNamesOrderAndInit) {
+  manual_seed(0);
+  LSTM lstm(LSTMOptions(3, 4).num_layers(2).bidirectional(true));
+  std::vector<std::string> names;
+  for (const auto &[name, p] : lstm->named_parameters())
+    names.push_back(name + " " + shape_str(p.shape()));
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "weight_ih_l0 16x3", "weight_hh_l0 16x4",
+                       "bias_ih_l0 16", "bias_hh_l0 16",
+                       "weight_ih_l0_reverse 16x3", "weight_hh_l0_reverse 16x4",
+                       "bias_ih_l0_reverse 16", "bias_hh_l0_reverse 16",
+                       "weight_ih_l1 16x8", "weight_hh_l1 16x4",
+                       "bias_ih_l1 16", "bias_hh_l1 16",
+                       "weight_ih_l1_reverse 16x8", "weight_hh_l1_reverse 16x4",
+                       "bias_ih_l1_reverse 16", "bias_hh_l1_reverse 16"}));
+  EXPECT_EQ(lstm->flat_weights().size(), 16u);
+  for (const Tensor &p : lstm->flat_weights())
+    for (int64_t i = 0; i < p.numel(); ++i) {
+      EXPECT_LE(std::abs(p.item_as_double(i)), 0.5); // 1/√4
+    }
+}
+
+TEST(LSTMTest, CloneCopiesTheWeights) {
+  LSTM lstm(LSTMOptions(3, 4));
+  auto copy = std::dynamic_pointer_cast<LSTMImpl>(lstm->clone());
+  ASSERT_TRUE(copy);
+  EXPECT_EQ(repr(*copy), "LSTM(3, 4)");
+  EXPECT_FALSE(copy->flat_weights()[0].shares_storage(lstm->flat_weights()[0]));
+}
+
+TEST(LSTMTest, BadOptionsAndInputsSayWhatIsWrong) {
+  EXPECT_THROW(LSTM(LSTMOptions(3, 4).dropout(1.5)), Error);
+  EXPECT_THROW(LSTM(LSTMOptions(3, 4).num_layers(0)), Error);
+  LSTM lstm(LSTMOptions(3, 4).num_layers(2));
+  auto message = [&](std::vector<TensorSpec> specs) -> std::string {
+    try {
+      trace(*lstm, specs, [&](const Inputs &in) {
+        auto hx = in.size() == 3 ? std::optional<std::tuple<Tensor, Tensor>>(
+                                       {in[1], in[2]})
+                                 : std::nullopt;
+        return Outputs{std::get<0>(lstm(in[0], hx))};
+      });
+    } catch (const Error &e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(message({TensorSpec({5, 2, 7})}),
+            "LSTM: input.size(-1) must be equal to input_size. Expected 3, got 7");
+  EXPECT_EQ(message({TensorSpec({5, 2, 3}), TensorSpec({1, 2, 4}),
+                     TensorSpec({2, 2, 4})}),
+            "LSTM: Expected hidden[0] size 2x2x4, got 1x2x4");
+  EXPECT_EQ(message({TensorSpec({5, 2, 3, 1})}),
+            "LSTM: Expected input to be 2-D or 3-D but received 4-D tensor");
+}
+
+} // namespace
+} // namespace nn::testing

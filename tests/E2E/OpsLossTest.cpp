@@ -1,0 +1,228 @@
+//===- OpsLossTest.cpp - loss functions against PyTorch goldens -----------===//
+//
+// Each case mirrors the one of the same name in tests/reference/ops/loss.py;
+// the loops here follow the loops there.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpGolden.h"
+
+#include <sstream>
+
+namespace nn::testing {
+namespace {
+
+std::vector<OpCase> lossCases() {
+  std::vector<OpCase> cases;
+  auto add = [&](std::string name, std::function<Tensor(const Inputs &)> fn) {
+    cases.push_back({"loss", std::move(name),
+                     [fn](const Inputs &in) { return Outputs{fn(in)}; }});
+  };
+  const std::pair<const char *, Reduction> reductions[] = {
+      {"mean", kMean}, {"sum", kSum}, {"none", kNone}};
+
+  for (const char *shape : {"7", "3x17", "2x3x5"})
+    for (auto [r, reduction] : reductions) {
+      add(std::string("mse_") + r + "_" + shape, [reduction](const Inputs &in) {
+        return F::mse_loss(in[0], in[1], F::MSELossFuncOptions(reduction));
+      });
+      add(std::string("l1_") + r + "_" + shape, [reduction](const Inputs &in) {
+        return F::l1_loss(in[0], in[1], F::L1LossFuncOptions(reduction));
+      });
+    }
+
+  for (auto [r, reduction] : reductions) {
+    std::string s = r;
+    add("nll_" + s + "_5x7", [reduction](const Inputs &in) {
+      return F::nll_loss(in[0], in[1],
+                         F::NLLLossFuncOptions().reduction(reduction));
+    });
+    for (const char *name : {"nll_weight_", "nll_ignore_weight_"})
+      add(name + s + "_5x7", [reduction](const Inputs &in) {
+        return F::nll_loss(
+            in[0], in[1],
+            F::NLLLossFuncOptions().weight(in[2]).reduction(reduction));
+      });
+    add("nll_kdim_ignore2_" + s + "_2x3x4x5", [reduction](const Inputs &in) {
+      return F::nll_loss(
+          in[0], in[1],
+          F::NLLLossFuncOptions().ignore_index(2).reduction(reduction));
+    });
+  }
+  add("nll_unbatched_7",
+      [](const Inputs &in) { return F::nll_loss(in[0], in[1]); });
+  add("nll_all_ignored_mean",
+      [](const Inputs &in) { return F::nll_loss(in[0], in[1]); });
+  add("nll_all_ignored_sum", [](const Inputs &in) {
+    return F::nll_loss(in[0], in[1], F::NLLLossFuncOptions().reduction(kSum));
+  });
+
+  for (auto [r, reduction] : reductions) {
+    std::string s = r;
+    auto ce = [reduction] {
+      return F::CrossEntropyFuncOptions().reduction(reduction);
+    };
+    add("ce_" + s + "_6x11", [ce](const Inputs &in) {
+      return F::cross_entropy(in[0], in[1], ce());
+    });
+    add("ce_weight_ignore_" + s + "_6x11", [ce](const Inputs &in) {
+      return F::cross_entropy(in[0], in[1], ce().weight(in[2]));
+    });
+    add("ce_smoothing_" + s + "_6x11", [ce](const Inputs &in) {
+      return F::cross_entropy(in[0], in[1], ce().label_smoothing(0.1));
+    });
+    add("ce_smoothing_weight_ignore_" + s + "_6x11", [ce](const Inputs &in) {
+      return F::cross_entropy(
+          in[0], in[1],
+          ce().weight(in[2]).ignore_index(0).label_smoothing(0.25));
+    });
+    add("ce_kdim_smoothing_" + s + "_2x5x3x7", [ce](const Inputs &in) {
+      return F::cross_entropy(in[0], in[1], ce().label_smoothing(0.3));
+    });
+    add("ce_probs_" + s + "_4x9", [ce](const Inputs &in) {
+      return F::cross_entropy(in[0], in[1], ce());
+    });
+    add("ce_probs_weight_smoothing_" + s + "_4x9", [ce](const Inputs &in) {
+      return F::cross_entropy(in[0], in[1],
+                              ce().weight(in[2]).label_smoothing(0.2));
+    });
+    add("ce_probs_kdim_" + s + "_2x3x5", [ce](const Inputs &in) {
+      return F::cross_entropy(in[0], in[1], ce());
+    });
+  }
+  add("ce_unbatched_13", [](const Inputs &in) {
+    return F::cross_entropy(in[0], in[1],
+                            F::CrossEntropyFuncOptions().label_smoothing(0.1));
+  });
+  add("ce_all_ignored_mean",
+      [](const Inputs &in) { return F::cross_entropy(in[0], in[1]); });
+  add("ce_all_ignored_smoothing_mean", [](const Inputs &in) {
+    return F::cross_entropy(in[0], in[1],
+                            F::CrossEntropyFuncOptions().label_smoothing(0.1));
+  });
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Loss, OpGoldenTest, ::testing::ValuesIn(lossCases()),
+                         caseName);
+
+//===----------------------------------------------------------------------===//
+// Layers and trace-time errors
+//===----------------------------------------------------------------------===//
+
+/// Traces `fn` on specs shaped like `inputs`, compiles and runs it.
+Tensor runTraced(Module &root, const Inputs &inputs,
+                 std::function<Tensor(const Inputs &)> fn) {
+  std::vector<TensorSpec> specs;
+  for (const Tensor &t : inputs)
+    specs.emplace_back(t.shape(), t.dtype());
+  TracedModule traced = trace(root, specs, [&](const Inputs &in) {
+    return Outputs{fn(in)};
+  });
+  auto outputs = compile(traced)->run(inputs);
+  if (!outputs.ok())
+    throw Error(std::string(outputs.status().message()));
+  return (*outputs)[0];
+}
+
+TEST(LossLayerTest, ReprIsPyTorchs) {
+  auto repr = [](const Module &m) {
+    std::ostringstream os;
+    os << m;
+    return os.str();
+  };
+  EXPECT_EQ(repr(*CrossEntropyLoss()), "CrossEntropyLoss()");
+  EXPECT_EQ(repr(*NLLLoss()), "NLLLoss()");
+  EXPECT_EQ(repr(*MSELoss()), "MSELoss()");
+  EXPECT_EQ(repr(*L1Loss(kSum)), "L1Loss()");
+}
+
+TEST(LossLayerTest, ClassWeightIsABufferInTheStateDict) {
+  CrossEntropyLoss weighted(
+      CrossEntropyLossOptions().weight(Tensor::from_vector<float>({1, 2, 3}, {3})));
+  EXPECT_EQ(weighted->state_dict().keys(), std::vector<std::string>{"weight"});
+  EXPECT_TRUE(CrossEntropyLoss()->state_dict().keys().empty());
+  auto clone = std::dynamic_pointer_cast<CrossEntropyLossImpl>(weighted->clone());
+  ASSERT_TRUE(clone);
+  EXPECT_FALSE(clone->weight.shares_storage(weighted->weight));
+}
+
+TEST(LossLayerTest, LayersMatchTheirFunctionals) {
+  // The ce_weight_ignore_mean_6x11 golden through the layer, its weight a
+  // buffer of the traced model.
+  auto golden = load_safetensors(std::string(NN_SOURCE_DIR) +
+                                 "/tests/reference/goldens/ops/loss/"
+                                 "ce_weight_ignore_mean_6x11.safetensors");
+  ASSERT_TRUE(golden.ok()) << golden.status();
+  CrossEntropyLoss criterion(
+      CrossEntropyLossOptions().weight(golden->tensors.at("input.2")));
+  Tensor loss = runTraced(
+      *criterion,
+      {golden->tensors.at("input.0"), golden->tensors.at("input.1")},
+      [&](const Inputs &in) { return criterion(in[0], in[1]); });
+  expectClose(loss, golden->tensors.at("output.0"), {}, "CrossEntropyLoss");
+
+  MSELoss mse(kSum);
+  Tensor x = Tensor::from_vector<float>({1, 2, 3}, {3});
+  Tensor y = Tensor::from_vector<float>({0, 4, 3}, {3});
+  EXPECT_EQ(runTraced(*mse, {x, y},
+                      [&](const Inputs &in) { return mse(in[0], in[1]); })
+                .item_as_double(0),
+            5.0);
+  L1Loss l1;
+  EXPECT_EQ(runTraced(*l1, {x, y},
+                      [&](const Inputs &in) { return l1(in[0], in[1]); })
+                .item_as_double(0),
+            1.0);
+}
+
+/// Expects `message` to end with `expected` (after the module path).
+void expectError(const std::string &message, const std::string &expected) {
+  EXPECT_EQ(message, "<root>: " + expected);
+}
+
+/// The message nn::trace throws for `fn` on `specs`, or "" when it traces.
+std::string traceError(std::vector<TensorSpec> specs,
+                       std::function<Tensor(const Inputs &)> fn) {
+  Module root("Root");
+  try {
+    trace(root, specs, [&](const Inputs &in) { return Outputs{fn(in)}; });
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(LossErrorTest, ShapeMismatchesNameBothShapes) {
+  expectError(traceError({TensorSpec({3, 4}), TensorSpec({4, 3})},
+                       [](const Inputs &in) { return F::mse_loss(in[0], in[1]); }),
+            "mse_loss: input 3x4 and target 4x3 must have the same shape");
+  expectError(traceError({TensorSpec({3, 4}), TensorSpec({4}, DType::i64)},
+                       [](const Inputs &in) { return F::nll_loss(in[0], in[1]); }),
+            "nll_loss: target must be 3 for input 3x4, got 4");
+  expectError(traceError({TensorSpec({3, 4}), TensorSpec({3}, DType::i64),
+                        TensorSpec({5})},
+                       [](const Inputs &in) {
+                         return F::cross_entropy(
+                             in[0], in[1],
+                             F::CrossEntropyFuncOptions().weight(in[2]));
+                       }),
+            "nll_loss: weight must be [4] (one per class of input 3x4), got 5");
+  expectError(traceError({TensorSpec({3, 4}), TensorSpec({3, 5})},
+                       [](const Inputs &in) {
+                         return F::cross_entropy(in[0], in[1]);
+                       }),
+            "cross_entropy: probability target 3x5 must have the shape of "
+            "input 3x4");
+  expectError(traceError({TensorSpec({3, 4}), TensorSpec({3}, DType::i64)},
+                       [](const Inputs &in) {
+                         return F::cross_entropy(
+                             in[0], in[1],
+                             F::CrossEntropyFuncOptions().label_smoothing(1.5));
+                       }),
+            "cross_entropy: label_smoothing must be between 0.0 and 1.0, got "
+            "1.500000");
+}
+
+} // namespace
+} // namespace nn::testing
