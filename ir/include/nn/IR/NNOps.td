@@ -177,5 +177,6 @@ include "nn/IR/NNElementwiseOps.td"
 include "nn/IR/NNConvolutionOps.td"
 include "nn/IR/NNNormalizationOps.td"
 include "nn/IR/NNShapeOps.td"
+include "nn/IR/NNAttentionOps.td"
 
 #endif // NN_OPS_TD
