@@ -2,7 +2,7 @@
 //
 // The conversion target and driver; the patterns live in one file per op
 // family (Linear.cpp, Elementwise.cpp, Activation.cpp, Convolution.cpp,
-// Normalization.cpp, Shape.cpp).
+// Normalization.cpp, Shape.cpp, Attention.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +40,7 @@ struct ConvertNNToLinalgPass
     populateConvolutionPatterns(patterns);
     populateNormalizationPatterns(patterns);
     populateShapePatterns(patterns);
+    populateAttentionPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();
