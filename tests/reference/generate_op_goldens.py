@@ -23,7 +23,8 @@ import torch  # noqa: E402
 
 import safetensors_io  # noqa: E402
 
-FAMILIES = ["activation", "elementwise", "convolution", "normalization", "shape"]
+FAMILIES = ["activation", "elementwise", "convolution", "normalization", "shape",
+            "attention", "dense"]
 OUT = os.path.join(HERE, "goldens", "ops")
 
 
