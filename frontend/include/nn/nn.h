@@ -25,6 +25,7 @@
 #include "nn/Modules/LayerNorm.h"
 #include "nn/Modules/Linear.h"
 #include "nn/Modules/Pooling.h"
+#include "nn/Modules/Transformer.h"
 #include "nn/Modules/Upsampling.h"
 #include "nn/Runtime/Artifact.h"
 #include "nn/Runtime/Safetensors.h"

@@ -10,7 +10,7 @@
 namespace nn {
 
 LayerNormImpl::LayerNormImpl(const LayerNormOptions &options_)
-    : Module("LayerNorm"), options(options_) {
+    : Cloneable("LayerNorm"), options(options_) {
   if (options.elementwise_affine()) {
     weight = Tensor::zeros(Shape(options.normalized_shape()));
     bias = Tensor::zeros(Shape(options.normalized_shape()));

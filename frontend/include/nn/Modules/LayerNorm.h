@@ -10,7 +10,7 @@ namespace nn {
 /// Normalizes over the trailing normalized_shape dims.
 /// See https://pytorch.org/docs/stable/generated/torch.nn.LayerNorm.html
 ///   LayerNorm ln(LayerNormOptions({768}).eps(1e-12));
-class LayerNormImpl : public Module {
+class LayerNormImpl : public Cloneable<LayerNormImpl> {
 public:
   explicit LayerNormImpl(const LayerNormOptions &options);
 
