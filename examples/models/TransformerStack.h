@@ -18,11 +18,13 @@ public:
   TransformerBlockImpl(int64_t d_model, int64_t nhead, int64_t dim_feedforward)
       : Cloneable("TransformerBlock") {
     attn = register_module(
-        "attn", MultiheadAttention(
-                    MultiheadAttentionOptions(d_model, nhead).batch_first(true)));
+        "attn",
+        MultiheadAttention(
+            MultiheadAttentionOptions(d_model, nhead).batch_first(true)));
     norm1 = register_module("norm1", LayerNorm(LayerNormOptions({d_model})));
-    ff = register_module("ff", Sequential(Linear(d_model, dim_feedforward), GELU(),
-                                          Linear(dim_feedforward, d_model)));
+    ff = register_module("ff",
+                         Sequential(Linear(d_model, dim_feedforward), GELU(),
+                                    Linear(dim_feedforward, d_model)));
     norm2 = register_module("norm2", LayerNorm(LayerNormOptions({d_model})));
   }
 

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nn/IR/NNOps.h"
 #include "OpUtils.h"
+#include "nn/IR/NNOps.h"
 
 #include "mlir/IR/TypeUtilities.h"
 
@@ -41,22 +41,23 @@ LogicalResult ScaledDotProductAttentionOp::inferReturnTypes(
                              shapes());
   int64_t source = key.getShape()[key.getRank() - 2];
   if (value.getShape()[value.getRank() - 2] != source)
-    return emitOptionalError(loc, kSdpa, ": key has ", source,
-                             " positions but value has ",
-                             value.getShape()[value.getRank() - 2], " ",
-                             shapes());
+    return emitOptionalError(
+        loc, kSdpa, ": key has ", source, " positions but value has ",
+        value.getShape()[value.getRank() - 2], " ", shapes());
   auto elementType = sameElementType(loc, kSdpa, "query", query, "key", key);
   if (failed(elementType) ||
       failed(sameElementType(loc, kSdpa, "query", query, "value", value)))
     return failure();
-  auto batch = inferBroadcastShape(loc, "scaled_dot_product_attention (batch "
-                                        "dimensions of query and key)",
+  auto batch = inferBroadcastShape(loc,
+                                   "scaled_dot_product_attention (batch "
+                                   "dimensions of query and key)",
                                    query.getShape().drop_back(2),
                                    key.getShape().drop_back(2));
   if (failed(batch))
     return failure();
-  batch = inferBroadcastShape(loc, "scaled_dot_product_attention (batch "
-                                   "dimensions of query/key and value)",
+  batch = inferBroadcastShape(loc,
+                              "scaled_dot_product_attention (batch "
+                              "dimensions of query/key and value)",
                               *batch, value.getShape().drop_back(2));
   if (failed(batch))
     return failure();
@@ -85,7 +86,8 @@ LogicalResult ScaledDotProductAttentionOp::inferReturnTypes(
                                " does not broadcast to the attention scores ",
                                formatShape(scores), " ", shapes());
   }
-  if (auto scale = adaptor.getScale(); scale && !std::isfinite(scale->convertToDouble()))
+  if (auto scale = adaptor.getScale();
+      scale && !std::isfinite(scale->convertToDouble()))
     return emitOptionalError(loc, kSdpa, ": scale must be finite, got ",
                              std::to_string(scale->convertToDouble()));
 

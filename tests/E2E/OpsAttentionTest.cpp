@@ -16,7 +16,8 @@ using Options = F::ScaledDotProductAttentionFuncOptions;
 std::vector<OpCase> attentionCases() {
   std::vector<OpCase> cases;
   // `options(in)` gives the case's options; a fourth input is the mask.
-  auto add = [&](std::string name,
+  auto add = [&](
+                 std::string name,
                  std::function<Options()> options = [] { return Options(); }) {
     cases.push_back({"attention", std::move(name), [options](const Inputs &in) {
                        Options o = options();
@@ -67,31 +68,33 @@ TEST(AttentionTraceTest, ShapeErrorNamesBothShapes) {
   EXPECT_EQ(traceError({TensorSpec({2, 5, 8}), TensorSpec({2, 7, 4}),
                         TensorSpec({2, 7, 3})},
                        [](const Inputs &in) {
-                         return Outputs{
-                             F::scaled_dot_product_attention(in[0], in[1], in[2])};
+                         return Outputs{F::scaled_dot_product_attention(
+                             in[0], in[1], in[2])};
                        }),
-            "<root>: scaled_dot_product_attention: query has embedding size 8 but key "
+            "<root>: scaled_dot_product_attention: query has embedding size 8 "
+            "but key "
             "has 4 (query 2x5x8, key 2x7x4, value 2x7x3)");
 }
 
 TEST(AttentionTraceTest, DropoutIsRefused) {
-  EXPECT_EQ(traceError({TensorSpec({5, 8}), TensorSpec({7, 8}),
-                        TensorSpec({7, 3})},
-                       [](const Inputs &in) {
-                         return Outputs{F::scaled_dot_product_attention(
-                             in[0], in[1], in[2], Options().dropout_p(0.1))};
-                       }),
-            "<root>: scaled_dot_product_attention: dropout_p must be 0 (attention "
-            "dropout is not supported yet), got 0.100000");
+  EXPECT_EQ(
+      traceError({TensorSpec({5, 8}), TensorSpec({7, 8}), TensorSpec({7, 3})},
+                 [](const Inputs &in) {
+                   return Outputs{F::scaled_dot_product_attention(
+                       in[0], in[1], in[2], Options().dropout_p(0.1))};
+                 }),
+      "<root>: scaled_dot_product_attention: dropout_p must be 0 (attention "
+      "dropout is not supported yet), got 0.100000");
 }
 
 TEST(AttentionTraceTest, CanonicalMaskRefusesAFloatMaskOfAnotherDtype) {
-  EXPECT_EQ(traceError({TensorSpec({5, 7}, DType::f64)},
-                       [](const Inputs &in) {
-                         return Outputs{F::canonical_mask(in[0], DType::f32)};
-                       }),
-            "<root>: canonical_mask: a float mask must have the attention's dtype "
-            "float32, got float64");
+  EXPECT_EQ(
+      traceError({TensorSpec({5, 7}, DType::f64)},
+                 [](const Inputs &in) {
+                   return Outputs{F::canonical_mask(in[0], DType::f32)};
+                 }),
+      "<root>: canonical_mask: a float mask must have the attention's dtype "
+      "float32, got float64");
 }
 
 } // namespace

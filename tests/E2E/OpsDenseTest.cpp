@@ -19,9 +19,8 @@ std::vector<OpCase> denseCases() {
         "3x4_2x4x5", "2x1x3x4_5x4x6", "1x3x2x7_4x1x7x3"})
     add(std::string("matmul_") + shapes,
         [](const Inputs &in) { return Outputs{F::matmul(in[0], in[1])}; });
-  add("linear_2x5x7", [](const Inputs &in) {
-    return Outputs{F::linear(in[0], in[1], in[2])};
-  });
+  add("linear_2x5x7",
+      [](const Inputs &in) { return Outputs{F::linear(in[0], in[1], in[2])}; });
   add("linear_nobias_7",
       [](const Inputs &in) { return Outputs{F::linear(in[0], in[1])}; });
   auto addmm = [](const Inputs &in) {
@@ -38,17 +37,21 @@ std::vector<OpCase> denseCases() {
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(Dense, OpGoldenTest,
-                         ::testing::ValuesIn(denseCases()), caseName);
+INSTANTIATE_TEST_SUITE_P(Dense, OpGoldenTest, ::testing::ValuesIn(denseCases()),
+                         caseName);
 
 TEST(DenseTraceTest, AddmmNeeds2DMatrices) {
   Module root("Root");
   try {
     trace(root, {TensorSpec({3}), TensorSpec({2, 3, 4}), TensorSpec({4, 3})},
-          [](const Inputs &in) { return Outputs{F::addmm(in[0], in[1], in[2])}; });
+          [](const Inputs &in) {
+            return Outputs{F::addmm(in[0], in[1], in[2])};
+          });
     FAIL() << "no error";
   } catch (const Error &e) {
-    EXPECT_STREQ(e.what(), "<root>: addmm: mat1 and mat2 must be 2-D (mat1 2x3x4, mat2 4x3)");
+    EXPECT_STREQ(
+        e.what(),
+        "<root>: addmm: mat1 and mat2 must be 2-D (mat1 2x3x4, mat2 4x3)");
   }
 }
 

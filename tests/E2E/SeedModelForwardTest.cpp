@@ -28,12 +28,14 @@ class SeedModelForwardTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SeedModelForwardTest, CompiledForwardMatchesPyTorchInEval) {
   const models::ModelCase &c = seedModel(GetParam());
-  std::shared_ptr<Module> model = c.make(/*seed=*/1); // values come from PyTorch
+  std::shared_ptr<Module> model =
+      c.make(/*seed=*/1); // values come from PyTorch
   auto loaded = load(*model, kGoldens + "/modules/" + c.name + ".safetensors",
                      /*strict=*/true);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   model->eval();
-  auto golden = load_safetensors(kGoldens + "/ops/models/" + c.name + ".safetensors");
+  auto golden =
+      load_safetensors(kGoldens + "/ops/models/" + c.name + ".safetensors");
   ASSERT_TRUE(golden.ok()) << golden.status();
   auto outputs = compile(c.trace(model))->run({golden->tensors.at("input.0")});
   ASSERT_TRUE(outputs.ok()) << outputs.status();
@@ -43,7 +45,8 @@ TEST_P(SeedModelForwardTest, CompiledForwardMatchesPyTorchInEval) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Attention, SeedModelForwardTest,
-                         ::testing::Values("TransformerStack", "TiedEmbeddingLM"),
+                         ::testing::Values("TransformerStack",
+                                           "TiedEmbeddingLM"),
                          [](const auto &info) { return info.param; });
 
 } // namespace

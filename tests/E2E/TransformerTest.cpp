@@ -46,7 +46,9 @@ using LayerOptions = TransformerEncoderLayerOptions;
 
 std::vector<LayerCase> layerCases() {
   auto mha = [](MHAOptions o) {
-    return [o]() -> std::shared_ptr<Module> { return MultiheadAttention(o).ptr(); };
+    return [o]() -> std::shared_ptr<Module> {
+      return MultiheadAttention(o).ptr();
+    };
   };
   auto layer = [](LayerOptions o) {
     return [o]() -> std::shared_ptr<Module> {
@@ -67,7 +69,8 @@ std::vector<LayerCase> layerCases() {
   using TEL = TransformerEncoderLayer;
   return {
       {"mha_self", 1, mha(MHAOptions(8, 2)),
-       callMHA([](MHA &m, const Inputs &in) { return m(in[0], in[0], in[0]); })},
+       callMHA(
+           [](MHA &m, const Inputs &in) { return m(in[0], in[0], in[0]); })},
       {"mha_cross_batch_first_per_head_weights", 3,
        mha(MHAOptions(12, 3).batch_first(true)),
        callMHA([](MHA &m, const Inputs &in) {
@@ -85,7 +88,8 @@ std::vector<LayerCase> layerCases() {
        })},
       {"mha_kdim_vdim", 3,
        mha(MHAOptions(8, 2).kdim(5).vdim(3).batch_first(true)),
-       callMHA([](MHA &m, const Inputs &in) { return m(in[0], in[1], in[2]); })},
+       callMHA(
+           [](MHA &m, const Inputs &in) { return m(in[0], in[1], in[2]); })},
       {"mha_unbatched_nobias", 2, mha(MHAOptions(8, 2).bias(false)),
        callMHA([](MHA &m, const Inputs &in) {
          return m(in[0], in[0], in[0], in[1]);
@@ -100,7 +104,8 @@ std::vector<LayerCase> layerCases() {
                  .norm_first(true)
                  .batch_first(true)
                  .layer_norm_eps(1e-6)),
-       callLayer([](TEL &m, const Inputs &in) { return m(in[0], Tensor(), in[1]); })},
+       callLayer(
+           [](TEL &m, const Inputs &in) { return m(in[0], Tensor(), in[1]); })},
       // is_causal: the causal triangle in the op instead of the float mask.
       {"encoder_layer_causal", 2,
        layer(LayerOptions(8, 2).dim_feedforward(16).batch_first(true)),
@@ -111,7 +116,9 @@ std::vector<LayerCase> layerCases() {
        [] {
          return TransformerEncoder(
                     TransformerEncoderOptions(
-                        TransformerEncoderLayer(LayerOptions(8, 2).dim_feedforward(16)), 2)
+                        TransformerEncoderLayer(
+                            LayerOptions(8, 2).dim_feedforward(16)),
+                        2)
                         .norm(LayerNorm(LayerNormOptions({8}))))
              .ptr();
        },
@@ -130,7 +137,9 @@ TEST_P(TransformerGoldenTest, MatchesPyTorchInEval) {
                      ".safetensors";
   auto golden = load_safetensors(path);
   ASSERT_TRUE(golden.ok()) << golden.status();
-  auto input = [&](size_t i) { return golden->tensors.find("input." + std::to_string(i)); };
+  auto input = [&](size_t i) {
+    return golden->tensors.find("input." + std::to_string(i));
+  };
 
   std::shared_ptr<Module> model = c.make();
   StateDict weights;
@@ -150,13 +159,14 @@ TEST_P(TransformerGoldenTest, MatchesPyTorchInEval) {
     data.push_back(*input(i));
     specs.emplace_back(data.back().shape(), data.back().dtype());
   }
-  TracedModule traced = trace(*model, specs, [&](const Inputs &in) {
-    return c.call(model, in);
-  });
+  TracedModule traced =
+      trace(*model, specs, [&](const Inputs &in) { return c.call(model, in); });
   auto outputs = compile(traced)->run(data);
   ASSERT_TRUE(outputs.ok()) << outputs.status();
   std::vector<Tensor> expected;
-  for (int i = 0; const Tensor *t = golden->tensors.find("output." + std::to_string(i)); ++i)
+  for (int i = 0;
+       const Tensor *t = golden->tensors.find("output." + std::to_string(i));
+       ++i)
     expected.push_back(*t);
   ASSERT_EQ(outputs->size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i)
@@ -201,9 +211,9 @@ TEST(TransformerLayerTest, MultiheadAttentionPrintsAsPyTorch) {
 TEST(TransformerLayerTest, SeparateProjectionsWhenKdimOrVdimDiffer) {
   manual_seed(0);
   MultiheadAttention mha(MHAOptions(8, 2).kdim(3).vdim(5).bias(false));
-  EXPECT_THAT(keys(*mha),
-              ::testing::ElementsAre("q_proj_weight 8x8", "k_proj_weight 8x3",
-                                     "v_proj_weight 8x5", "out_proj.weight 8x8"));
+  EXPECT_THAT(keys(*mha), ::testing::ElementsAre(
+                              "q_proj_weight 8x8", "k_proj_weight 8x3",
+                              "v_proj_weight 8x5", "out_proj.weight 8x8"));
   EXPECT_THAT(repr(*mha), ::testing::HasSubstr("bias=False"));
 }
 
@@ -222,7 +232,8 @@ TEST(TransformerLayerTest, MultiheadAttentionInitializesAsPyTorch) {
 TEST(TransformerLayerTest, EncoderLayerPrintsAsPyTorch) {
   manual_seed(0);
   TransformerEncoderLayer layer(
-      TransformerEncoderLayerOptions(8, 2).dim_feedforward(16).activation("gelu"));
+      TransformerEncoderLayerOptions(8, 2).dim_feedforward(16).activation(
+          "gelu"));
   EXPECT_EQ(repr(*layer),
             "TransformerEncoderLayer(\n"
             "  (self_attn): MultiheadAttention(\n"
@@ -241,7 +252,8 @@ TEST(TransformerLayerTest, EncoderLayerPrintsAsPyTorch) {
 
 TEST(TransformerLayerTest, EncoderClonesItsLayerIntoIndependentCopies) {
   manual_seed(0);
-  TransformerEncoderLayer layer(TransformerEncoderLayerOptions(8, 2).dim_feedforward(16));
+  TransformerEncoderLayer layer(
+      TransformerEncoderLayerOptions(8, 2).dim_feedforward(16));
   TransformerEncoder encoder(layer, 2);
   StateDict state = encoder->state_dict();
   EXPECT_EQ(state.size(), 24u);
@@ -262,7 +274,8 @@ TEST(TransformerLayerTest, BadOptionsAreRefused) {
 
 TEST(TransformerLayerTest, IsCausalBecomesTheOpsCausalFlagInsteadOfTheMask) {
   manual_seed(0);
-  TransformerEncoderLayer layer(TransformerEncoderLayerOptions(8, 2).dim_feedforward(16));
+  TransformerEncoderLayer layer(
+      TransformerEncoderLayerOptions(8, 2).dim_feedforward(16));
   layer->eval();
   std::string ir =
       trace(*layer, {TensorSpec({5, 2, 8}), TensorSpec({5, 5})},

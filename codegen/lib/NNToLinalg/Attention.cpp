@@ -48,10 +48,9 @@ struct ScaledDotProductAttentionLowering
     double scale = op.getScaleOrDefault();
     Value mask = op.getAttnMask();
     bool causal = op.getIsCausal();
-    bool boolMask =
-        mask && llvm::cast<RankedTensorType>(mask.getType())
-                    .getElementType()
-                    .isInteger(1);
+    bool boolMask = mask && llvm::cast<RankedTensorType>(mask.getType())
+                                .getElementType()
+                                .isInteger(1);
     SmallVector<Value> inputs = {scores};
     if (mask)
       inputs.push_back(mask);
@@ -70,8 +69,8 @@ struct ScaledDotProductAttentionLowering
           if (causal) {
             Value row = b.create<linalg::IndexOp>(l, rank - 2);
             Value col = b.create<linalg::IndexOp>(l, rank - 1);
-            keep = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::ule, col,
-                                           row);
+            keep =
+                b.create<arith::CmpIOp>(l, arith::CmpIPredicate::ule, col, row);
           }
           if (!keep)
             return v;
@@ -80,8 +79,8 @@ struct ScaledDotProductAttentionLowering
         });
 
     Value probs = buildSoftmax(rewriter, loc, biased, rank - 1);
-    rewriter.replaceOp(op, buildBatchMatmul(rewriter, loc, probs,
-                                            op.getValue(), resultType));
+    rewriter.replaceOp(
+        op, buildBatchMatmul(rewriter, loc, probs, op.getValue(), resultType));
     return success();
   }
 };

@@ -125,7 +125,8 @@ Value mlir::nn::buildBatchMatmul(OpBuilder &b, Location loc, Value lhs,
       rhsType.getShape().drop_back(2) == resultType.getShape().drop_back(2)) {
     ValueRange operands{lhs, rhs};
     if (rank == 2 && transposeRhs)
-      return b.create<linalg::MatmulTransposeBOp>(loc, resultType, operands, init)
+      return b
+          .create<linalg::MatmulTransposeBOp>(loc, resultType, operands, init)
           .getResult(0);
     if (rank == 2)
       return b.create<linalg::MatmulOp>(loc, resultType, operands, init)
@@ -139,15 +140,15 @@ Value mlir::nn::buildBatchMatmul(OpBuilder &b, Location loc, Value lhs,
       return b.create<linalg::BatchMatmulOp>(loc, resultType, operands, init)
           .getResult(0);
   }
-  // Otherwise one generic with broadcasting batch maps. Loops: batch dims..., m, n (parallel), k (reduction).
+  // Otherwise one generic with broadcasting batch maps. Loops: batch dims...,
+  // m, n (parallel), k (reduction).
   MLIRContext *ctx = b.getContext();
   int64_t batchRank = resultType.getRank() - 2;
   int64_t numLoops = batchRank + 3;
   AffineExpr m = getAffineDimExpr(batchRank, ctx);
   AffineExpr n = getAffineDimExpr(batchRank + 1, ctx);
   AffineExpr k = getAffineDimExpr(batchRank + 2, ctx);
-  auto operandMap = [&](RankedTensorType type, AffineExpr row,
-                        AffineExpr col) {
+  auto operandMap = [&](RankedTensorType type, AffineExpr row, AffineExpr col) {
     int64_t operandBatch = type.getRank() - 2;
     SmallVector<AffineExpr> exprs;
     for (int64_t i = 0; i < operandBatch; ++i) {
@@ -166,10 +167,10 @@ Value mlir::nn::buildBatchMatmul(OpBuilder &b, Location loc, Value lhs,
     resultExprs.push_back(getAffineDimExpr(i, ctx));
   resultExprs.push_back(m);
   resultExprs.push_back(n);
-  SmallVector<AffineMap> maps = {
-      operandMap(lhsType, m, k),
-      transposeRhs ? operandMap(rhsType, n, k) : operandMap(rhsType, k, n),
-      AffineMap::get(numLoops, 0, resultExprs, ctx)};
+  SmallVector<AffineMap> maps = {operandMap(lhsType, m, k),
+                                 transposeRhs ? operandMap(rhsType, n, k)
+                                              : operandMap(rhsType, k, n),
+                                 AffineMap::get(numLoops, 0, resultExprs, ctx)};
   SmallVector<utils::IteratorType> iterators(numLoops,
                                              utils::IteratorType::parallel);
   iterators.back() = utils::IteratorType::reduction;

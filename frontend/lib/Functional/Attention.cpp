@@ -22,8 +22,9 @@ Tensor scaled_dot_product_attention(
   constexpr const char *name = "scaled_dot_product_attention";
   TraceContext &t = TraceContext::current(name);
   if (options.dropout_p() != 0.0)
-    t.fail(std::string(name) + ": dropout_p must be 0 (attention dropout is "
-                               "not supported yet), got " +
+    t.fail(std::string(name) +
+           ": dropout_p must be 0 (attention dropout is "
+           "not supported yet), got " +
            std::to_string(options.dropout_p()));
   mlir::Value q = t.valueOf(query, name, "query");
   mlir::Value k = t.valueOf(key, name, "key");
@@ -31,9 +32,9 @@ Tensor scaled_dot_product_attention(
   mlir::Value mask = options.attn_mask().defined()
                          ? t.valueOf(options.attn_mask(), name, "attn_mask")
                          : mlir::Value();
-  mlir::FloatAttr scale =
-      options.scale() ? t.builder.getF64FloatAttr(*options.scale())
-                      : mlir::FloatAttr();
+  mlir::FloatAttr scale = options.scale()
+                              ? t.builder.getF64FloatAttr(*options.scale())
+                              : mlir::FloatAttr();
   return t.emit<mlir::nn::ScaledDotProductAttentionOp>(
       q.getType(), q, k, v, mask,
       options.is_causal() ? t.builder.getUnitAttr() : mlir::UnitAttr(), scale);
@@ -45,8 +46,9 @@ Tensor canonical_mask(const Tensor &mask, DType dtype) {
   mlir::Value m = t.valueOf(mask, name, "mask");
   if (mask.dtype() != DType::boolean) {
     if (mask.dtype() != dtype)
-      t.fail(std::string(name) + ": a float mask must have the attention's "
-                                 "dtype " +
+      t.fail(std::string(name) +
+             ": a float mask must have the attention's "
+             "dtype " +
              std::string(dtype_name(dtype)) + ", got " +
              std::string(dtype_name(mask.dtype())));
     return mask;

@@ -101,11 +101,13 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(
   const bool batched = query.dim() == 3;
   if (!batched && query.dim() != 2)
     throw Error("MultiheadAttention: query should be unbatched 2-D or batched "
-                "3-D, got " + shapeText(query));
+                "3-D, got " +
+                shapeText(query));
   if (key.dim() != query.dim() || value.dim() != query.dim())
     throw Error("MultiheadAttention: query, key and value must have the same "
-                "rank (query " + shapeText(query) + ", key " + shapeText(key) +
-                ", value " + shapeText(value) + ")");
+                "rank (query " +
+                shapeText(query) + ", key " + shapeText(key) + ", value " +
+                shapeText(value) + ")");
   // [seq, batch, embed] from here on.
   Tensor q = query, k = key, v = value, padding = key_padding_mask;
   if (batched && options.batch_first()) {
@@ -136,9 +138,9 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(
     if (in_proj_bias.defined())
       biases = F::chunk(in_proj_bias, 3);
     std::vector<Tensor> weights =
-        qkv_same_embed_dim ? F::chunk(in_proj_weight, 3)
-                           : std::vector<Tensor>{q_proj_weight, k_proj_weight,
-                                                 v_proj_weight};
+        qkv_same_embed_dim
+            ? F::chunk(in_proj_weight, 3)
+            : std::vector<Tensor>{q_proj_weight, k_proj_weight, v_proj_weight};
     qp = F::linear(q, weights[0], biases[0]);
     kp = F::linear(k, weights[1], biases[1]);
     vp = F::linear(v, weights[2], biases[2]);
@@ -147,8 +149,7 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(
   auto splitHeads = [&](const Tensor &t, int64_t seq) {
     return F::permute(F::reshape(t, {seq, N, heads, head_dim}), {1, 2, 0, 3});
   };
-  Tensor qh = splitHeads(qp, L), kh = splitHeads(kp, S),
-         vh = splitHeads(vp, S);
+  Tensor qh = splitHeads(qp, L), kh = splitHeads(kp, S), vh = splitHeads(vp, S);
 
   // One additive mask broadcasting to [batch, heads, L, S].
   Tensor mask;
@@ -179,19 +180,22 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(
     if (padding.shape() != Shape{N, S})
       throw Error("MultiheadAttention: expecting key_padding_mask shape of " +
                   shape_str({N, S}) + ", but got " + shapeText(padding));
-    Tensor bias = F::reshape(F::canonical_mask(padding, q.dtype()), {N, 1, 1, S});
+    Tensor bias =
+        F::reshape(F::canonical_mask(padding, q.dtype()), {N, 1, 1, S});
     mask = mask.defined() ? mask + bias : bias;
   }
 
   Tensor out, weights;
   const bool dropout = is_training() && options.dropout() > 0.0;
   if (need_weights || dropout) {
-    Tensor scores = F::matmul(F::div(qh, std::sqrt(static_cast<double>(head_dim))),
-                              F::transpose(kh, -2, -1));
+    Tensor scores =
+        F::matmul(F::div(qh, std::sqrt(static_cast<double>(head_dim))),
+                  F::transpose(kh, -2, -1));
     if (mask.defined())
       scores = mask + scores;
     weights = F::softmax(scores, -1);
-    Tensor dropped = dropout ? F::dropout(weights, options.dropout(), true) : weights;
+    Tensor dropped =
+        dropout ? F::dropout(weights, options.dropout(), true) : weights;
     out = F::matmul(dropped, vh);
   } else {
     F::ScaledDotProductAttentionFuncOptions sdpa;
@@ -226,13 +230,15 @@ TransformerEncoderLayerImpl::TransformerEncoderLayerImpl(
     const TransformerEncoderLayerOptions &options_)
     : Cloneable("TransformerEncoderLayer"), options(options_) {
   if (options.activation() != "relu" && options.activation() != "gelu")
-    throw Error("TransformerEncoderLayer: activation should be relu/gelu, not " +
-                options.activation());
+    throw Error(
+        "TransformerEncoderLayer: activation should be relu/gelu, not " +
+        options.activation());
   const int64_t d = options.d_model();
   self_attn = register_module(
-      "self_attn", MultiheadAttention(MultiheadAttentionOptions(d, options.nhead())
-                                          .dropout(options.dropout())
-                                          .batch_first(options.batch_first())));
+      "self_attn",
+      MultiheadAttention(MultiheadAttentionOptions(d, options.nhead())
+                             .dropout(options.dropout())
+                             .batch_first(options.batch_first())));
   linear1 = register_module("linear1", Linear(d, options.dim_feedforward()));
   dropout = register_module("dropout", Dropout(options.dropout()));
   linear2 = register_module("linear2", Linear(options.dim_feedforward(), d));
@@ -269,8 +275,8 @@ Tensor TransformerEncoderLayerImpl::forward(const Tensor &src,
                                  is_causal);
     return x + feed_forward_block(norm2(x));
   }
-  x = norm1(x + self_attention_block(x, src_mask, src_key_padding_mask,
-                                     is_causal));
+  x = norm1(x +
+            self_attention_block(x, src_mask, src_key_padding_mask, is_causal));
   return norm2(x + feed_forward_block(x));
 }
 

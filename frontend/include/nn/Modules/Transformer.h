@@ -23,8 +23,8 @@ namespace nn {
 /// Multi-head attention over [seq, batch, embed] inputs ([batch, seq, embed]
 /// with batch_first; [seq, embed] unbatched). See
 /// https://pytorch.org/docs/stable/generated/torch.nn.MultiheadAttention.html
-///   MultiheadAttention mha(MultiheadAttentionOptions(16, 4).batch_first(true));
-///   auto [out, weights] = mha(x, x, x);
+///   MultiheadAttention mha(MultiheadAttentionOptions(16,
+///   4).batch_first(true)); auto [out, weights] = mha(x, x, x);
 class MultiheadAttentionImpl : public Cloneable<MultiheadAttentionImpl> {
 public:
   MultiheadAttentionImpl(int64_t embed_dim, int64_t num_heads)

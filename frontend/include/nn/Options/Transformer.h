@@ -1,4 +1,5 @@
-//===- Transformer.h - Options of the attention and Transformer layers -*- C++ -*-===//
+//===- Transformer.h - Options of the attention and Transformer layers -*- C++
+//-*-===//
 #ifndef NN_OPTIONS_TRANSFORMER_H
 #define NN_OPTIONS_TRANSFORMER_H
 
