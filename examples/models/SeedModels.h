@@ -22,6 +22,7 @@
 #include "models/PositionalEncoding.h"
 #include "models/SimpleMLP.h"
 #include "models/TiedModel.h"
+#include "models/TransformerStack.h"
 #include "models/TwoBranchModel.h"
 
 #include <functional>
@@ -74,6 +75,10 @@ inline const std::vector<ModelCase> &seed_models() {
       model_case<MyLinear>("MyLinear", {TensorSpec({2, 4})}, int64_t(4),
                            int64_t(3), false),
       model_case<LSTMClassifier>("LSTMClassifier", {TensorSpec({2, 5, 8})}),
+      model_case<TransformerStack>("TransformerStack",
+                                   {TensorSpec({2, 5, 16})}),
+      model_case<TiedEmbeddingLM>("TiedEmbeddingLM",
+                                  {TensorSpec({2, 7}, DType::i64)}),
   };
   return cases;
 }

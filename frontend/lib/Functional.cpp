@@ -33,6 +33,20 @@ Tensor matmul(const Tensor &lhs, const Tensor &rhs) {
   return t.emit<mlir::nn::MatmulOp>(a.getType(), a, b);
 }
 
+Tensor addmm(const Tensor &input, const Tensor &mat1, const Tensor &mat2,
+              double beta, double alpha) {
+  TraceContext &t = TraceContext::current("addmm");
+  if (mat1.dim() != 2 || mat2.dim() != 2)
+    t.fail("addmm: mat1 and mat2 must be 2-D (mat1 " + shape_str(mat1.shape()) +
+           ", mat2 " + shape_str(mat2.shape()) + ")");
+  Tensor product = matmul(mat1, mat2);
+  if (alpha != 1.0)
+    product = mul(product, alpha);
+  if (beta == 0.0)
+    return product;
+  return add(beta == 1.0 ? input : mul(input, beta), product);
+}
+
 Tensor add(const Tensor &lhs, const Tensor &rhs) {
   TraceContext &t = TraceContext::current("add");
   mlir::Value a = t.valueOf(lhs, "add", "lhs");

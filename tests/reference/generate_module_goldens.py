@@ -210,8 +210,60 @@ class LSTMClassifier(nn.Module):
         return self.head(output[:, -1])
 
 
+
+class TransformerBlock(nn.Module):
+    """Post-norm self-attention and GELU feed-forward, with residuals."""
+
+    def __init__(self, d_model, nhead, dim_feedforward):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(d_model, nhead, batch_first=True)
+        self.norm1 = nn.LayerNorm(d_model)
+        self.ff = nn.Sequential(nn.Linear(d_model, dim_feedforward), nn.GELU(),
+                                nn.Linear(dim_feedforward, d_model))
+        self.norm2 = nn.LayerNorm(d_model)
+
+    def forward(self, x):
+        x = self.norm1(x + self.attn(x, x, x, need_weights=False)[0])
+        return self.norm2(x + self.ff(x))
+
+
+class TransformerStack(nn.Module):
+    """Two TransformerBlocks in a ModuleList, then a Linear head."""
+
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([TransformerBlock(16, 4, 32) for _ in range(2)])
+        self.head = nn.Linear(16, 4)
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return self.head(x)
+
+
+class TiedEmbeddingLM(nn.Module):
+    """Embedding, a causal TransformerEncoderLayer, LayerNorm, and a head
+    tied to the embedding."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(32, 16)
+        self.encoder = nn.TransformerEncoderLayer(16, 4, dim_feedforward=32,
+                                                  batch_first=True)
+        self.norm = nn.LayerNorm(16)
+        self.head = nn.Linear(16, 32, bias=False)
+        self.head.weight = self.embed.weight
+        self.register_buffer("causal_mask", torch.triu(
+            torch.full((7, 7), float("-inf")), diagonal=1), persistent=False)
+
+    def forward(self, tokens):
+        h = self.encoder(self.embed(tokens), src_mask=self.causal_mask)
+        return self.head(self.norm(h))
+
+
 MODELS = [SimpleMLP, TwoBranchModel, MultiHeadModel, BlockStack,
-          PositionalEncoding, TiedModel, DynamicNet, MyLinear, LSTMClassifier]
+          PositionalEncoding, TiedModel, DynamicNet, MyLinear, LSTMClassifier,
+          TransformerStack, TiedEmbeddingLM]
 
 
 # --- Goldens -----------------------------------------------------------------
@@ -340,6 +392,9 @@ def load_nn_files(directory):
             if not torch.equal(tensors["encoder.weight"],
                                tensors["decoder.weight"]):
                 errors.append(f"{path}: the tied keys hold different values")
+        if isinstance(model, TiedEmbeddingLM):
+            if model.head.weight is not model.embed.weight:
+                errors.append(f"{path}: loading untied the model")
     return errors
 
 

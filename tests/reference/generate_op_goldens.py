@@ -24,7 +24,7 @@ import torch  # noqa: E402
 import safetensors_io  # noqa: E402
 
 FAMILIES = ["activation", "elementwise", "convolution", "normalization", "shape",
-            "loss", "lstm"]
+            "loss", "lstm", "attention", "dense", "transformer", "models"]
 OUT = os.path.join(HERE, "goldens", "ops")
 
 

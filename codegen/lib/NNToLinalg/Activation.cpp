@@ -96,7 +96,7 @@ Value reduceAlong(OpBuilder &b, Location loc, Value input, int64_t dim,
   return generic.getResult(0);
 }
 
-/// softmax and log_softmax: max, Σ exp(x - max), then the normalization.
+/// softmax and log_softmax (buildSoftmax).
 template <typename SourceOp, bool isLog>
 struct SoftmaxLowering : public OpRewritePattern<SourceOp> {
   using OpRewritePattern<SourceOp>::OpRewritePattern;
@@ -106,46 +106,50 @@ struct SoftmaxLowering : public OpRewritePattern<SourceOp> {
     auto type = llvm::cast<RankedTensorType>(op.getType());
     if (type.getRank() == 0)
       return rewriter.notifyMatchFailure(op, "rank-0 softmax is not lowered");
-    Location loc = op.getLoc();
-    int64_t dim = op.getNormalizedDim();
-    int64_t rank = type.getRank();
-    Value x = op.getInput();
-    Value max = reduceAlong(
-        rewriter, loc, x, dim, -INFINITY, Value(),
-        [](OpBuilder &b, Location l, Value v, Value, Value acc) -> Value {
-          return b.create<arith::MaximumFOp>(l, v, acc);
-        });
-    Value sum = reduceAlong(
-        rewriter, loc, x, dim, 0.0, max,
-        [](OpBuilder &b, Location l, Value v, Value m, Value acc) -> Value {
-          Value e = b.create<math::ExpOp>(l, b.create<arith::SubFOp>(l, v, m));
-          return b.create<arith::AddFOp>(l, acc, e);
-        });
-    MLIRContext *ctx = rewriter.getContext();
-    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
-    AffineMap reduced = reducedMap(ctx, rank, dim);
-    Value empty = rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
-                                                   type.getElementType());
-    SmallVector<utils::IteratorType> iterators(rank,
-                                               utils::IteratorType::parallel);
-    auto generic = rewriter.create<linalg::GenericOp>(
-        loc, type, ValueRange{x, max, sum}, empty,
-        ArrayRef<AffineMap>{identity, reduced, reduced, identity}, iterators,
-        [](OpBuilder &b, Location l, ValueRange args) {
-          Value shifted = b.create<arith::SubFOp>(l, args[0], args[1]);
-          Value result =
-              isLog ? Value(b.create<arith::SubFOp>(
-                          l, shifted, b.create<math::LogOp>(l, args[2])))
-                    : Value(b.create<arith::DivFOp>(
-                          l, b.create<math::ExpOp>(l, shifted), args[2]));
-          b.create<linalg::YieldOp>(l, result);
-        });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, buildSoftmax(rewriter, op.getLoc(), op.getInput(),
+                                        op.getNormalizedDim(), isLog));
     return success();
   }
 };
 
 } // namespace
+
+Value mlir::nn::buildSoftmax(OpBuilder &b, Location loc, Value x, int64_t dim,
+                             bool isLog) {
+  auto type = llvm::cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  Value max = reduceAlong(
+      b, loc, x, dim, -INFINITY, Value(),
+      [](OpBuilder &nb, Location l, Value v, Value, Value acc) -> Value {
+        return nb.create<arith::MaximumFOp>(l, v, acc);
+      });
+  Value sum = reduceAlong(
+      b, loc, x, dim, 0.0, max,
+      [](OpBuilder &nb, Location l, Value v, Value m, Value acc) -> Value {
+        Value e = nb.create<math::ExpOp>(l, nb.create<arith::SubFOp>(l, v, m));
+        return nb.create<arith::AddFOp>(l, acc, e);
+      });
+  MLIRContext *ctx = b.getContext();
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  AffineMap reduced = reducedMap(ctx, rank, dim);
+  Value empty =
+      b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = b.create<linalg::GenericOp>(
+      loc, type, ValueRange{x, max, sum}, empty,
+      ArrayRef<AffineMap>{identity, reduced, reduced, identity}, iterators,
+      [isLog](OpBuilder &nb, Location l, ValueRange args) {
+        Value shifted = nb.create<arith::SubFOp>(l, args[0], args[1]);
+        Value result =
+            isLog ? Value(nb.create<arith::SubFOp>(
+                        l, shifted, nb.create<math::LogOp>(l, args[2])))
+                  : Value(nb.create<arith::DivFOp>(
+                        l, nb.create<math::ExpOp>(l, shifted), args[2]));
+        nb.create<linalg::YieldOp>(l, result);
+      });
+  return generic.getResult(0);
+}
 
 void mlir::nn::populateActivationPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();

@@ -2,8 +2,10 @@
 //
 // nn.linear becomes linalg.matmul_transpose_b on the input flattened to 2-D,
 // accumulating into the broadcast bias, followed (when an activation is fused)
-// by one elementwise epilogue. nn.matmul becomes linalg.matmul for plain 2-D
-// operands and a linalg.generic with broadcasting batch maps otherwise.
+// by one elementwise epilogue. nn.matmul (and attention's products, through
+// buildBatchMatmul) becomes linalg.matmul / linalg.batch_matmul when the
+// operands' batch dims are the result's, and a linalg.generic with
+// broadcasting batch maps otherwise.
 //
 //===----------------------------------------------------------------------===//
 
@@ -102,64 +104,86 @@ struct MatmulOpLowering : public OpRewritePattern<MatmulOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto resultType = llvm::cast<RankedTensorType>(op.getType());
-    Value init = buildZeroFilled(rewriter, loc, resultType);
-    auto lhsType = llvm::cast<RankedTensorType>(op.getLhs().getType());
-    auto rhsType = llvm::cast<RankedTensorType>(op.getRhs().getType());
-    if (lhsType.getRank() == 2 && rhsType.getRank() == 2) {
-      rewriter.replaceOp(op, rewriter
-                                 .create<linalg::MatmulOp>(
-                                     loc, resultType,
-                                     ValueRange{op.getLhs(), op.getRhs()}, init)
-                                 .getResult(0));
-      return success();
-    }
-
-    // Loops: batch dims..., m, n (parallel), k (reduction).
-    MLIRContext *ctx = rewriter.getContext();
-    int64_t batchRank = resultType.getRank() - 2;
-    int64_t numLoops = batchRank + 3;
-    AffineExpr m = getAffineDimExpr(batchRank, ctx);
-    AffineExpr n = getAffineDimExpr(batchRank + 1, ctx);
-    AffineExpr k = getAffineDimExpr(batchRank + 2, ctx);
-    auto operandMap = [&](RankedTensorType type, AffineExpr row,
-                          AffineExpr col) {
-      int64_t operandBatch = type.getRank() - 2;
-      SmallVector<AffineExpr> exprs;
-      for (int64_t i = 0; i < operandBatch; ++i) {
-        int64_t loop = batchRank - operandBatch + i;
-        bool broadcast =
-            type.getDimSize(i) == 1 && resultType.getDimSize(loop) != 1;
-        exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
-                                  : getAffineDimExpr(loop, ctx));
-      }
-      exprs.push_back(row);
-      exprs.push_back(col);
-      return AffineMap::get(numLoops, 0, exprs, ctx);
-    };
-    SmallVector<AffineExpr> resultExprs;
-    for (int64_t i = 0; i < batchRank; ++i)
-      resultExprs.push_back(getAffineDimExpr(i, ctx));
-    resultExprs.push_back(m);
-    resultExprs.push_back(n);
-    SmallVector<AffineMap> maps = {
-        operandMap(lhsType, m, k), operandMap(rhsType, k, n),
-        AffineMap::get(numLoops, 0, resultExprs, ctx)};
-    SmallVector<utils::IteratorType> iterators(numLoops,
-                                               utils::IteratorType::parallel);
-    iterators.back() = utils::IteratorType::reduction;
-    auto generic = rewriter.create<linalg::GenericOp>(
-        loc, resultType, ValueRange{op.getLhs(), op.getRhs()}, init, maps,
-        iterators, [](OpBuilder &b, Location nestedLoc, ValueRange args) {
-          Value product = b.create<arith::MulFOp>(nestedLoc, args[0], args[1]);
-          Value sum = b.create<arith::AddFOp>(nestedLoc, args[2], product);
-          b.create<linalg::YieldOp>(nestedLoc, sum);
-        });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, buildBatchMatmul(rewriter, loc, op.getLhs(),
+                                            op.getRhs(), resultType));
     return success();
   }
 };
 
 } // namespace
+
+Value mlir::nn::buildBatchMatmul(OpBuilder &b, Location loc, Value lhs,
+                                 Value rhs, RankedTensorType resultType,
+                                 bool transposeRhs) {
+  auto lhsType = llvm::cast<RankedTensorType>(lhs.getType());
+  auto rhsType = llvm::cast<RankedTensorType>(rhs.getType());
+  Value init = buildZeroFilled(b, loc, resultType);
+  // Named ops where the operands have the result's batch dims as they are.
+  int64_t rank = resultType.getRank();
+  if (lhsType.getRank() == rank && rhsType.getRank() == rank &&
+      lhsType.getShape().drop_back(2) == resultType.getShape().drop_back(2) &&
+      rhsType.getShape().drop_back(2) == resultType.getShape().drop_back(2)) {
+    ValueRange operands{lhs, rhs};
+    if (rank == 2 && transposeRhs)
+      return b
+          .create<linalg::MatmulTransposeBOp>(loc, resultType, operands, init)
+          .getResult(0);
+    if (rank == 2)
+      return b.create<linalg::MatmulOp>(loc, resultType, operands, init)
+          .getResult(0);
+    if (rank == 3 && transposeRhs)
+      return b
+          .create<linalg::BatchMatmulTransposeBOp>(loc, resultType, operands,
+                                                   init)
+          .getResult(0);
+    if (rank == 3)
+      return b.create<linalg::BatchMatmulOp>(loc, resultType, operands, init)
+          .getResult(0);
+  }
+  // Otherwise one generic with broadcasting batch maps. Loops: batch dims...,
+  // m, n (parallel), k (reduction).
+  MLIRContext *ctx = b.getContext();
+  int64_t batchRank = resultType.getRank() - 2;
+  int64_t numLoops = batchRank + 3;
+  AffineExpr m = getAffineDimExpr(batchRank, ctx);
+  AffineExpr n = getAffineDimExpr(batchRank + 1, ctx);
+  AffineExpr k = getAffineDimExpr(batchRank + 2, ctx);
+  auto operandMap = [&](RankedTensorType type, AffineExpr row, AffineExpr col) {
+    int64_t operandBatch = type.getRank() - 2;
+    SmallVector<AffineExpr> exprs;
+    for (int64_t i = 0; i < operandBatch; ++i) {
+      int64_t loop = batchRank - operandBatch + i;
+      bool broadcast =
+          type.getDimSize(i) == 1 && resultType.getDimSize(loop) != 1;
+      exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
+                                : getAffineDimExpr(loop, ctx));
+    }
+    exprs.push_back(row);
+    exprs.push_back(col);
+    return AffineMap::get(numLoops, 0, exprs, ctx);
+  };
+  SmallVector<AffineExpr> resultExprs;
+  for (int64_t i = 0; i < batchRank; ++i)
+    resultExprs.push_back(getAffineDimExpr(i, ctx));
+  resultExprs.push_back(m);
+  resultExprs.push_back(n);
+  SmallVector<AffineMap> maps = {operandMap(lhsType, m, k),
+                                 transposeRhs ? operandMap(rhsType, n, k)
+                                              : operandMap(rhsType, k, n),
+                                 AffineMap::get(numLoops, 0, resultExprs, ctx)};
+  SmallVector<utils::IteratorType> iterators(numLoops,
+                                             utils::IteratorType::parallel);
+  iterators.back() = utils::IteratorType::reduction;
+  auto generic = b.create<linalg::GenericOp>(
+      loc, resultType, ValueRange{lhs, rhs}, init, maps, iterators,
+      [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Value product =
+            nested.create<arith::MulFOp>(nestedLoc, args[0], args[1]);
+        Value sum = nested.create<arith::AddFOp>(nestedLoc, args[2], product);
+        nested.create<linalg::YieldOp>(nestedLoc, sum);
+      });
+  return generic.getResult(0);
+}
 
 void mlir::nn::populateLinearPatterns(RewritePatternSet &patterns) {
   patterns.add<LinearOpLowering, MatmulOpLowering>(patterns.getContext());

@@ -2,7 +2,7 @@
 //
 // The conversion target and driver; the patterns live in one file per op
 // family (Linear.cpp, Elementwise.cpp, Activation.cpp, Convolution.cpp,
-// Normalization.cpp, Shape.cpp, Loss.cpp, Dropout.cpp).
+// Normalization.cpp, Shape.cpp, Loss.cpp, Dropout.cpp, Attention.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +42,7 @@ struct ConvertNNToLinalgPass
     populateShapePatterns(patterns);
     populateLossPatterns(patterns);
     populateDropoutPatterns(patterns);
+    populateAttentionPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

@@ -29,6 +29,8 @@ void populateShapePatterns(RewritePatternSet &patterns);
 void populateLossPatterns(RewritePatternSet &patterns);
 /// dropout (training: the counter-based random mask).
 void populateDropoutPatterns(RewritePatternSet &patterns);
+/// NNAttentionOps.td.
+void populateAttentionPatterns(RewritePatternSet &patterns);
 
 /// Builds the body of an elementwise op from its scalar arguments.
 using ScalarBodyBuilder =
@@ -89,6 +91,18 @@ SmallVector<Value> buildGeneric(OpBuilder &b, Location loc, int64_t numLoops,
                                 ArrayRef<bool> reduction,
                                 ArrayRef<Indexed> ins, ArrayRef<Indexed> outs,
                                 GenericBody body);
+/// lhs [..., m, k] · rhs [..., k, n] (rhs [..., n, k] when `transposeRhs`)
+/// into `resultType` [..., m, n], batch dims broadcast with NumPy rules:
+/// linalg.(batch_)matmul(_transpose_b) when the operands have the result's
+/// batch dims, one linalg.generic with broadcasting maps otherwise
+/// (Linear.cpp).
+Value buildBatchMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                       RankedTensorType resultType, bool transposeRhs = false);
+
+/// softmax (log_softmax when `isLog`) of `x` along `dim` in [0, rank): the
+/// maximum, Σ exp(x - max), then the normalization (Activation.cpp).
+Value buildSoftmax(OpBuilder &b, Location loc, Value x, int64_t dim,
+                   bool isLog = false);
 
 /// `value` with `activation` applied (identity for `none`).
 Value applyActivation(OpBuilder &b, Location loc, Activation activation,

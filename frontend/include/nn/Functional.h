@@ -12,6 +12,7 @@
 #define NN_FUNCTIONAL_H
 
 #include "nn/Functional/Activation.h"
+#include "nn/Functional/Attention.h"
 #include "nn/Functional/Convolution.h"
 #include "nn/Functional/Elementwise.h"
 #include "nn/Functional/Normalization.h"
@@ -27,6 +28,10 @@ Tensor linear(const Tensor &input, const Tensor &weight,
               const Tensor &bias = Tensor());
 /// torch.matmul for operands of rank ≥ 2, batch dimensions broadcast.
 Tensor matmul(const Tensor &lhs, const Tensor &rhs);
+/// beta·input + alpha·(mat1 · mat2) for 2-D mat1 [n, k], mat2 [k, m] and
+/// input broadcastable to [n, m], as torch.addmm (beta = 0 ignores input).
+Tensor addmm(const Tensor &input, const Tensor &mat1, const Tensor &mat2,
+             double beta = 1.0, double alpha = 1.0);
 /// lhs + rhs with broadcasting.
 Tensor add(const Tensor &lhs, const Tensor &rhs);
 Tensor relu(const Tensor &input);

@@ -27,6 +27,7 @@
 #include "nn/Modules/Loss.h"
 #include "nn/Modules/Pooling.h"
 #include "nn/Modules/RNN.h"
+#include "nn/Modules/Transformer.h"
 #include "nn/Modules/Upsampling.h"
 #include "nn/Runtime/Artifact.h"
 #include "nn/Runtime/Safetensors.h"

@@ -11,7 +11,10 @@
 namespace nn {
 
 LinearImpl::LinearImpl(const LinearOptions &options_)
-    : Cloneable("Linear"), options(options_) {
+    : LinearImpl(options_, "Linear") {}
+
+LinearImpl::LinearImpl(const LinearOptions &options_, std::string type_name)
+    : Cloneable(std::move(type_name)), options(options_) {
   weight = Tensor::zeros({options.out_features(), options.in_features()});
   register_parameter("weight", &weight);
   if (options.bias()) {

@@ -14,6 +14,10 @@ public:
   LinearImpl(int64_t in_features, int64_t out_features)
       : LinearImpl(LinearOptions(in_features, out_features)) {}
   explicit LinearImpl(const LinearOptions &options);
+  /// A Linear that prints as `type_name`: PyTorch's
+  /// NonDynamicallyQuantizableLinear (MultiheadAttention's out_proj) is a
+  /// Linear by another name.
+  LinearImpl(const LinearOptions &options, std::string type_name);
 
   /// PyTorch's initialization: kaiming_uniform_(a=√5) on the weight,
   /// uniform(±1/√in_features) on the bias.

@@ -189,5 +189,6 @@ include "nn/IR/NNConvolutionOps.td"
 include "nn/IR/NNNormalizationOps.td"
 include "nn/IR/NNShapeOps.td"
 include "nn/IR/NNLossOps.td"
+include "nn/IR/NNAttentionOps.td"
 
 #endif // NN_OPS_TD
