@@ -2,7 +2,7 @@
 //
 // The conversion target and driver; the patterns live in one file per op
 // family (Linear.cpp, Elementwise.cpp, Activation.cpp, Convolution.cpp,
-// Normalization.cpp, Shape.cpp).
+// Normalization.cpp, Shape.cpp, Fused.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +40,7 @@ struct ConvertNNToLinalgPass
     populateConvolutionPatterns(patterns);
     populateNormalizationPatterns(patterns);
     populateShapePatterns(patterns);
+    populateFusedPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

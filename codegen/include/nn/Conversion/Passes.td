@@ -14,9 +14,11 @@ def LowerStateToArgumentsPass
     : Pass<"nn-lower-state-to-arguments", "::mlir::ModuleOp"> {
   let summary = "Turn parameters and buffers into leading function arguments";
   let description = [{
-    Every `nn.parameter` and `nn.buffer` of the module becomes an argument of
-    each public function, in declaration order and ahead of the function's own
-    inputs; `nn.load` reads the argument; the declarations are erased. Each new
+    Every `nn.parameter` and `nn.buffer` of the module that some function
+    loads or stores becomes an argument of each public function, in
+    declaration order and ahead of the function's own inputs (unused state
+    gets none: the artifact description marks it `"argument": false` and
+    still binds it by name); `nn.load` reads the argument; the declarations are erased. Each new
     argument carries `nn.state = "<state_dict key>"`. This is the calling
     convention of the compiled artifact: weights are bound by name at load
     time and passed by pointer.
