@@ -19,6 +19,7 @@
 #include "models/MultiHeadModel.h"
 #include "models/MyLinear.h"
 #include "models/PositionalEncoding.h"
+#include "models/ResNet.h"
 #include "models/SimpleMLP.h"
 #include "models/TiedModel.h"
 #include "models/TwoBranchModel.h"
@@ -72,6 +73,7 @@ inline const std::vector<ModelCase> &seed_models() {
       model_case<DynamicNet>("DynamicNet", {TensorSpec({2, 8})}),
       model_case<MyLinear>("MyLinear", {TensorSpec({2, 4})}, int64_t(4),
                            int64_t(3), false),
+      model_case<ResNet>("ResNet", {TensorSpec({2, 3, 8, 8})}),
   };
   return cases;
 }
