@@ -144,13 +144,12 @@ void TraceContext::declareState(Module &root) {
       tiedTo = mlir::FlatSymbolRefAttr::get(&impl_.context, first->second);
     auto type = tensorType(impl_.context, tensor.shape(), tensor.dtype());
     auto loc = mlir::NameLoc::get(builder.getStringAttr(name));
-    mlir::Operation *op;
     if (isBuffer)
-      op = builder.create<mlir::nn::BufferOp>(loc, name, type, flag);
+      builder.create<mlir::nn::BufferOp>(loc, name, type, flag, tiedTo,
+                                         /*aliases=*/mlir::ArrayAttr());
     else
-      op = builder.create<mlir::nn::ParameterOp>(loc, name, type, !flag);
-    if (tiedTo)
-      op->setAttr("tied_to", tiedTo);
+      builder.create<mlir::nn::ParameterOp>(loc, name, type, !flag, tiedTo,
+                                            /*aliases=*/mlir::ArrayAttr());
     impl_.state.insert(name, tensor);
   };
   auto modules = root.named_modules();
