@@ -39,3 +39,23 @@ func.func @store(%x: tensor<2xf32>) {
   nn.store @n, %x : tensor<2xf32>
   return
 }
+
+// -----
+
+// Nothing tied: state, other symbols and ops are left as they are.
+// CHECK: nn.parameter @w : tensor<2xf32>{{$}}
+// CHECK: nn.buffer @m : tensor<2xf32>{{$}}
+// CHECK-LABEL: func.func private @external
+// CHECK-LABEL: func.func @untouched
+// CHECK: nn.load @w
+// CHECK: arith.addf
+// CHECK: call @external
+nn.parameter @w : tensor<2xf32>
+nn.buffer @m : tensor<2xf32>
+func.func private @external(tensor<2xf32>)
+func.func @untouched() {
+  %w = nn.load @w : tensor<2xf32>
+  %s = arith.addf %w, %w : tensor<2xf32>
+  func.call @external(%s) : (tensor<2xf32>) -> ()
+  return
+}

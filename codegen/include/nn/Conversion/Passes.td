@@ -48,8 +48,10 @@ def ConvertNNToLinalgPass : Pass<"convert-nn-to-linalg", "::mlir::func::FuncOp">
   let description = [{
     Converts every nn op of a function (after nn-lower-state-to-arguments) to
     linalg named ops or `linalg.generic` on tensors. Broadcasting becomes
-    indexing maps; fused activations become the epilogue of the producer's
-    loop nest. Fails, naming the op, on anything it cannot lower (for example
+    indexing maps. An `nn.fused` group becomes its contraction's linalg op
+    followed by one `linalg.generic` evaluating the whole pointwise epilogue
+    per element (every pointwise op shares its scalar body with its own
+    lowering), so no intermediate of the group is materialized. Fails, naming the op, on anything it cannot lower (for example
     training-mode dropout, which needs the random-number lowering).
 
     Every function result ends up in a tensor of its own: a returned argument
