@@ -73,14 +73,20 @@ struct LowerStateToArgumentsPass
     // Declarations in order: (key, type, op).
     SmallVector<std::pair<StringRef, Type>> state;
     SmallVector<Operation *> declarations;
+    // State no function reads or writes (dead after canonicalization) gets
+    // no argument; the artifact description still lists it, so its
+    // state_dict keys bind.
     for (Operation &op : module.getBody()->getOperations()) {
-      if (auto param = llvm::dyn_cast<ParameterOp>(op))
-        state.emplace_back(param.getSymName(), param.getType());
-      else if (auto buffer = llvm::dyn_cast<BufferOp>(op))
-        state.emplace_back(buffer.getSymName(), buffer.getType());
-      else
+      if (!llvm::isa<ParameterOp, BufferOp>(op))
         continue;
       declarations.push_back(&op);
+      auto name = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+      if (!isStateUsed(module, name))
+        continue;
+      if (auto param = llvm::dyn_cast<ParameterOp>(op))
+        state.emplace_back(param.getSymName(), param.getType());
+      else
+        state.emplace_back(name.getValue(), llvm::cast<BufferOp>(op).getType());
     }
 
     for (auto func : module.getOps<func::FuncOp>()) {

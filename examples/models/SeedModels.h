@@ -20,6 +20,7 @@
 #include "models/MultiHeadModel.h"
 #include "models/MyLinear.h"
 #include "models/PositionalEncoding.h"
+#include "models/ResNet.h"
 #include "models/SimpleMLP.h"
 #include "models/TiedModel.h"
 #include "models/TransformerStack.h"
@@ -79,6 +80,7 @@ inline const std::vector<ModelCase> &seed_models() {
                                    {TensorSpec({2, 5, 16})}),
       model_case<TiedEmbeddingLM>("TiedEmbeddingLM",
                                   {TensorSpec({2, 7}, DType::i64)}),
+      model_case<ResNet>("ResNet", {TensorSpec({2, 3, 8, 8})}),
   };
   return cases;
 }

@@ -133,18 +133,25 @@ TraceContext &TraceContext::current(const char *op) {
 void TraceContext::declareState(Module &root) {
   mlir::ModuleOp module = impl_.module.get();
   builder.setInsertionPointToEnd(module.getBody());
-  // Parameters, then buffers, each module's own in registration order; a
-  // tensor shared by several names is declared once, under its first name.
+  // Parameters, then buffers, each module's own in registration order. A
+  // tensor shared by several names (a tie) is declared under every name, the
+  // later ones `tied_to` the first, which every load reads; nn-tie-weights
+  // then merges the group into one symbol.
   auto declare = [&](const std::string &name, const Tensor &tensor,
                      bool isBuffer, bool flag) {
-    if (!stateSymbols_.emplace(tensor.storage().get(), name).second)
-      return;
+    auto [first, isNew] =
+        stateSymbols_.emplace(tensor.storage().get(), name);
+    mlir::FlatSymbolRefAttr tiedTo;
+    if (!isNew)
+      tiedTo = mlir::FlatSymbolRefAttr::get(&impl_.context, first->second);
     auto type = tensorType(impl_.context, tensor.shape(), tensor.dtype());
     auto loc = mlir::NameLoc::get(builder.getStringAttr(name));
     if (isBuffer)
-      builder.create<mlir::nn::BufferOp>(loc, name, type, flag);
+      builder.create<mlir::nn::BufferOp>(loc, name, type, flag, tiedTo,
+                                         /*aliases=*/mlir::ArrayAttr());
     else
-      builder.create<mlir::nn::ParameterOp>(loc, name, type, !flag);
+      builder.create<mlir::nn::ParameterOp>(loc, name, type, !flag, tiedTo,
+                                            /*aliases=*/mlir::ArrayAttr());
     impl_.state.insert(name, tensor);
   };
   auto modules = root.named_modules();
@@ -390,6 +397,8 @@ TracedModule &TracedModule::optimize(const OptimizeOptions &options) {
   detail::DiagnosticCapture capture(impl_->context);
   mlir::PassManager pm(&impl_->context);
   mlir::nn::OptimizePipelineOptions pipeline;
+  pipeline.tieWeights = options.tie_weights;
+  pipeline.foldBatchNorm = options.fold_batchnorm;
   pipeline.fuse = options.fuse;
   mlir::nn::buildOptimizePipeline(pm, pipeline);
   if (mlir::failed(pm.run(*impl_->module)))

@@ -14,6 +14,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -59,6 +60,13 @@ static LogicalResult verifyStateSymbol(Operation *op, StringRef name) {
     return op->emitOpError("state_dict key '")
            << name << "' has an empty path component";
   return success();
+}
+
+bool mlir::nn::isStateUsed(ModuleOp module, StringAttr name) {
+  return llvm::any_of(module.getOps<FunctionOpInterface>(),
+                      [&](FunctionOpInterface func) {
+                        return !SymbolTable::symbolKnownUseEmpty(name, func);
+                      });
 }
 
 LogicalResult ParameterOp::verify() {
@@ -217,6 +225,58 @@ void DropoutOp::getEffects(
     effects.emplace_back(MemoryEffects::Read::get());
     effects.emplace_back(MemoryEffects::Write::get());
   }
+}
+
+//===----------------------------------------------------------------------===//
+// FusedOp
+//===----------------------------------------------------------------------===//
+
+bool FusedOp::isAnchorOp(Operation *op) {
+  return llvm::isa<ConvOp, LinearOp, MatmulOp>(op);
+}
+
+Operation *FusedOp::getAnchor() {
+  Operation &first = getBody().front().front();
+  return isAnchorOp(&first) ? &first : nullptr;
+}
+
+Value FusedOp::getYielded() {
+  return llvm::cast<YieldOp>(getBody().front().getTerminator()).getValue();
+}
+
+LogicalResult FusedOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("body has ")
+           << body.getNumArguments() << " arguments for " << getInputs().size()
+           << " inputs";
+  for (auto [i, arg, input] : llvm::enumerate(body.getArguments(), getInputs()))
+    if (arg.getType() != input.getType())
+      return emitOpError("body argument #")
+             << i << " has type " << arg.getType() << ", input has "
+             << input.getType();
+  auto yield = llvm::dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError("body must end with nn.yield");
+  if (yield.getValue().getType() != getType())
+    return emitOpError("yields ")
+           << yield.getValue().getType() << " but the result is " << getType();
+  auto resultShape = llvm::cast<RankedTensorType>(getType()).getShape();
+  for (Operation &op : body.without_terminator()) {
+    if (&op == getAnchor())
+      continue;
+    if (!op.hasTrait<OpTrait::nn::Pointwise>())
+      return op.emitOpError("cannot be in an nn.fused group: only a leading "
+                            "conv, linear or matmul and pointwise ops can");
+    auto type = llvm::cast<RankedTensorType>(op.getResult(0).getType());
+    if (type.getShape() != resultShape)
+      return op.emitOpError("computes ")
+             << formatShape(type.getShape())
+             << " inside an nn.fused group of shape "
+             << formatShape(resultShape)
+             << ": every epilogue value must have the group's shape";
+  }
+  return success();
 }
 
 #define GET_OP_CLASSES

@@ -22,8 +22,20 @@ using namespace mlir::nn;
 
 void mlir::nn::buildOptimizePipeline(OpPassManager &pm,
                                      const OptimizePipelineOptions &options) {
+  // Clean-up first: folds identity ops (eval dropout, no-op reshapes) and
+  // drops dead loads, so the patterns below see producer → consumer directly.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Tying before folding: after it, both uses of a tied weight read one
+  // symbol, and CSE merges their loads.
+  if (options.tieWeights) {
+    pm.addPass(createTieWeightsPass());
+    pm.addPass(createCSEPass());
+  }
+  // Folding before fusion: the conv that absorbed a batch norm is then
+  // fused with the activation that followed the batch norm.
+  if (options.foldBatchNorm)
+    pm.addNestedPass<func::FuncOp>(createFoldBatchNormPass());
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createFusePass());
   pm.addPass(createCanonicalizerPass());
@@ -33,6 +45,7 @@ void mlir::nn::registerTransformsPasses() {
   registerNNPasses();
   PassPipelineRegistration<OptimizePipelineOptions>(
       "nn-optimize",
-      "The default nn graph pipeline: clean-up, fusion, clean-up",
+      "The default nn graph pipeline: clean-up, tie-weights, "
+      "fold-batchnorm, fuse, clean-up",
       buildOptimizePipeline);
 }

@@ -88,6 +88,19 @@ absl::StatusOr<ArtifactDescription> parseDescription(std::string_view text,
       info.persistent = p->getBool();
     if (const json::Value *r = entry.find("requires_grad"); r && r->isBool())
       info.requires_grad = r->getBool();
+    if (const json::Value *a = entry.find("argument"); a && a->isBool())
+      info.argument = a->getBool();
+    if (const json::Value *aliases = entry.find("aliases")) {
+      if (!aliases->isArray())
+        return descriptionError(source, absl::StrCat("'", info.name,
+                                                     "' has bad aliases"));
+      for (const json::Value &alias : aliases->getArray()) {
+        if (!alias.isString())
+          return descriptionError(source, absl::StrCat("'", info.name,
+                                                       "' has bad aliases"));
+        info.aliases.push_back(alias.getString());
+      }
+    }
     description.state.push_back(std::move(info));
   }
   for (auto [key, out] : {std::pair{"inputs", &description.inputs},
@@ -183,6 +196,8 @@ absl::Status Artifact::bind(const StateDict &state) {
   std::vector<Tensor> bound;
   for (const StateInfo &info : description_.state) {
     const Tensor *tensor = state.find(info.name);
+    for (size_t i = 0; !tensor && i < info.aliases.size(); ++i)
+      tensor = state.find(info.aliases[i]);
     if (!tensor) {
       missing.push_back(info.name);
       continue;
@@ -193,7 +208,8 @@ absl::Status Artifact::bind(const StateDict &state) {
       mismatched.push_back(std::string(s.message()));
       continue;
     }
-    bound.push_back(*tensor);
+    if (info.argument)
+      bound.push_back(*tensor);
   }
   if (!missing.empty() || !mismatched.empty()) {
     std::string message = absl::StrCat("cannot bind the weights of ", source_);

@@ -59,3 +59,18 @@ func.func private @helper(%v: tensor<3xf32>) {
   nn.store @b, %v : tensor<3xf32>
   return
 }
+
+// -----
+
+// State that no function reads or writes (dead after canonicalization) gets
+// no argument; the artifact description still lists it ("argument": false).
+// CHECK-LABEL: func.func @skips_unused
+// CHECK-SAME: (%{{.+}}: tensor<3xf32> {nn.state = "used"}, %{{.+}}: tensor<3xf32>) -> tensor<3xf32>
+nn.parameter @unused : tensor<5xf32>
+nn.parameter @used : tensor<3xf32>
+nn.buffer @unused_buffer : tensor<2xf32> persistent
+func.func @skips_unused(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %w = nn.load @used : tensor<3xf32>
+  %y = nn.add %x, %w : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %y : tensor<3xf32>
+}

@@ -261,9 +261,48 @@ class TiedEmbeddingLM(nn.Module):
         return self.head(self.norm(h))
 
 
+
+def conv3x3(in_channels, out_channels):
+    return nn.Conv2d(in_channels, out_channels, 3, padding=1, bias=False)
+
+
+class ResidualBlock(nn.Module):
+    """torchvision's BasicBlock without downsampling."""
+
+    def __init__(self, channels=8):
+        super().__init__()
+        self.conv1 = conv3x3(channels, channels)
+        self.bn1 = nn.BatchNorm2d(channels)
+        self.relu = nn.ReLU()
+        self.conv2 = conv3x3(channels, channels)
+        self.bn2 = nn.BatchNorm2d(channels)
+
+    def forward(self, x):
+        out = self.relu(self.bn1(self.conv1(x)))
+        return self.relu(self.bn2(self.conv2(out)) + x)
+
+
+class ResNet(nn.Module):
+    """Stem, two residual blocks, global average pooling, linear head."""
+
+    def __init__(self, channels=8, num_classes=10):
+        super().__init__()
+        self.stem = nn.Sequential(conv3x3(3, channels),
+                                  nn.BatchNorm2d(channels), nn.ReLU())
+        self.layer1 = ResidualBlock(channels)
+        self.layer2 = ResidualBlock(channels)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.flatten = nn.Flatten()
+        self.fc = nn.Linear(channels, num_classes)
+
+    def forward(self, x):
+        return self.fc(self.flatten(self.pool(self.layer2(self.layer1(
+            self.stem(x))))))
+
+
 MODELS = [SimpleMLP, TwoBranchModel, MultiHeadModel, BlockStack,
           PositionalEncoding, TiedModel, DynamicNet, MyLinear, LSTMClassifier,
-          TransformerStack, TiedEmbeddingLM]
+          TransformerStack, TiedEmbeddingLM, ResNet]
 
 
 # --- Goldens -----------------------------------------------------------------

@@ -104,6 +104,15 @@ FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
     }
     if (failed(entry))
       return failure();
+    // Every other state_dict name of the tensor (nn-tie-weights), and
+    // whether it is passed to forward (unused state is not).
+    llvm::json::Array aliases;
+    if (auto names = op.getAttrOfType<ArrayAttr>("aliases"))
+      for (auto alias : names.getAsValueRange<StringAttr>())
+        aliases.push_back(alias.str());
+    (*entry)["aliases"] = std::move(aliases);
+    (*entry)["argument"] = isStateUsed(
+        module, op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()));
     state.push_back(std::move(*entry));
   }
 

@@ -1,7 +1,7 @@
 //===- Activation.cpp - nn activation functions to linalg -----------------===//
 //
 // Lowerings of the ops in NNActivationOps.td. Pointwise activations are one
-// broadcasting linalg.generic each (ElementwiseLowering); softmax and
+// broadcasting linalg.generic each, built from buildActivationScalar; softmax and
 // log_softmax are three: the maximum along `dim`, the sum of exp(x - max),
 // and the normalization.
 //
@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 
@@ -29,7 +30,7 @@ Value sigmoid(OpBuilder &b, Location loc, Value x) {
 }
 
 /// PyTorch's gelu: exact with erf, or its tanh approximation.
-Value gelu(OpBuilder &b, Location loc, Value x, GeluApproximation mode) {
+Value buildGelu(OpBuilder &b, Location loc, Value x, GeluApproximation mode) {
   Type t = x.getType();
   Value half = buildScalar(b, loc, t, 0.5);
   Value one = buildScalar(b, loc, t, 1.0);
@@ -151,46 +152,43 @@ Value mlir::nn::buildSoftmax(OpBuilder &b, Location loc, Value x, int64_t dim,
   return generic.getResult(0);
 }
 
-void mlir::nn::populateActivationPatterns(RewritePatternSet &patterns) {
-  MLIRContext *ctx = patterns.getContext();
-  patterns.add<ElementwiseLowering<SigmoidOp>>(
-      ctx, [](OpBuilder &b, Location loc, SigmoidOp, ValueRange x) {
-        return sigmoid(b, loc, x[0]);
-      });
-  patterns.add<ElementwiseLowering<TanhOp>>(
-      ctx, [](OpBuilder &b, Location loc, TanhOp, ValueRange x) -> Value {
-        return b.create<math::TanhOp>(loc, x[0]);
-      });
-  patterns.add<ElementwiseLowering<SiluOp>>(
-      ctx, [](OpBuilder &b, Location loc, SiluOp, ValueRange x) -> Value {
+Value mlir::nn::buildActivationScalar(OpBuilder &b, Location loc,
+                                     Operation *op, ValueRange x) {
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case([&](SigmoidOp) { return sigmoid(b, loc, x[0]); })
+      .Case([&](TanhOp) { return b.create<math::TanhOp>(loc, x[0]); })
+      .Case([&](SiluOp) {
         return b.create<arith::MulFOp>(loc, x[0], sigmoid(b, loc, x[0]));
-      });
-  patterns.add<ElementwiseLowering<GeluOp>>(
-      ctx, [](OpBuilder &b, Location loc, GeluOp op, ValueRange x) {
-        return gelu(b, loc, x[0], op.getApproximate());
-      });
-  patterns.add<ElementwiseLowering<LeakyReluOp>>(
-      ctx, [](OpBuilder &b, Location loc, LeakyReluOp op, ValueRange x) -> Value {
+      })
+      .Case([&](GeluOp gelu) {
+        return buildGelu(b, loc, x[0], gelu.getApproximate());
+      })
+      .Case([&](LeakyReluOp leaky) -> Value {
         // x > 0 ? x : x * slope (NaN falls to the second arm and stays NaN).
         Value zero = buildScalar(b, loc, x[0].getType(), 0.0);
         Value slope = buildScalar(b, loc, x[0].getType(),
-                                  op.getNegativeSlope().convertToDouble());
+                                  leaky.getNegativeSlope().convertToDouble());
         Value positive =
             b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, x[0], zero);
         return b.create<arith::SelectOp>(
             loc, positive, x[0], b.create<arith::MulFOp>(loc, x[0], slope));
-      });
-  patterns.add<ElementwiseLowering<ClampOp>>(
-      ctx, [](OpBuilder &b, Location loc, ClampOp op, ValueRange x) -> Value {
+      })
+      .Case([&](ClampOp clamp) {
         Value v = x[0];
-        if (auto min = op.getMin())
+        if (auto min = clamp.getMin())
           v = b.create<arith::MaximumFOp>(
               loc, v, buildScalar(b, loc, v.getType(), min->convertToDouble()));
-        if (auto max = op.getMax())
+        if (auto max = clamp.getMax())
           v = b.create<arith::MinimumFOp>(
               loc, v, buildScalar(b, loc, v.getType(), max->convertToDouble()));
         return v;
-      });
+      })
+      .Default([](Operation *) { return Value(); });
+}
+
+void mlir::nn::populateActivationPatterns(RewritePatternSet &patterns) {
+  // The pointwise activations lower through PointwiseLowering
+  // (Elementwise.cpp) with buildActivationScalar.
   patterns.add<SoftmaxLowering<SoftmaxOp, false>,
-               SoftmaxLowering<LogSoftmaxOp, true>>(ctx);
+               SoftmaxLowering<LogSoftmaxOp, true>>(patterns.getContext());
 }

@@ -1,7 +1,9 @@
 //===- Elementwise.cpp - nn elementwise ops to linalg.generic -------------===//
 //
 // Lowers the elementwise ops (broadcasting arithmetic, math, comparisons,
-// where, relu) to one `linalg.generic` each. Broadcasting is expressed in the indexing maps, so
+// where, relu) to one `linalg.generic` each; every pointwise op
+// (NN_Pointwise) through one pattern and buildPointwiseScalar, which the
+// nn.fused epilogue shares. Broadcasting is expressed in the indexing maps, so
 // nothing is materialized at the broadcast shape.
 //
 //===----------------------------------------------------------------------===//
@@ -12,6 +14,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::nn;
@@ -75,29 +78,32 @@ Value mlir::nn::applyActivation(OpBuilder &b, Location loc,
 
 namespace {
 
-/// Registers `ElementwiseLowering<Op>` for a binary op whose float and
-/// integer forms are single arith ops.
-template <typename Op, typename FloatOp, typename IntOp>
-void addBinary(RewritePatternSet &patterns) {
-  patterns.add<ElementwiseLowering<Op>>(
-      patterns.getContext(),
-      [](OpBuilder &b, Location loc, Op, ValueRange x) -> Value {
-        if (llvm::isa<FloatType>(x[0].getType()))
-          return b.create<FloatOp>(loc, x[0], x[1]);
-        return b.create<IntOp>(loc, x[0], x[1]);
-      });
+/// `FloatOp` for float operands, `IntOp` for integer ones.
+template <typename FloatOp, typename IntOp>
+Value floatOrInt(OpBuilder &b, Location loc, ValueRange x) {
+  if (llvm::isa<FloatType>(x[0].getType()))
+    return b.create<FloatOp>(loc, x[0], x[1]);
+  return b.create<IntOp>(loc, x[0], x[1]);
 }
 
-/// Registers `ElementwiseLowering<Op>` for a float op that is one MLIR op
-/// (arith or math) of the same operands.
-template <typename Op, typename ScalarOp>
-void addFloat(RewritePatternSet &patterns) {
-  patterns.add<ElementwiseLowering<Op>>(
-      patterns.getContext(),
-      [](OpBuilder &b, Location loc, Op, ValueRange x) -> Value {
-        return b.create<ScalarOp>(loc, x);
-      });
-}
+/// Lowers every NN_Pointwise op to one broadcasting linalg.generic whose body
+/// is buildPointwiseScalar.
+struct PointwiseLowering
+    : public OpTraitRewritePattern<OpTrait::nn::Pointwise> {
+  using OpTraitRewritePattern::OpTraitRewritePattern;
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = llvm::cast<RankedTensorType>(op->getResult(0).getType());
+    Value result = buildBroadcastingElementwise(
+        rewriter, op->getLoc(), resultType, op->getOperands(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return buildPointwiseScalar(b, loc, op, args);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
 
 /// arith.cmpf / arith.cmpi predicate of a comparison. Float comparisons are
 /// ordered except `ne`, which is true for NaN as in PyTorch.
@@ -130,21 +136,46 @@ Value mlir::nn::buildScalar(OpBuilder &b, Location loc, Type type,
       loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
 }
 
+Value mlir::nn::buildElementwiseScalar(OpBuilder &b, Location loc,
+                                      Operation *op, ValueRange x) {
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case([&](AddOp) { return floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, x); })
+      .Case([&](SubOp) { return floatOrInt<arith::SubFOp, arith::SubIOp>(b, loc, x); })
+      .Case([&](MulOp) { return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, x); })
+      .Case([&](MaximumOp) {
+        return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, x);
+      })
+      .Case([&](MinimumOp) {
+        return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, x);
+      })
+      .Case([&](DivOp) { return b.create<arith::DivFOp>(loc, x); })
+      .Case([&](PowOp) { return b.create<math::PowFOp>(loc, x); })
+      .Case([&](NegOp) { return b.create<arith::NegFOp>(loc, x); })
+      .Case([&](AbsOp) { return b.create<math::AbsFOp>(loc, x); })
+      .Case([&](ExpOp) { return b.create<math::ExpOp>(loc, x); })
+      .Case([&](LogOp) { return b.create<math::LogOp>(loc, x); })
+      .Case([&](SqrtOp) { return b.create<math::SqrtOp>(loc, x); })
+      .Case([&](RsqrtOp) { return b.create<math::RsqrtOp>(loc, x); })
+      .Case([&](ReluOp) {
+        return applyActivation(b, loc, Activation::relu, x[0]);
+      })
+      .Default([](Operation *) { return Value(); });
+}
+
+Value mlir::nn::buildPointwiseScalar(OpBuilder &b, Location loc, Operation *op,
+                                    ValueRange scalars) {
+  if (Value v = buildElementwiseScalar(b, loc, op, scalars))
+    return v;
+  if (Value v = buildActivationScalar(b, loc, op, scalars))
+    return v;
+  llvm::report_fatal_error(llvm::Twine("nn: the pointwise op '") +
+                           op->getName().getStringRef() +
+                           "' has no scalar lowering");
+}
+
 void mlir::nn::populateElementwisePatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  addBinary<AddOp, arith::AddFOp, arith::AddIOp>(patterns);
-  addBinary<SubOp, arith::SubFOp, arith::SubIOp>(patterns);
-  addBinary<MulOp, arith::MulFOp, arith::MulIOp>(patterns);
-  addBinary<MaximumOp, arith::MaximumFOp, arith::MaxSIOp>(patterns);
-  addBinary<MinimumOp, arith::MinimumFOp, arith::MinSIOp>(patterns);
-  addFloat<DivOp, arith::DivFOp>(patterns);
-  addFloat<PowOp, math::PowFOp>(patterns);
-  addFloat<NegOp, arith::NegFOp>(patterns);
-  addFloat<AbsOp, math::AbsFOp>(patterns);
-  addFloat<ExpOp, math::ExpOp>(patterns);
-  addFloat<LogOp, math::LogOp>(patterns);
-  addFloat<SqrtOp, math::SqrtOp>(patterns);
-  addFloat<RsqrtOp, math::RsqrtOp>(patterns);
+  patterns.add<PointwiseLowering>(ctx);
   patterns.add<ElementwiseLowering<CompareOp>>(
       ctx, [](OpBuilder &b, Location loc, CompareOp op, ValueRange x) -> Value {
         auto [floatPredicate, intPredicate] = predicates(op.getPredicate());
@@ -155,9 +186,5 @@ void mlir::nn::populateElementwisePatterns(RewritePatternSet &patterns) {
   patterns.add<ElementwiseLowering<WhereOp>>(
       ctx, [](OpBuilder &b, Location loc, WhereOp, ValueRange x) -> Value {
         return b.create<arith::SelectOp>(loc, x[0], x[1], x[2]);
-      });
-  patterns.add<ElementwiseLowering<ReluOp>>(
-      ctx, [](OpBuilder &b, Location loc, ReluOp, ValueRange x) {
-        return applyActivation(b, loc, Activation::relu, x[0]);
       });
 }

@@ -2,7 +2,7 @@
 //
 // The conversion target and driver; the patterns live in one file per op
 // family (Linear.cpp, Elementwise.cpp, Activation.cpp, Convolution.cpp,
-// Normalization.cpp, Shape.cpp, Loss.cpp, Dropout.cpp, Attention.cpp).
+// Normalization.cpp, Shape.cpp, Loss.cpp, Dropout.cpp, Attention.cpp, Fused.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +43,7 @@ struct ConvertNNToLinalgPass
     populateLossPatterns(patterns);
     populateDropoutPatterns(patterns);
     populateAttentionPatterns(patterns);
+    populateFusedPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();

@@ -31,6 +31,22 @@ void populateLossPatterns(RewritePatternSet &patterns);
 void populateDropoutPatterns(RewritePatternSet &patterns);
 /// NNAttentionOps.td.
 void populateAttentionPatterns(RewritePatternSet &patterns);
+/// nn.fused.
+void populateFusedPatterns(RewritePatternSet &patterns);
+
+/// The scalar computation of the NN_Pointwise op `op` on one element of each
+/// operand (`scalars`, in operand order): the body of its linalg.generic,
+/// shared by the op's own lowering and the nn.fused epilogue.
+Value buildPointwiseScalar(OpBuilder &b, Location loc, Operation *op,
+                           ValueRange scalars);
+/// The arithmetic, math and relu part of buildPointwiseScalar (null for
+/// other ops); Elementwise.cpp.
+Value buildElementwiseScalar(OpBuilder &b, Location loc, Operation *op,
+                             ValueRange scalars);
+/// The activation part of buildPointwiseScalar (null for other ops);
+/// Activation.cpp.
+Value buildActivationScalar(OpBuilder &b, Location loc, Operation *op,
+                            ValueRange scalars);
 
 /// Builds the body of an elementwise op from its scalar arguments.
 using ScalarBodyBuilder =
@@ -52,8 +68,9 @@ Value buildScalar(OpBuilder &b, Location loc, Type type, double value);
 /// Lowers an elementwise op to one broadcasting linalg.generic whose body is
 /// `body(builder, loc, op, scalar operands)`. One pattern class serves every
 /// elementwise op; each registration supplies its scalar computation:
-///   patterns.add<ElementwiseLowering<NegOp>>(ctx, [](OpBuilder &b, Location l,
-///       NegOp, ValueRange x) -> Value { return b.create<arith::NegFOp>(l, x[0]); });
+///   patterns.add<ElementwiseLowering<WhereOp>>(ctx, [](OpBuilder &b, Location l,
+///       WhereOp, ValueRange x) -> Value { return b.create<arith::SelectOp>(l, x); });
+/// (NN_Pointwise ops need none: they share buildPointwiseScalar.)
 template <typename SourceOp>
 struct ElementwiseLowering : public OpRewritePattern<SourceOp> {
   using Body = Value (*)(OpBuilder &, Location, SourceOp, ValueRange);

@@ -41,7 +41,12 @@ struct TensorSpec {
   std::string name;
 };
 
+/// The stages of nn-optimize (each on by default).
 struct OptimizeOptions {
+  /// Merge tied parameters into one symbol (nn-tie-weights).
+  bool tie_weights = true;
+  /// Fold eval batch norm into the conv/linear before it (nn-fold-batchnorm).
+  bool fold_batchnorm = true;
   /// Run the fusion pass (nn-fuse).
   bool fuse = true;
 };
@@ -54,8 +59,8 @@ public:
   TracedModule &optimize(const OptimizeOptions &options = {});
   /// A deep copy (the IR; the bound tensors stay shared).
   TracedModule clone() const;
-  /// The tensors to bind, under their symbol names: every parameter and
-  /// every buffer (non-persistent ones too).
+  /// The tensors to bind, under their state_dict names: every parameter and
+  /// every buffer (non-persistent ones too), a tied tensor under each name.
   const StateDict &state() const;
 
   struct Impl;

@@ -108,10 +108,22 @@ TEST_F(TracerTest, WrongInputCountIsRefused) {
                   "that many tensors")));
 }
 
-TEST_F(TracerTest, TiedParametersBecomeOneSymbol) {
+TEST_F(TracerTest, TiedParametersAreDeclaredTiedToTheFirstName) {
   Tied model;
-  std::string ir = trace(model, {TensorSpec({1, 4})}).to_string();
+  TracedModule traced = trace(model, {TensorSpec({1, 4})});
+  std::string ir = traced.to_string();
   EXPECT_THAT(ir, HasSubstr("nn.parameter @a.weight"));
+  EXPECT_THAT(ir, HasSubstr("nn.parameter @b.weight : tensor<4x4xf32> "
+                            "tied_to @a.weight"));
+  EXPECT_THAT(ir, Not(HasSubstr("nn.load @b.weight")));
+  EXPECT_NE(traced.state().find("b.weight"), nullptr);
+}
+
+TEST_F(TracerTest, OptimizeMakesTiedParametersOneSymbol) {
+  Tied model;
+  std::string ir = trace(model, {TensorSpec({1, 4})}).optimize().to_string();
+  EXPECT_THAT(ir, HasSubstr("nn.parameter @a.weight : tensor<4x4xf32> "
+                            "aliases [\"b.weight\"]"));
   EXPECT_THAT(ir, Not(HasSubstr("@b.weight")));
 }
 
@@ -123,8 +135,10 @@ TEST_F(TracerTest, OptimizeFusesAndDropsEvalDropout) {
   traced.optimize();
   std::string ir = traced.to_string();
   EXPECT_THAT(ir, Not(HasSubstr("nn.dropout")));
-  EXPECT_THAT(ir, Not(HasSubstr("nn.relu")));
-  EXPECT_THAT(ir, HasSubstr("activation<relu>"));
+  // Every relu is in a group right after its linear.
+  EXPECT_THAT(ir, HasSubstr("nn.fused"));
+  EXPECT_THAT(ir, ::testing::ContainsRegex(
+                      "nn.linear [^\n]*\n *%[0-9]+ = nn.relu [^\n]*\n *nn.yield"));
 }
 
 TEST_F(TracerTest, TracedDemoMatchesTheCommittedExport) {

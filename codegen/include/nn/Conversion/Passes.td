@@ -14,9 +14,11 @@ def LowerStateToArgumentsPass
     : Pass<"nn-lower-state-to-arguments", "::mlir::ModuleOp"> {
   let summary = "Turn parameters and buffers into leading function arguments";
   let description = [{
-    Every `nn.parameter` and `nn.buffer` of the module becomes an argument of
-    each public function, in declaration order and ahead of the function's own
-    inputs; `nn.load` reads the argument; the declarations are erased. Each new
+    Every `nn.parameter` and `nn.buffer` of the module that some function
+    loads or stores becomes an argument of each public function, in
+    declaration order and ahead of the function's own inputs (unused state
+    gets none: the artifact description marks it `"argument": false` and
+    still binds it by name); `nn.load` reads the argument; the declarations are erased. Each new
     argument carries `nn.state = "<state_dict key>"`. This is the calling
     convention of the compiled artifact: weights are bound by name at load
     time and passed by pointer.
@@ -46,10 +48,13 @@ def ConvertNNToLinalgPass : Pass<"convert-nn-to-linalg", "::mlir::func::FuncOp">
   let description = [{
     Converts every nn op of a function (after nn-lower-state-to-arguments) to
     linalg named ops or `linalg.generic` on tensors. Broadcasting becomes
-    indexing maps; fused activations become the epilogue of the producer's
-    loop nest. Training-mode dropout draws its mask with a counter-based
-    generator (Philox4x32-10) inside its linalg.generic. Fails, naming the
-    op, on anything it cannot lower.
+    indexing maps. An `nn.fused` group becomes its contraction's linalg op
+    followed by one `linalg.generic` evaluating the whole pointwise epilogue
+    per element (every pointwise op shares its scalar body with its own
+    lowering), so no intermediate of the group is materialized.
+    Training-mode dropout draws its mask with a counter-based generator
+    (Philox4x32-10) inside its linalg.generic. Fails, naming the op, on
+    anything it cannot lower.
 
     Every function result ends up in a tensor of its own: a returned argument
     or a value returned twice is copied (`bufferization.alloc_tensor

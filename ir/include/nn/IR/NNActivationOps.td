@@ -70,7 +70,8 @@ def NN_GeluApproximationAttr
   let assemblyFormat = "`<` $value `>`";
 }
 
-def NN_GeluOp : NN_Op<"gelu", [Pure, SameOperandsAndResultType]> {
+def NN_GeluOp : NN_Op<"gelu", [Pure, SameOperandsAndResultType,
+    NN_Pointwise]> {
   let summary = "Gaussian error linear unit, as torch.nn.functional.gelu";
   let description = [{
     x · Φ(x) with Φ the standard normal CDF, computed with erf
@@ -90,7 +91,8 @@ def NN_GeluOp : NN_Op<"gelu", [Pure, SameOperandsAndResultType]> {
       "$input (`approximate` `` $approximate^)? attr-dict `:` type($result)";
 }
 
-def NN_LeakyReluOp : NN_Op<"leaky_relu", [Pure, SameOperandsAndResultType]> {
+def NN_LeakyReluOp : NN_Op<"leaky_relu", [Pure, SameOperandsAndResultType,
+    NN_Pointwise]> {
   let summary = "max(x, 0) + slope · min(x, 0), as torch.nn.functional.leaky_relu";
   let description = [{
     ```mlir
@@ -103,7 +105,8 @@ def NN_LeakyReluOp : NN_Op<"leaky_relu", [Pure, SameOperandsAndResultType]> {
       "$input `,` `slope` `=` $negative_slope attr-dict `:` type($result)";
 }
 
-def NN_ClampOp : NN_Op<"clamp", [Pure, SameOperandsAndResultType]> {
+def NN_ClampOp : NN_Op<"clamp", [Pure, SameOperandsAndResultType,
+    NN_Pointwise]> {
   let summary = "Limits values to [min, max], as torch.clamp and hardtanh";
   let description = [{
     Either bound may be absent. NaN stays NaN. hardtanh(x, a, b) is

@@ -261,13 +261,14 @@ def NN_BatchNormTrainingOp : NN_Op<"batch_norm_training",
 // Buffer writes
 //===----------------------------------------------------------------------===//
 
-def NN_StoreOp : NN_Op<"store", [MemoryEffects<[MemWrite]>,
+def NN_StoreOp : NN_Op<"store", [MemoryEffects<[MemWrite<NN_StateResource>]>,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "Writes a buffer (running statistics, counters)";
   let description = [{
     Sets the buffer `name` to `value` for the next call: what a forward
     assigns to a module buffer in place (BatchNorm's running statistics in
-    training). Later reads in the same function use `value` directly; the
+    training). It writes the state resource, so nn.load on either side of it
+    is never merged by CSE. Later reads in the same function use `value` directly; the
     type must be the declared one. nn-lower-state-to-arguments turns it into
     a write into the buffer's argument.
 

@@ -11,10 +11,23 @@ include "nn/IR/NNBase.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
+/// Elementwise with NumPy broadcasting: each result element is one scalar
+/// expression of the operands' elements at the same (broadcast) index. What
+/// nn-fuse may put into the epilogue of an nn.fused group, and what codegen
+/// evaluates inside one linalg.generic body (mlir::OpTrait::nn::Pointwise).
+def NN_Pointwise : NativeOpTrait<"Pointwise"> {
+  let cppNamespace = "::mlir::OpTrait::nn";
+}
+
+/// The parameters and buffers of the module: what nn.load reads and nn.store
+/// writes (mlir::nn::StateResource), so CSE never merges two loads of a
+/// buffer across a store.
+def NN_StateResource : Resource<"::mlir::nn::StateResource">;
+
 /// Binary elementwise ops with NumPy broadcasting; operands share an element
 /// type.
 class NN_BroadcastBinaryOp<string mnemonic, string torchName>
-    : NN_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+    : NN_Op<mnemonic, [Pure, InferTypeOpAdaptor, NN_Pointwise]> {
   let summary = "Elementwise " # mnemonic # " with broadcasting, as torch." # torchName;
   let arguments = (ins NN_Tensor:$lhs, NN_Tensor:$rhs);
   let results = (outs NN_Tensor:$result);
@@ -32,7 +45,7 @@ class NN_BroadcastBinaryOp<string mnemonic, string torchName>
 
 /// Unary elementwise ops on floating-point tensors; result type = operand type.
 class NN_UnaryFloatOp<string mnemonic, string torchName, list<Trait> traits = []>
-    : NN_Op<mnemonic, traits # [Pure, SameOperandsAndResultType]> {
+    : NN_Op<mnemonic, traits # [Pure, SameOperandsAndResultType, NN_Pointwise]> {
   let summary = "Elementwise " # mnemonic # ", as torch.nn.functional." # torchName;
   let arguments = (ins NN_FloatTensor:$input);
   let results = (outs NN_FloatTensor:$result);

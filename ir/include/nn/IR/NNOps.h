@@ -12,9 +12,25 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "nn/IR/NNDialect.h"
+
+namespace mlir::OpTrait::nn {
+/// Marks ops that are elementwise with NumPy broadcasting: one scalar
+/// expression per result element (NN_Pointwise in NNOpBase.td).
+template <typename ConcreteType>
+class Pointwise : public TraitBase<ConcreteType, Pointwise> {};
+} // namespace mlir::OpTrait::nn
+
+namespace mlir::nn {
+/// The module's parameters and buffers as a side-effect resource: nn.load
+/// reads it, nn.store writes it.
+struct StateResource : public SideEffects::Resource::Base<StateResource> {
+  StringRef getName() final { return "nn.state"; }
+};
+} // namespace mlir::nn
 
 #define GET_OP_CLASSES
 #include "nn/IR/NNOps.h.inc"
@@ -26,6 +42,11 @@ namespace mlir::nn {
 FailureOr<SmallVector<int64_t>>
 inferBroadcastShape(std::optional<Location> loc, StringRef opName,
                     ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs);
+
+/// True when a function of `module` reads or writes the state symbol `name`
+/// (nn.load / nn.store). State without uses is bound by the artifact but not
+/// passed to the compiled function.
+bool isStateUsed(ModuleOp module, StringAttr name);
 
 /// "2x784" (rank 0: "scalar"), the spelling error messages use.
 std::string formatShape(ArrayRef<int64_t> shape);

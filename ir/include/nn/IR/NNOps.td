@@ -11,6 +11,7 @@
 
 include "nn/IR/NNOpBase.td"
 include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 
 //===----------------------------------------------------------------------===//
 // Parameters and buffers
@@ -28,15 +29,27 @@ def NN_ParameterOp : NN_StateOp<"parameter"> {
     compiled model is loaded (from a safetensors file) and read in functions
     with `nn.load`. `frozen` marks a parameter with `requires_grad=False`.
 
+    Tying: the tracer declares every state_dict name of a shared tensor, the
+    later ones with `tied_to` naming the first; nn-tie-weights then keeps the
+    first alone and lists the others in its `aliases`, the names the compiled
+    artifact also binds it by.
+
     ```mlir
     nn.parameter @"fc1.weight" : tensor<256x784xf32>
     nn.parameter @"embed.weight" : tensor<100x16xf32> frozen
+    nn.parameter @"decoder.weight" : tensor<100x16xf32> tied_to @"embed.weight"
+    nn.parameter @"encoder.weight" : tensor<16x16xf32> aliases ["decoder.weight"]
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<AnyStaticShapeTensor>:$type,
-                       UnitAttr:$frozen);
-  let assemblyFormat = "$sym_name `:` $type (`frozen` $frozen^)? attr-dict";
+                       UnitAttr:$frozen,
+                       OptionalAttr<FlatSymbolRefAttr>:$tied_to,
+                       OptionalAttr<StrArrayAttr>:$aliases);
+  let assemblyFormat = [{
+    $sym_name `:` $type (`frozen` $frozen^)? (`tied_to` $tied_to^)?
+    (`aliases` $aliases^)? attr-dict
+  }];
 }
 
 def NN_BufferOp : NN_StateOp<"buffer"> {
@@ -44,7 +57,8 @@ def NN_BufferOp : NN_StateOp<"buffer"> {
   let description = [{
     Declares a buffer (running statistics, masks) under its state_dict key.
     Only `persistent` buffers appear in the state_dict; the others are still
-    bound when the model is loaded.
+    bound when the model is loaded. `tied_to` and `aliases` work as on
+    nn.parameter.
 
     ```mlir
     nn.buffer @"bn.running_mean" : tensor<32xf32> persistent
@@ -53,16 +67,23 @@ def NN_BufferOp : NN_StateOp<"buffer"> {
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<AnyStaticShapeTensor>:$type,
-                       UnitAttr:$persistent);
-  let assemblyFormat = "$sym_name `:` $type (`persistent` $persistent^)? attr-dict";
+                       UnitAttr:$persistent,
+                       OptionalAttr<FlatSymbolRefAttr>:$tied_to,
+                       OptionalAttr<StrArrayAttr>:$aliases);
+  let assemblyFormat = [{
+    $sym_name `:` $type (`persistent` $persistent^)? (`tied_to` $tied_to^)?
+    (`aliases` $aliases^)? attr-dict
+  }];
 }
 
-def NN_LoadOp : NN_Op<"load", [Pure,
+def NN_LoadOp : NN_Op<"load", [MemoryEffects<[MemRead<NN_StateResource>]>,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "Reads a parameter or buffer";
   let description = [{
     The current value of the parameter or buffer `name`; the result type is
-    the declared type.
+    the declared type. It reads the state resource (nn.store writes it): CSE
+    merges two loads of one name only when no store lies between them, and
+    an unused load is dead.
 
     ```mlir
     %w = nn.load @"fc1.weight" : tensor<256x784xf32>
@@ -177,6 +198,60 @@ def NN_DropoutOp : NN_Op<"dropout", [SameOperandsAndResultType,
     /// True when the op changes its input (training with p > 0).
     bool isActive() { return getTraining() && getP().convertToDouble() > 0.0; }
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Fusion groups
+//===----------------------------------------------------------------------===//
+
+def NN_FusedOp : NN_Op<"fused", [Pure, IsolatedFromAbove, SingleBlock]> {
+  let summary = "Ops computed in one loop nest: an optional contraction and a pointwise epilogue";
+  let description = [{
+    What nn-fuse makes of a producer and its consumers. The body's block
+    arguments are the `inputs`; its first op may be a contraction
+    (`nn.conv`, `nn.linear`, `nn.matmul`, the anchor), every other op is
+    pointwise (add, mul, relu, gelu, clamp, ...) and produces a tensor of the
+    group's result shape; `nn.yield` returns the result. Code generation
+    emits the anchor's linalg op followed by one `linalg.generic` that
+    evaluates the whole epilogue per element, so no intermediate tensor of
+    the group reaches memory.
+
+    ```mlir
+    %y = nn.fused (%x, %w, %b, %r) : (tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32>,
+        tensor<8xf32>, tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> {
+    ^bb0(%a: tensor<1x8x6x6xf32>, %k: tensor<8x8x3x3xf32>, %c: tensor<8xf32>,
+         %s: tensor<1x8x6x6xf32>):
+      %0 = nn.conv %a, %k, %c stride [1, 1] padding [1, 1] dilation [1, 1] groups 1
+          : (tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32>, tensor<8xf32>) -> tensor<1x8x6x6xf32>
+      %1 = nn.add %0, %s : (tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+      %2 = nn.relu %1 : tensor<1x8x6x6xf32>
+      nn.yield %2 : tensor<1x8x6x6xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<NN_Tensor>:$inputs);
+  let results = (outs NN_FloatTensor:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` `:` functional-type($inputs, results) attr-dict-with-keyword
+    $body
+  }];
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The contraction the group starts with, or null for a pointwise chain.
+    ::mlir::Operation *getAnchor();
+    /// The value nn.yield returns.
+    ::mlir::Value getYielded();
+    /// True for the ops that may start a group (conv, linear, matmul).
+    static bool isAnchorOp(::mlir::Operation *op);
+  }];
+}
+
+def NN_YieldOp : NN_Op<"yield", [Pure, Terminator, ReturnLike,
+    HasParent<"FusedOp">]> {
+  let summary = "Returns the result of an nn.fused group";
+  let arguments = (ins NN_Tensor:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
 }
 
 //===----------------------------------------------------------------------===//

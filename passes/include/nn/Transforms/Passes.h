@@ -20,13 +20,19 @@ namespace mlir::nn {
 /// Options of the `nn-optimize` pipeline; each stage can be switched off.
 struct OptimizePipelineOptions
     : public PassPipelineOptions<OptimizePipelineOptions> {
-  Option<bool> fuse{*this, "fuse",
-                    llvm::cl::desc("Run nn-fuse (activation fusion)"),
+  Option<bool> tieWeights{*this, "tie-weights",
+                          llvm::cl::desc("Run nn-tie-weights"),
+                          llvm::cl::init(true)};
+  Option<bool> foldBatchNorm{*this, "fold-batchnorm",
+                             llvm::cl::desc("Run nn-fold-batchnorm"),
+                             llvm::cl::init(true)};
+  Option<bool> fuse{*this, "fuse", llvm::cl::desc("Run nn-fuse"),
                     llvm::cl::init(true)};
 };
 
-/// The default graph optimization pipeline: canonicalize and CSE, then
-/// fusion, then a final clean-up. Used by nn-compile, the frontend and lit.
+/// The default graph optimization pipeline: canonicalize and CSE,
+/// nn-tie-weights, nn-fold-batchnorm, nn-fuse, canonicalize. Used by
+/// nn-compile, the frontend and lit.
 void buildOptimizePipeline(OpPassManager &pm,
                            const OptimizePipelineOptions &options);
 

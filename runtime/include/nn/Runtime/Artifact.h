@@ -39,10 +39,15 @@ struct StateInfo : TensorInfo {
   bool is_buffer = false;
   bool persistent = true;
   bool requires_grad = true;
+  /// The tensor's other state_dict names (tied weights); bind() accepts any.
+  std::vector<std::string> aliases;
+  /// Whether forward takes it; state the compiled code never reads is still
+  /// bound (and checked) by name, but not passed.
+  bool argument = true;
 };
 
 struct ArtifactDescription {
-  std::vector<StateInfo> state; // in argument order
+  std::vector<StateInfo> state; // in argument order (those with `argument`)
   std::vector<TensorInfo> inputs;
   std::vector<TensorInfo> outputs;
 };

@@ -8,11 +8,14 @@
 |*   {"abi_version": 1,                                                       *|
 |*    "state":   [{"name": "fc1.weight", "kind": "parameter",                 *|
 |*                 "shape": [256, 784], "dtype": "F32",                       *|
-|*                 "persistent": true, "requires_grad": true}, ...],          *|
+|*                 "persistent": true, "requires_grad": true,                 *|
+|*                 "aliases": ["head.weight"], "argument": true}, ...],       *|
 |*    "inputs":  [{"name": "input.0", "shape": [64, 784], "dtype": "F32"}],   *|
 |*    "outputs": [{"name": "output.0", "shape": [64, 10], "dtype": "F32"}]}   *|
 |*                                                                            *|
-|* forward(ctx, args) reads args = [state..., inputs..., outputs...] in that  *|
+|* "aliases" (optional) lists the other state_dict names of a tied tensor;   *|
+|* it binds by any of them. forward(ctx, args) reads args = [state whose      *|
+|* "argument" is true (the default)..., inputs..., outputs...] in that        *|
 |* order and writes the outputs; it returns 0 on success. It keeps no global  *|
 |* mutable state, so one artifact serves many threads.                        *|
 |*                                                                            *|
