@@ -131,8 +131,11 @@ void tile(int64_t &mr, int64_t &nr) {
   }
 }
 
-/// Below this many multiply-adds a GEMM runs on the calling thread alone.
-constexpr double kMinParallelWork = 1 << 18;
+/// Below this many multiply-adds a GEMM runs on the calling thread alone:
+/// waking a worker costs microseconds when it spins and milliseconds when the
+/// machine is loaded and it has to be scheduled (W1's 13M-MAC layers lost 5x
+/// on 2 threads at 2^18).
+constexpr double kMinParallelWork = 1 << 25;
 
 struct GemmSplit {
   const nn_rt::GemmArgs *g;
