@@ -1,10 +1,11 @@
 # The two commands of the README, and their steps.
 #   make demo   trace, optimize, compile and run the demo model vs PyTorch
 #   make test   the whole test suite through ctest
+#   make bench  nn vs libtorch / oneDNN / roofline (docs/benchmarks.md)
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 
-.PHONY: demo test build configure bootstrap goldens clean
+.PHONY: demo test bench build configure bootstrap goldens clean
 
 bootstrap:
 	@bash scripts/bootstrap.sh
@@ -20,6 +21,21 @@ demo: build
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The benchmark suite: installs libtorch, oneDNN and OpenBLAS, turns the
+# bench on, runs it (JSON kept in $(BENCH_JSON)) and prints the table.
+# Pass more Google Benchmark flags with BENCH_ARGS, e.g.
+#   make bench BENCH_ARGS=--benchmark_filter=W5
+BENCH_JSON ?= $(BUILD)/bench.json
+BENCH_ARGS ?=
+bench:
+	@bash scripts/bootstrap-bench.sh
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNN_BUILD_BENCH=ON >/dev/null
+	@cmake --build $(BUILD) --target nn-bench -j $(JOBS)
+	@OMP_WAIT_POLICY=PASSIVE $(BUILD)/bin/nn-bench --benchmark_repetitions=5 \
+	  --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 \
+	  --benchmark_out=$(BENCH_JSON) --benchmark_out_format=json $(BENCH_ARGS)
+	@python3 bench/report.py $(BENCH_JSON)
 
 # Regenerates the PyTorch goldens (committed; only needed when they change).
 goldens: bootstrap

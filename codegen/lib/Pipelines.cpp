@@ -57,6 +57,7 @@ void mlir::nn::buildLowerToLLVMPipeline(OpPassManager &pm) {
   static std::once_flag registered;
   std::call_once(registered, [] { registerAllPasses(); });
   pm.addPass(createLowerStateToArgumentsPass());
+  pm.addPass(createLowerToKernelCallsPass());
   pm.addNestedPass<func::FuncOp>(createConvertNNToLinalgPass());
   if (failed(parsePassPipeline(kLinalgToLLVM, pm)))
     llvm::report_fatal_error("nn: the built-in CPU lowering pipeline does not "

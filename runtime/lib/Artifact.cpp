@@ -9,6 +9,8 @@
 
 #include "Json.h"
 
+#include "nn/Runtime/Kernels.h"
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -152,7 +154,14 @@ Artifact::load(const std::string &path) {
     return absl::InvalidArgumentError(
         absl::StrCat("'", path, "' is not an nn compiled model: it does not "
                      "export " NN_ARTIFACT_ENTRY_POINT));
-  return from_table(getter(), std::move(owner), path);
+  absl::StatusOr<std::shared_ptr<Artifact>> artifact =
+      from_table(getter(), std::move(owner), path);
+  // The .so carries its own copy of nn_kernels: run() hands it this
+  // process's thread count (nn_rt_set_num_threads).
+  if (artifact.ok())
+    (*artifact)->set_num_threads_ = reinterpret_cast<void (*)(int32_t)>(
+        dlsym(handle, "nn_rt_set_num_threads"));
+  return artifact;
 }
 
 absl::StatusOr<std::shared_ptr<Artifact>>
@@ -248,6 +257,8 @@ Artifact::run(const std::vector<Tensor> &inputs) const {
     outputs.push_back(Tensor::zeros(info.shape, info.dtype));
     args.push_back(outputs.back().raw_data());
   }
+  if (set_num_threads_)
+    set_num_threads_(nn_rt_get_num_threads());
   if (int32_t rc = table_->forward(context_, args.data()); rc != 0)
     return absl::InternalError(
         absl::StrCat(source_, ": forward failed with code ", rc));

@@ -22,8 +22,9 @@
 
 #include <mutex>
 
-#if !defined(NN_LLD_PATH) || !defined(NN_LIBM_PATH)
-#error "NN_LLD_PATH and NN_LIBM_PATH must name ld.lld and libm"
+#if !defined(NN_LLD_PATH) || !defined(NN_LIBM_PATH) ||                       \
+    !defined(NN_KERNELS_ARCHIVE)
+#error "NN_LLD_PATH, NN_LIBM_PATH and NN_KERNELS_ARCHIVE must name ld.lld, libm and libnn_kernels.a"
 #endif
 
 using namespace mlir;
@@ -88,11 +89,14 @@ LogicalResult mlir::nn::emitObjectFile(llvm::Module &llvmModule, StringRef path,
 LogicalResult mlir::nn::linkSharedObject(StringRef objectPath,
                                          StringRef sharedPath,
                                          std::string &error) {
-  // libm is a declared dependency (erff, tanhf, ...); malloc/free come
-  // from the loading process's libc.
+  // libm is a declared dependency (erff, tanhf, ...); malloc/free and
+  // pthreads come from the loading process's libc. The micro-kernels
+  // (nn_rt_*, a static PIC archive) are linked in, so the .so needs nothing
+  // from nn at load time; their nn_rt_* symbols stay exported for
+  // nn::Artifact (nn_rt_set_num_threads).
   SmallVector<StringRef> argv = {NN_LLD_PATH, "-shared",  "--gc-sections",
                                  "-o",        sharedPath, objectPath,
-                                 NN_LIBM_PATH};
+                                 NN_KERNELS_ARCHIVE, NN_LIBM_PATH};
   std::string message;
   int rc = llvm::sys::ExecuteAndWait(NN_LLD_PATH, argv, std::nullopt, {}, 0, 0,
                                      &message);

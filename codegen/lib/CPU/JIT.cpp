@@ -9,7 +9,10 @@
 #include "HostTarget.h"
 #include "nn/Conversion/CPU/Compile.h"
 
+#include "nn/Runtime/Kernels.h"
+
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/Error.h"
 
 using namespace mlir;
@@ -40,6 +43,19 @@ FailureOr<JitArtifact> mlir::nn::jitCompile(ModuleOp module,
                    : llvm::toString(engine.takeError());
     return failure();
   }
+  // The kernels the generated code calls, from this process's nn_kernels
+  // (linked into the compiler; not necessarily exported dynamically).
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    auto add = [&](const char *name, void *address) {
+      symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                 llvm::JITSymbolFlags::Exported};
+    };
+    add("nn_rt_sgemm", reinterpret_cast<void *>(&nn_rt_sgemm));
+    add("nn_rt_conv2d_nchw", reinterpret_cast<void *>(&nn_rt_conv2d_nchw));
+    add("nn_rt_parallel_for", reinterpret_cast<void *>(&nn_rt_parallel_for));
+    return symbols;
+  });
   auto getter = (*engine)->lookup(NN_ARTIFACT_ENTRY_POINT);
   if (!getter) {
     error = llvm::toString(getter.takeError());

@@ -69,4 +69,46 @@ def ConvertNNToLinalgPass : Pass<"convert-nn-to-linalg", "::mlir::func::FuncOp">
   ];
 }
 
+def LowerToKernelCallsPass
+    : Pass<"nn-lower-to-kernel-calls", "::mlir::ModuleOp"> {
+  let summary = "Call the runtime's packed micro-kernels for matmul, linear "
+                "and convolution";
+  let description = [{
+    Replaces the heavy ops by calls into nn_kernels (runtime/include/nn/
+    Runtime/Kernels.h): 2-D `nn.matmul` and `nn.linear` become
+    `nn_rt_sgemm`, 2-D `nn.conv` with `groups 1` becomes `nn_rt_conv2d_nchw`
+    (an implicit GEMM). A fused `relu` activation, or a single-use `nn.relu`
+    consumer, and the bias go into the kernel's store. Operands are read
+    through `bufferization.to_memref` (any strides: a transposed operand is
+    only a stride change), the result is a fresh 64-byte aligned
+    `memref.alloc` handed back with `bufferization.to_tensor restrict
+    writable`, so one-shot bufferization sees an ordinary new buffer.
+
+    Runs after nn-lower-state-to-arguments and before convert-nn-to-linalg,
+    which lowers whatever is left (other activations, other element types,
+    grouped or 1-D convolutions, batched matmuls).
+
+    Before:
+    ```mlir
+    %y = nn.linear %x, %w, %b activation<relu>
+        : (tensor<64x784xf32>, tensor<256x784xf32>, tensor<256xf32>) -> tensor<64x256xf32>
+    ```
+    After (pointers are the aligned base plus the offset, as `!llvm.ptr`):
+    ```mlir
+    %out = memref.alloc() {alignment = 64 : i64} : memref<64x256xf32>
+    call @nn_rt_sgemm(%c64, %c256, %c784, %xp, %c784, %c1, %wp, %c1, %c784,
+                      %outp, %c256, %bp, %c0, %c1, %false, %relu) : (...) -> ()
+    %y = bufferization.to_tensor %out restrict writable : memref<64x256xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 #endif // NN_CONVERSION_PASSES_TD

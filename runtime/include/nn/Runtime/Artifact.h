@@ -13,6 +13,10 @@
 // bind() must precede run(); after that, run() may be called from many
 // threads at once.
 //
+// Heavy ops run in the micro-kernels of nn/Runtime/Kernels.h on
+// nn_rt_set_num_threads(n) threads (1 by default); run() passes that count on
+// to a loaded .so, which carries its own copy of the kernels.
+//
 //===----------------------------------------------------------------------===//
 #ifndef NN_RUNTIME_ARTIFACT_H
 #define NN_RUNTIME_ARTIFACT_H
@@ -92,6 +96,8 @@ private:
   ArtifactDescription description_;
   std::vector<Tensor> state_;
   bool bound_ = false;
+  /// The loaded .so's own nn_rt_set_num_threads (its copy of the kernels).
+  void (*set_num_threads_)(int32_t) = nullptr;
 };
 
 } // namespace nn

@@ -1,0 +1,75 @@
+//===- Anchors.h - The baselines nn is measured against ---------*- C++ -*-===//
+//
+// Every anchor (libtorch eager, oneDNN, hand-written loops) sits behind the
+// same small interface so that each lives in its own translation unit: the
+// libtorch headers never meet nn's, and the heavy one compiles once.
+//
+// Weights and inputs cross as float32 host arrays made by the nn side, so
+// every implementation of a workload computes on the same numbers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_BENCH_ANCHORS_H
+#define NN_BENCH_ANCHORS_H
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+/// A view of a contiguous row-major float32 array.
+struct HostTensor {
+  std::vector<int64_t> shape;
+  const float *data = nullptr;
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return n;
+  }
+};
+
+/// state_dict name -> tensor (names as PyTorch's, e.g. "bn.running_mean").
+using NamedTensors = std::map<std::string, HostTensor>;
+
+/// One implementation of one workload, set up and ready to run.
+class Runner {
+public:
+  virtual ~Runner() = default;
+  /// One forward; the result stays inside until the next run().
+  virtual void run() = 0;
+  /// The last result as a contiguous row-major NCHW / [rows, cols] array
+  /// (converted from a blocked layout when the anchor uses one).
+  virtual std::vector<float> output() = 0;
+};
+
+// --- libtorch eager (TorchAnchors.cpp) -------------------------------------
+void setTorchThreads(int threads);
+std::unique_ptr<Runner> torchMLP(const NamedTensors &w, HostTensor x);
+std::unique_ptr<Runner> torchConvBnRelu(const NamedTensors &w, HostTensor x);
+/// Two ResidualBlocks under the keys "0.*" and "1.*".
+std::unique_ptr<Runner> torchResidual(const NamedTensors &w, HostTensor x);
+/// nn::TransformerEncoderLayer's twin with libtorch's own seeded weights.
+std::unique_ptr<Runner> torchTransformer(int64_t batch, int64_t seq,
+                                         int64_t dModel, int64_t heads,
+                                         int64_t dFF);
+std::unique_ptr<Runner> torchMatmul(HostTensor a, HostTensor b);
+std::unique_ptr<Runner> torchAffineRelu(HostTensor x, float a, float b);
+
+// --- oneDNN with its preferred (blocked) layouts (DnnlAnchors.cpp) ---------
+void setDnnlThreads(int threads);
+std::unique_ptr<Runner> dnnlConvBnRelu(const NamedTensors &w, HostTensor x);
+std::unique_ptr<Runner> dnnlResidual(const NamedTensors &w, HostTensor x);
+std::unique_ptr<Runner> dnnlMatmul(HostTensor a, HostTensor b);
+
+// --- hand-written C++ (Roofline.cpp) ----------------------------------------
+/// relu(x * a + b) in one pass, vectorized by the compiler, split over
+/// `threads` std::threads.
+std::unique_ptr<Runner> handAffineRelu(HostTensor x, float a, float b,
+                                       int threads);
+
+} // namespace bench
+
+#endif // NN_BENCH_ANCHORS_H

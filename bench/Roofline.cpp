@@ -1,0 +1,130 @@
+//===- Roofline.cpp - Measured peak FMA throughput and memory bandwidth ---===//
+//
+// The ceilings each result is put against: a register-only FMA loop (AVX-512
+// when the CPU has it, else AVX2+FMA) for the compute peak, and the STREAM
+// triad a[i] = b[i] + s * c[i] for the bandwidth, both with 1 and 2 threads.
+// Also the hand-fused relu(x * a + b) loop of W6. Built with -O3
+// -march=native: this file only ever runs on the machine that built it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Roofline.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+namespace bench {
+namespace {
+
+/// Runs fn(i) for i in [0, threads) on that many threads (the caller's
+/// thread takes i = 0).
+template <typename Fn> void onThreads(int threads, Fn fn) {
+  std::vector<std::thread> pool;
+  for (int i = 1; i < threads; ++i)
+    pool.emplace_back(fn, i);
+  fn(0);
+  for (auto &t : pool)
+    t.join();
+}
+
+/// 12 independent accumulators cover FMA latency (4 cycles) x 2 ports + slack.
+/// No compiler barrier inside the loop: one forces the accumulators out to
+/// the stack (measured half the peak that way). The sum returned keeps the
+/// loop alive; without -ffast-math the FMAs cannot be folded.
+__attribute__((target("avx2,fma"), noinline)) float fmaLoopAvx2(int64_t iters) {
+  __m256 acc[12];
+  for (int i = 0; i < 12; ++i)
+    acc[i] = _mm256_set1_ps(float(i));
+  const __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-7f);
+  for (int64_t n = 0; n < iters; ++n) {
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; ++i)
+      acc[i] = _mm256_fmadd_ps(acc[i], a, b);
+  }
+  __m256 s = acc[0];
+  for (int i = 1; i < 12; ++i)
+    s = _mm256_add_ps(s, acc[i]);
+  return _mm256_cvtss_f32(s);
+}
+
+__attribute__((target("avx512f"), noinline)) float fmaLoopAvx512(int64_t iters) {
+  __m512 acc[16];
+  for (int i = 0; i < 16; ++i)
+    acc[i] = _mm512_set1_ps(float(i));
+  const __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-7f);
+  for (int64_t n = 0; n < iters; ++n) {
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i)
+      acc[i] = _mm512_fmadd_ps(acc[i], a, b);
+  }
+  __m512 s = acc[0];
+  for (int i = 1; i < 16; ++i)
+    s = _mm512_add_ps(s, acc[i]);
+  return _mm512_reduce_add_ps(s);
+}
+
+} // namespace
+
+bool hasAvx512() { return __builtin_cpu_supports("avx512f"); }
+
+double fmaPeak(int threads, int64_t iters) {
+  bool wide = hasAvx512();
+  std::vector<float> sink(threads);
+  onThreads(threads, [&](int t) {
+    sink[t] = wide ? fmaLoopAvx512(iters) : fmaLoopAvx2(iters);
+  });
+  volatile float keep = sink[0];
+  (void)keep;
+  // flops: iterations x accumulators x lanes x 2 (mul + add), all threads.
+  return double(iters) * (wide ? 16 * 16 : 12 * 8) * 2 * threads;
+}
+
+Triad::Triad(int64_t n) : a(n, 0.f), b(n, 1.f), c(n, 2.f) {}
+
+double Triad::run(int threads) {
+  int64_t n = static_cast<int64_t>(a.size());
+  float *pa = a.data();
+  const float *pb = b.data(), *pc = c.data();
+  onThreads(threads, [&](int t) {
+    int64_t begin = n * t / threads, end = n * (t + 1) / threads;
+    for (int64_t i = begin; i < end; ++i)
+      pa[i] = pb[i] + 3.f * pc[i];
+  });
+  return double(n) * 3 * sizeof(float); // STREAM counts 2 reads + 1 write
+}
+
+namespace {
+class HandAffineRelu : public Runner {
+public:
+  HandAffineRelu(HostTensor x, float a, float b, int threads)
+      : x_(x), a_(a), b_(b), threads_(threads), out_(x.numel()) {}
+  void run() override {
+    int64_t n = x_.numel();
+    const float *x = x_.data;
+    float *y = out_.data();
+    float a = a_, b = b_;
+    onThreads(threads_, [&](int t) {
+      int64_t begin = n * t / threads_, end = n * (t + 1) / threads_;
+      for (int64_t i = begin; i < end; ++i)
+        y[i] = std::max(x[i] * a + b, 0.f);
+    });
+  }
+  std::vector<float> output() override { return out_; }
+
+private:
+  HostTensor x_;
+  float a_, b_;
+  int threads_;
+  std::vector<float> out_;
+};
+} // namespace
+
+std::unique_ptr<Runner> handAffineRelu(HostTensor x, float a, float b,
+                                       int threads) {
+  return std::make_unique<HandAffineRelu>(x, a, b, threads);
+}
+
+} // namespace bench

@@ -1,0 +1,139 @@
+//===- TorchAnchors.cpp - libtorch eager baselines -----------------------===//
+//
+// Each workload written the way a libtorch user would (functional calls in
+// eval mode, no_grad), on copies of the nn side's weights and inputs.
+// Debian's libtorch runs matmul through libblas.so.3 (OpenBLAS once
+// scripts/bootstrap-bench.sh ran) and convolution through its bundled
+// oneDNN; both take their thread count from torch::set_num_threads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Anchors.h"
+
+#include <torch/torch.h>
+
+namespace bench {
+namespace {
+
+torch::Tensor toTorch(const HostTensor &t) {
+  return torch::from_blob(const_cast<float *>(t.data), t.shape,
+                          torch::kFloat32)
+      .clone();
+}
+
+torch::Tensor at(const NamedTensors &w, const std::string &name) {
+  return toTorch(w.at(name));
+}
+
+std::vector<float> toVector(const torch::Tensor &t) {
+  torch::Tensor c = t.contiguous();
+  const float *p = c.data_ptr<float>();
+  return std::vector<float>(p, p + c.numel());
+}
+
+/// A Runner around a closure producing the output tensor.
+class TorchRunner : public Runner {
+public:
+  explicit TorchRunner(std::function<torch::Tensor()> fn) : fn_(std::move(fn)) {}
+  void run() override {
+    torch::NoGradGuard noGrad;
+    out_ = fn_();
+  }
+  std::vector<float> output() override { return toVector(out_); }
+
+private:
+  std::function<torch::Tensor()> fn_;
+  torch::Tensor out_;
+};
+
+torch::Tensor batchNorm(const NamedTensors &w, const std::string &p,
+                        const torch::Tensor &x) {
+  return torch::batch_norm(x, at(w, p + ".weight"), at(w, p + ".bias"),
+                           at(w, p + ".running_mean"),
+                           at(w, p + ".running_var"), /*training=*/false,
+                           /*momentum=*/0.1, /*eps=*/1e-5,
+                           /*cudnn_enabled=*/false);
+}
+
+} // namespace
+
+void setTorchThreads(int threads) { torch::set_num_threads(threads); }
+
+std::unique_ptr<Runner> torchMLP(const NamedTensors &w, HostTensor x) {
+  auto in = toTorch(x);
+  auto w1 = at(w, "fc1.weight"), b1 = at(w, "fc1.bias");
+  auto w2 = at(w, "fc2.weight"), b2 = at(w, "fc2.bias");
+  auto w3 = at(w, "fc3.weight"), b3 = at(w, "fc3.bias");
+  return std::make_unique<TorchRunner>([=] {
+    auto h = torch::relu(torch::linear(in, w1, b1));
+    h = torch::relu(torch::linear(h, w2, b2));
+    return torch::linear(h, w3, b3);
+  });
+}
+
+std::unique_ptr<Runner> torchConvBnRelu(const NamedTensors &w, HostTensor x) {
+  auto in = toTorch(x);
+  auto cw = at(w, "conv.weight"), cb = at(w, "conv.bias");
+  // Tensors are copied into the closure once, not per call.
+  auto g = at(w, "bn.weight"), beta = at(w, "bn.bias");
+  auto mean = at(w, "bn.running_mean"), var = at(w, "bn.running_var");
+  return std::make_unique<TorchRunner>([=] {
+    auto y = torch::conv2d(in, cw, cb, 1, 1);
+    y = torch::batch_norm(y, g, beta, mean, var, false, 0.1, 1e-5, false);
+    return torch::relu(y);
+  });
+}
+
+std::unique_ptr<Runner> torchResidual(const NamedTensors &w, HostTensor x) {
+  auto in = toTorch(x);
+  struct Block {
+    torch::Tensor c1, c2, g1, b1, m1, v1, g2, b2, m2, v2;
+  };
+  std::vector<Block> blocks;
+  for (std::string p : {"0.", "1."})
+    blocks.push_back({at(w, p + "conv1.weight"), at(w, p + "conv2.weight"),
+                      at(w, p + "bn1.weight"), at(w, p + "bn1.bias"),
+                      at(w, p + "bn1.running_mean"),
+                      at(w, p + "bn1.running_var"), at(w, p + "bn2.weight"),
+                      at(w, p + "bn2.bias"), at(w, p + "bn2.running_mean"),
+                      at(w, p + "bn2.running_var")});
+  return std::make_unique<TorchRunner>([=] {
+    torch::Tensor h = in;
+    for (const Block &b : blocks) {
+      auto y = torch::conv2d(h, b.c1, {}, 1, 1);
+      y = torch::relu(
+          torch::batch_norm(y, b.g1, b.b1, b.m1, b.v1, false, 0.1, 1e-5, false));
+      y = torch::conv2d(y, b.c2, {}, 1, 1);
+      y = torch::batch_norm(y, b.g2, b.b2, b.m2, b.v2, false, 0.1, 1e-5, false);
+      h = torch::relu(y + h);
+    }
+    return h;
+  });
+}
+
+std::unique_ptr<Runner> torchTransformer(int64_t batch, int64_t seq,
+                                         int64_t dModel, int64_t heads,
+                                         int64_t dFF) {
+  torch::manual_seed(0);
+  torch::nn::TransformerEncoderLayer layer(
+      torch::nn::TransformerEncoderLayerOptions(dModel, heads)
+          .dim_feedforward(dFF)
+          .dropout(0.0));
+  layer->eval();
+  // libtorch 1.13's C++ layer is sequence-first: [seq, batch, d_model].
+  auto in = torch::randn({seq, batch, dModel});
+  return std::make_unique<TorchRunner>([=]() mutable { return layer(in); });
+}
+
+std::unique_ptr<Runner> torchMatmul(HostTensor a, HostTensor b) {
+  auto ta = toTorch(a), tb = toTorch(b);
+  return std::make_unique<TorchRunner>([=] { return torch::mm(ta, tb); });
+}
+
+std::unique_ptr<Runner> torchAffineRelu(HostTensor x, float a, float b) {
+  auto in = toTorch(x);
+  return std::make_unique<TorchRunner>(
+      [=] { return torch::relu(in * a + b); });
+}
+
+} // namespace bench

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Turns nn-bench's Google Benchmark JSON into the table of docs/benchmarks.md.
+
+    python3 bench/report.py build/bench.json [more.json ...]
+
+Rows are workloads x thread counts; times are the min and median over the
+repetitions (ms). "vs libtorch" is libtorch's median over nn's (above 1: nn
+is faster). "% peak" puts each median against the measured roofline of the
+same thread count: FLOP/s over the FMA peak, or bytes/s over the STREAM triad
+bandwidth for the memory-bound W6.
+"""
+import json
+import sys
+from collections import defaultdict
+
+
+def main(paths):
+    data = {"benchmarks": []}
+    for path in paths:  # later files add rows (e.g. a separate roofline run)
+        with open(path) as f:
+            data["benchmarks"] += json.load(f)["benchmarks"]
+    runs = defaultdict(dict)  # (name) -> {aggregate: row}
+    errors = {}
+    for b in data["benchmarks"]:
+        name = b.get("run_name", b["name"])
+        if name.endswith("/real_time"):  # UseRealTime() suffix
+            name = name[: -len("/real_time")]
+        if b.get("error_occurred"):
+            errors[name] = b.get("error_message", "error")
+            continue
+        if b.get("run_type") == "aggregate":
+            runs[name][b["aggregate_name"]] = b
+        else:  # no repetitions: the single run is min and median
+            runs[name].setdefault("min", b)
+            runs[name].setdefault("median", b)
+
+    def ms(row):
+        scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[row["time_unit"]]
+        return row["real_time"] * scale
+
+    peaks = {}  # (kind, threads) -> rate per second
+    for name, aggs in runs.items():
+        if not name.startswith("Roofline/") or "min" not in aggs:
+            continue
+        row = aggs["min"]
+        t = int(row.get("threads", 1))
+        # Over several runs keep the best: a loaded machine only lowers it.
+        if "fma_peak" in name:
+            rate = row["flop"] / (ms(row) / 1e3)
+            peaks[("flop", t)] = max(rate, peaks.get(("flop", t), 0))
+            peaks[("isa", t)] = name.split("/")[1].replace("fma_peak_", "")
+        elif "stream_triad" in name:
+            rate = row["bytes"] / (ms(row) / 1e3)
+            peaks[("bytes", t)] = max(rate, peaks.get(("bytes", t), 0))
+
+    workloads = sorted({n.split("/")[0] for n in list(runs) + list(errors)
+                        if not n.startswith("Roofline/")})
+    impls = ["nn", "libtorch", "onednn", "hand"]
+
+    def cell(name):
+        if name in errors:
+            return None, None
+        aggs = runs.get(name)
+        if not aggs or "min" not in aggs:
+            return None, None
+        return ms(aggs["min"]), ms(aggs["median"])
+
+    print("| workload | thr | nn min / med (ms) | libtorch min / med | oneDNN or hand min / med "
+          "| libtorch / nn | best anchor / nn | nn % peak | libtorch % peak |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    notes = []
+    for w in workloads:
+        for t in (1, 2):
+            got = {i: cell(f"{w}/{i}/t{t}") for i in impls}
+            if all(v[0] is None for v in got.values()) and not any(
+                    f"{w}/{i}/t{t}" in errors for i in impls):
+                continue
+            any_row = next((runs[f"{w}/{i}/t{t}"]["median"] for i in impls
+                            if f"{w}/{i}/t{t}" in runs
+                            and "median" in runs[f"{w}/{i}/t{t}"]), None)
+
+            def fmt(v):
+                return "—" if v[0] is None else f"{v[0]:.3f} / {v[1]:.3f}"
+
+            def pct(v):
+                if v[1] is None or any_row is None:
+                    return "—"
+                if any_row.get("bytes", 0) > 0:
+                    peak = peaks.get(("bytes", t))
+                    work = any_row["bytes"]
+                    unit = "BW"
+                else:
+                    peak = peaks.get(("flop", t))
+                    work = any_row.get("flop", 0)
+                    unit = ""
+                if not peak or not work:
+                    return "—"
+                return f"{100 * work / (v[1] / 1e3) / peak:.0f}%{(' ' + unit) if unit else ''}"
+
+            other = got["onednn"] if got["onednn"][0] is not None else got["hand"]
+            other_name = "oneDNN" if got["onednn"][0] is not None else (
+                "hand" if got["hand"][0] is not None else "")
+            nn = got["nn"]
+            ratio = "—" if nn[1] is None or got["libtorch"][1] is None else \
+                f"{got['libtorch'][1] / nn[1]:.2f}x"
+            best = [v[1] for k, v in got.items() if k != "nn" and v[1] is not None]
+            ratio_best = "—" if nn[1] is None or not best else f"{min(best) / nn[1]:.2f}x"
+            print(f"| {w} | {t} | {fmt(nn)} | {fmt(got['libtorch'])} | "
+                  f"{(other_name + ' ') if other_name else ''}{fmt(other)} | {ratio} | {ratio_best} "
+                  f"| {pct(nn)} | {pct(got['libtorch'])} |")
+            for i in impls:
+                key = f"{w}/{i}/t{t}"
+                if key in errors:
+                    notes.append(f"- {key}: {errors[key]}")
+    print()
+    for t in (1, 2):
+        if ("flop", t) in peaks:
+            print(f"- roofline, {t} thread(s): FMA peak ({peaks[('isa', t)]}) "
+                  f"{peaks[('flop', t)] / 1e9:.1f} GFLOP/s, STREAM triad "
+                  f"{peaks.get(('bytes', t), 0) / 1e9:.1f} GB/s")
+    for n in sorted(set(notes)):
+        print(n)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or ["build/bench.json"])

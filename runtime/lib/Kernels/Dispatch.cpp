@@ -1,0 +1,241 @@
+//===- Dispatch.cpp - The kernels' C ABI: ISA choice and threading --------===//
+//
+// Picks the widest instruction set this CPU and OS support (CPUID + XGETBV,
+// read directly so that no libgcc helper is needed) at the first call, splits
+// the work over nn_rt_parallel_for, and falls back to plain loops on CPUs
+// without AVX2 + FMA.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelsInternal.h"
+
+#include <atomic>
+#include <cpuid.h>
+
+namespace {
+
+enum class Isa { unknown, scalar, avx2, avx512 };
+std::atomic<Isa> detected{Isa::unknown};
+
+uint64_t readXcr0() {
+  uint32_t lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return (uint64_t(hi) << 32) | lo;
+}
+
+Isa detect() {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d))
+    return Isa::scalar;
+  bool fma = c & (1u << 12), osxsave = c & (1u << 27), avx = c & (1u << 28);
+  if (!osxsave || !avx || !fma)
+    return Isa::scalar;
+  uint64_t xcr0 = readXcr0();
+  if ((xcr0 & 0x6) != 0x6) // SSE and AVX state
+    return Isa::scalar;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+    return Isa::scalar;
+  bool avx2 = b & (1u << 5), avx512f = b & (1u << 16);
+  if (avx512f && (xcr0 & 0xe6) == 0xe6) // + opmask, ZMM_Hi256, Hi16_ZMM
+    return Isa::avx512;
+  return avx2 ? Isa::avx2 : Isa::scalar;
+}
+
+Isa isa() {
+  Isa i = detected.load(std::memory_order_relaxed);
+  if (i == Isa::unknown) {
+    i = detect();
+    detected.store(i, std::memory_order_relaxed);
+  }
+  return i;
+}
+
+/// The reference loops, for CPUs without AVX2 + FMA.
+void scalarGemm(const nn_rt::GemmArgs &g, int64_t m0, int64_t m1, int64_t n0,
+                int64_t n1) {
+  for (int64_t m = m0; m < m1; ++m)
+    for (int64_t n = n0; n < n1; ++n) {
+      float acc = 0.f;
+      for (int64_t k = 0; k < g.K; ++k)
+        acc += g.A[m * g.rsA + k * g.csA] * g.B[k * g.rsB + n * g.csB];
+      float *c = g.C + m * g.rsC + n;
+      if (g.accumulate)
+        acc += *c;
+      if (g.bias)
+        acc += g.bias[m * g.bsM + n * g.bsN];
+      if (g.activation == NN_RT_ACT_RELU && acc < 0.f)
+        acc = 0.f;
+      *c = acc;
+    }
+}
+
+void scalarConv(const nn_rt::ConvArgs &cv, int64_t image, int64_t p0,
+                int64_t p1) {
+  const float *in = cv.input + image * cv.C * cv.H * cv.W;
+  float *out = cv.output + image * cv.O * cv.OH * cv.OW;
+  for (int64_t o = 0; o < cv.O; ++o)
+    for (int64_t p = p0; p < p1; ++p) {
+      int64_t oy = p / cv.OW, ox = p % cv.OW;
+      float acc = cv.bias ? cv.bias[o] : 0.f;
+      for (int64_t c = 0; c < cv.C; ++c)
+        for (int64_t ky = 0; ky < cv.KH; ++ky)
+          for (int64_t kx = 0; kx < cv.KW; ++kx) {
+            int64_t iy = oy * cv.strideH - cv.padTop + ky * cv.dilationH;
+            int64_t ix = ox * cv.strideW - cv.padLeft + kx * cv.dilationW;
+            if (iy < 0 || iy >= cv.H || ix < 0 || ix >= cv.W)
+              continue;
+            acc += in[(c * cv.H + iy) * cv.W + ix] *
+                   cv.weight[((o * cv.C + c) * cv.KH + ky) * cv.KW + kx];
+          }
+      if (cv.activation == NN_RT_ACT_RELU && acc < 0.f)
+        acc = 0.f;
+      out[o * cv.OH * cv.OW + p] = acc;
+    }
+}
+
+void gemmRange(const nn_rt::GemmArgs &g, int64_t m0, int64_t m1, int64_t n0,
+               int64_t n1) {
+  switch (isa()) {
+  case Isa::avx512:
+    return nn_rt::avx512::sgemm(g, m0, m1, n0, n1);
+  case Isa::avx2:
+    return nn_rt::avx2::sgemm(g, m0, m1, n0, n1);
+  default:
+    return scalarGemm(g, m0, m1, n0, n1);
+  }
+}
+
+void convRange(const nn_rt::ConvArgs &cv, int64_t image, int64_t p0,
+               int64_t p1) {
+  switch (isa()) {
+  case Isa::avx512:
+    return nn_rt::avx512::conv2d(cv, image, p0, p1);
+  case Isa::avx2:
+    return nn_rt::avx2::conv2d(cv, image, p0, p1);
+  default:
+    return scalarConv(cv, image, p0, p1);
+  }
+}
+
+/// The register tile of the chosen ISA (the unit of a thread's share).
+void tile(int64_t &mr, int64_t &nr) {
+  switch (isa()) {
+  case Isa::avx512:
+    mr = nn_rt::avx512::mr(), nr = nn_rt::avx512::nr();
+    return;
+  case Isa::avx2:
+    mr = nn_rt::avx2::mr(), nr = nn_rt::avx2::nr();
+    return;
+  default:
+    mr = nr = 1;
+  }
+}
+
+/// Below this many multiply-adds a GEMM runs on the calling thread alone:
+/// waking a worker costs microseconds when it spins and milliseconds when the
+/// machine is loaded and it has to be scheduled (W1's 13M-MAC layers lost 5x
+/// on 2 threads at 2^18).
+constexpr double kMinParallelWork = 1 << 25;
+
+struct GemmSplit {
+  const nn_rt::GemmArgs *g;
+  int64_t unit;
+  bool alongN;
+};
+
+void gemmChunk(void *ctx, int64_t begin, int64_t end) {
+  auto *s = static_cast<GemmSplit *>(ctx);
+  const nn_rt::GemmArgs &g = *s->g;
+  if (s->alongN) {
+    int64_t n1 = end * s->unit < g.N ? end * s->unit : g.N;
+    gemmRange(g, 0, g.M, begin * s->unit, n1);
+  } else {
+    int64_t m1 = end * s->unit < g.M ? end * s->unit : g.M;
+    gemmRange(g, begin * s->unit, m1, 0, g.N);
+  }
+}
+
+struct ConvSplit {
+  const nn_rt::ConvArgs *cv;
+  int64_t pixelsPerChunk; // 0: whole images per chunk
+};
+
+void convChunk(void *ctx, int64_t begin, int64_t end) {
+  auto *s = static_cast<ConvSplit *>(ctx);
+  const nn_rt::ConvArgs &cv = *s->cv;
+  int64_t pixels = cv.OH * cv.OW;
+  if (s->pixelsPerChunk == 0) {
+    for (int64_t image = begin; image < end; ++image)
+      convRange(cv, image, 0, pixels);
+    return;
+  }
+  // Chunks index (image, pixel block) pairs.
+  int64_t blocks = (pixels + s->pixelsPerChunk - 1) / s->pixelsPerChunk;
+  for (int64_t c = begin; c < end; ++c) {
+    int64_t image = c / blocks, p0 = (c % blocks) * s->pixelsPerChunk;
+    int64_t p1 = p0 + s->pixelsPerChunk < pixels ? p0 + s->pixelsPerChunk
+                                                 : pixels;
+    convRange(cv, image, p0, p1);
+  }
+}
+
+} // namespace
+
+extern "C" void nn_rt_sgemm(int64_t M, int64_t N, int64_t K, const float *A,
+                            int64_t rsA, int64_t csA, const float *B,
+                            int64_t rsB, int64_t csB, float *C, int64_t rsC,
+                            const float *bias, int64_t bsM, int64_t bsN,
+                            int32_t accumulate, int32_t activation) {
+  if (M <= 0 || N <= 0)
+    return;
+  nn_rt::GemmArgs g{M,   N,   K,    A,   rsA, csA,         B,         rsB,
+                    csB, C,   rsC,  bias, bsM, bsN, accumulate != 0, activation};
+  int64_t threads = nn_rt_get_num_threads();
+  if (threads <= 1 || double(M) * N * K < kMinParallelWork) {
+    gemmRange(g, 0, M, 0, N);
+    return;
+  }
+  int64_t mr, nr;
+  tile(mr, nr);
+  // Split the longer side of C in whole register tiles.
+  GemmSplit split{&g, N >= M ? nr : mr, N >= M};
+  int64_t units = ((split.alongN ? N : M) + split.unit - 1) / split.unit;
+  nn_rt_parallel_for(units, gemmChunk, &split);
+}
+
+extern "C" void nn_rt_conv2d_nchw(int64_t N, int64_t C, int64_t H, int64_t W,
+                                  const float *input, int64_t O, int64_t KH,
+                                  int64_t KW, const float *weight,
+                                  const float *bias, int64_t strideH,
+                                  int64_t strideW, int64_t padTop,
+                                  int64_t padLeft, int64_t dilationH,
+                                  int64_t dilationW, int64_t OH, int64_t OW,
+                                  float *output, int32_t activation) {
+  if (N <= 0 || O <= 0 || OH <= 0 || OW <= 0)
+    return;
+  nn_rt::ConvArgs cv{N,      C,       H,       W,         input,     O,
+                     KH,     KW,      weight,  bias,      strideH,   strideW,
+                     padTop, padLeft, dilationH, dilationW, OH,      OW,
+                     output, activation};
+  int64_t threads = nn_rt_get_num_threads();
+  int64_t pixels = OH * OW;
+  if (threads <= 1 || double(N) * O * pixels * C * KH * KW < kMinParallelWork) {
+    for (int64_t image = 0; image < N; ++image)
+      convRange(cv, image, 0, pixels);
+    return;
+  }
+  if (N % threads == 0 || N >= 4 * threads) {
+    ConvSplit split{&cv, 0};
+    nn_rt_parallel_for(N, convChunk, &split);
+    return;
+  }
+  // Few images: also split each image's pixels, in whole register tiles.
+  int64_t mr, nr;
+  tile(mr, nr);
+  int64_t perImage = (threads + N - 1) / N;
+  int64_t chunk = (pixels + perImage - 1) / perImage;
+  chunk = (chunk + nr - 1) / nr * nr;
+  ConvSplit split{&cv, chunk};
+  int64_t blocks = (pixels + chunk - 1) / chunk;
+  nn_rt_parallel_for(N * blocks, convChunk, &split);
+}

@@ -1,0 +1,259 @@
+//===- GemmImpl.h - Packed, register-tiled SGEMM for one ISA ----*- C++ -*-===//
+//
+// The BLIS loop nest (Goto & van de Geijn, "Anatomy of High-Performance
+// Matrix Multiplication"), included once per instruction set by
+// GemmAvx2.cpp and GemmAvx512.cpp, each compiled with that ISA's flags. The
+// including file defines NN_GEMM_NAMESPACE, the vector type and helpers (see
+// GemmAvx2.cpp), MR x NR (the register tile) and the micro-kernel's FMA
+// body; everything here has internal linkage so the two copies never meet at
+// link time (an AVX-512 inline function picked for the AVX2 path would
+// fault).
+//
+//   for jc in N step NC:              B panel  KC x NC   (L3)
+//     for pc in K step KC:            pack B -> [NC/NR][KC][NR]
+//       for ic in M step MC:          pack A -> [MC/MR][KC][MR]  (L2)
+//         for jr in NC step NR:       B micro-panel               (L1)
+//           for ir in MC step MR:     MR x NR accumulators in registers
+//
+// B comes from a strided matrix or, for convolution, from an image whose
+// im2col columns are gathered while packing. The epilogue (accumulate into
+// C, bias per row or column, ReLU) runs in the store of the last K block.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelsInternal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+namespace {
+
+inline int64_t minI(int64_t a, int64_t b) { return a < b ? a : b; }
+
+constexpr int64_t KC = 256;
+constexpr int64_t MC = MR * 24;
+constexpr int64_t NC = 4080 / NR * NR;
+
+/// Per-thread packing buffers, grown on demand and kept (a compiled model
+/// calls the kernels many times; an mmap + page faults per call would cost
+/// more than a small GEMM).
+struct PackBuffers {
+  float *a = nullptr, *b = nullptr;
+};
+thread_local PackBuffers tlsBuffers;
+
+float *packBufferA() {
+  if (!tlsBuffers.a)
+    tlsBuffers.a = static_cast<float *>(aligned_alloc(64, MC * KC * sizeof(float)));
+  return tlsBuffers.a;
+}
+float *packBufferB() {
+  if (!tlsBuffers.b)
+    tlsBuffers.b = static_cast<float *>(aligned_alloc(64, NC * KC * sizeof(float)));
+  return tlsBuffers.b;
+}
+
+/// A[m0 + i, k0 + k] -> dst[i / MR][k][i % MR], rows past mc zero.
+void packA(const nn_rt::GemmArgs &g, int64_t m0, int64_t mc, int64_t k0,
+           int64_t kc, float *dst) {
+  for (int64_t ip = 0; ip < mc; ip += MR) {
+    int64_t rows = minI(MR, mc - ip);
+    const float *src = g.A + (m0 + ip) * g.rsA + k0 * g.csA;
+    if (g.csA == 1) {
+      for (int64_t r = 0; r < rows; ++r) {
+        const float *row = src + r * g.rsA;
+        for (int64_t k = 0; k < kc; ++k)
+          dst[k * MR + r] = row[k];
+      }
+    } else {
+      for (int64_t k = 0; k < kc; ++k)
+        for (int64_t r = 0; r < rows; ++r)
+          dst[k * MR + r] = src[r * g.rsA + k * g.csA];
+    }
+    for (int64_t r = rows; r < MR; ++r)
+      for (int64_t k = 0; k < kc; ++k)
+        dst[k * MR + r] = 0.f;
+    dst += MR * kc;
+  }
+}
+
+/// B[k0 + k, n0 + j] -> dst[j / NR][k][j % NR], columns past nc zero.
+void packBStrided(const nn_rt::GemmArgs &g, int64_t k0, int64_t kc, int64_t n0,
+                  int64_t nc, float *dst) {
+  for (int64_t jp = 0; jp < nc; jp += NR) {
+    int64_t cols = minI(NR, nc - jp);
+    const float *src = g.B + k0 * g.rsB + (n0 + jp) * g.csB;
+    if (g.csB == 1 && cols == NR) {
+      for (int64_t k = 0; k < kc; ++k)
+        memcpy(dst + k * NR, src + k * g.rsB, NR * sizeof(float));
+    } else if (g.rsB == 1) {
+      // Transposed (nn.linear's weight): read each column contiguously.
+      for (int64_t c = 0; c < cols; ++c) {
+        const float *col = src + c * g.csB;
+        for (int64_t k = 0; k < kc; ++k)
+          dst[k * NR + c] = col[k];
+      }
+      for (int64_t c = cols; c < NR; ++c)
+        for (int64_t k = 0; k < kc; ++k)
+          dst[k * NR + c] = 0.f;
+    } else {
+      for (int64_t k = 0; k < kc; ++k) {
+        for (int64_t c = 0; c < cols; ++c)
+          dst[k * NR + c] = src[k * g.rsB + c * g.csB];
+        for (int64_t c = cols; c < NR; ++c)
+          dst[k * NR + c] = 0.f;
+      }
+    }
+    dst += NR * kc;
+  }
+}
+
+/// im2col(image)[k0 + k, p0 + j] -> dst[j / NR][k][j % NR]: row k is
+/// (channel, ky, kx), column p the output pixel (oy, ox); zero padding and
+/// columns past nc are zeros. A panel's columns are cut into runs within one
+/// output row; with stride 1 a run reads consecutive input pixels, copied
+/// as a block when wholly inside the image (the common case).
+void packBConv(const nn_rt::ConvArgs &cv, const float *image, int64_t k0,
+               int64_t kc, int64_t p0, int64_t nc, float *dst) {
+  const int64_t khw = cv.KH * cv.KW;
+  const bool unitStride = cv.strideW == 1;
+  for (int64_t jp = 0; jp < nc; jp += NR) {
+    int64_t cols = minI(NR, nc - jp);
+    int64_t iyBase[NR], ixBase[NR];
+    // Runs [runStart[r], runStart[r + 1]) of columns sharing an output row.
+    int64_t runStart[NR + 1], runs = 0;
+    for (int64_t c = 0; c < cols; ++c) {
+      int64_t p = p0 + jp + c;
+      iyBase[c] = (p / cv.OW) * cv.strideH - cv.padTop;
+      ixBase[c] = (p % cv.OW) * cv.strideW - cv.padLeft;
+      if (c == 0 || iyBase[c] != iyBase[c - 1])
+        runStart[runs++] = c;
+    }
+    runStart[runs] = cols;
+    int64_t ch = k0 / khw, rem = k0 % khw;
+    int64_t ky = rem / cv.KW, kx = rem % cv.KW;
+    for (int64_t k = 0; k < kc; ++k) {
+      const float *plane = image + ch * cv.H * cv.W;
+      int64_t dy = ky * cv.dilationH, dx = kx * cv.dilationW;
+      float *out = dst + k * NR;
+      for (int64_t r = 0; r < runs; ++r) {
+        int64_t c0 = runStart[r], c1 = runStart[r + 1];
+        int64_t iy = iyBase[c0] + dy;
+        if ((uint64_t)iy >= (uint64_t)cv.H) {
+          for (int64_t c = c0; c < c1; ++c)
+            out[c] = 0.f;
+          continue;
+        }
+        const float *row = plane + iy * cv.W;
+        int64_t ix0 = ixBase[c0] + dx;
+        if (unitStride && ix0 >= 0 && ix0 + (c1 - c0) <= cv.W) {
+          const float *src = row + ix0 - c0;
+          for (int64_t c = c0; c < c1; ++c)
+            out[c] = src[c];
+          continue;
+        }
+        for (int64_t c = c0; c < c1; ++c) {
+          int64_t ix = ixBase[c] + dx;
+          out[c] = (uint64_t)ix < (uint64_t)cv.W ? row[ix] : 0.f;
+        }
+      }
+      for (int64_t c = cols; c < NR; ++c)
+        out[c] = 0.f;
+      if (++kx == cv.KW) {
+        kx = 0;
+        if (++ky == cv.KH) {
+          ky = 0;
+          ++ch;
+        }
+      }
+    }
+    dst += NR * kc;
+  }
+}
+
+/// The store of one MR x NR tile held in `acc` (row-major, NR per row):
+/// rows x cols of it are written to C with the epilogue.
+void storeTile(const nn_rt::GemmArgs &g, const float *acc, float *C,
+               int64_t m0, int64_t n0, int64_t rows, int64_t cols, bool loadC,
+               bool last) {
+  for (int64_t r = 0; r < rows; ++r) {
+    float *c = C + r * g.rsC;
+    for (int64_t j = 0; j < cols; ++j) {
+      float v = acc[r * NR + j];
+      if (loadC)
+        v += c[j];
+      if (last) {
+        if (g.bias)
+          v += g.bias[(m0 + r) * g.bsM + (n0 + j) * g.bsN];
+        if (g.activation == NN_RT_ACT_RELU)
+          v = v > 0.f ? v : 0.f;
+      }
+      c[j] = v;
+    }
+  }
+}
+
+/// The GEMM over rows [m0, m1) and columns [n0, n1) of C; B from `packB`.
+template <typename PackB>
+void gemmBlock(const nn_rt::GemmArgs &g, int64_t m0, int64_t m1, int64_t n0,
+               int64_t n1, PackB packB) {
+  float *Ap = packBufferA(), *Bp = packBufferB();
+  if (!Ap || !Bp)
+    abort(); // out of memory: the ABI has no error path for a kernel
+  for (int64_t jc = n0; jc < n1; jc += NC) {
+    int64_t nc = minI(NC, n1 - jc);
+    for (int64_t pc = 0; pc < g.K; pc += KC) {
+      int64_t kc = minI(KC, g.K - pc);
+      bool loadC = pc > 0 || g.accumulate;
+      bool last = pc + kc == g.K;
+      packB(pc, kc, jc, nc, Bp);
+      for (int64_t ic = m0; ic < m1; ic += MC) {
+        int64_t mc = minI(MC, m1 - ic);
+        packA(g, ic, mc, pc, kc, Ap);
+        for (int64_t jr = 0; jr < nc; jr += NR) {
+          int64_t cols = minI(NR, nc - jr);
+          for (int64_t ir = 0; ir < mc; ir += MR) {
+            int64_t rows = minI(MR, mc - ir);
+            microKernel(g, kc, Ap + ir * kc, Bp + jr * kc,
+                        g.C + (ic + ir) * g.rsC + jc + jr, ic + ir, jc + jr,
+                        rows, cols, loadC, last);
+          }
+        }
+      }
+    }
+  }
+  if (g.K == 0) { // C = act(bias + (accumulate ? C : 0))
+    float zeros[MR * NR] = {};
+    for (int64_t i = m0; i < m1; i += MR)
+      for (int64_t j = n0; j < n1; j += NR)
+        storeTile(g, zeros, g.C + i * g.rsC + j, i, j, minI(MR, m1 - i),
+                  minI(NR, n1 - j), g.accumulate, true);
+  }
+}
+
+} // namespace
+
+namespace nn_rt {
+namespace NN_GEMM_NAMESPACE {
+
+int64_t mr() { return MR; }
+int64_t nr() { return NR; }
+
+void sgemm(const GemmArgs &g, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  gemmBlock(g, m0, m1, n0, n1,
+            [&](int64_t k0, int64_t kc, int64_t p0, int64_t nc, float *dst) {
+              packBStrided(g, k0, kc, p0, nc, dst);
+            });
+}
+
+void conv2d(const ConvArgs &cv, int64_t image, int64_t p0, int64_t p1) {
+  GemmArgs g = convGemmArgs(cv, image);
+  const float *in = cv.input + image * cv.C * cv.H * cv.W;
+  gemmBlock(g, 0, g.M, p0, p1,
+            [&](int64_t k0, int64_t kc, int64_t q0, int64_t nc, float *dst) {
+              packBConv(cv, in, k0, kc, q0, nc, dst);
+            });
+}
+
+} // namespace NN_GEMM_NAMESPACE
+} // namespace nn_rt
