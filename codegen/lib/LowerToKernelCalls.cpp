@@ -161,10 +161,20 @@ void replaceWithFused(PatternRewriter &rewriter, Operation *op, ReluOp relu,
   }
 }
 
+/// Ops inside an nn.fused group belong to the group's single loop nest
+/// (convert-nn-to-linalg lowers the group as a whole); a kernel call there
+/// would break the group's invariants. Routing whole groups whose epilogue
+/// the micro-kernel can apply is the next step.
+bool insideFusedGroup(Operation *op) {
+  return op->getParentOfType<FusedOp>() != nullptr;
+}
+
 struct MatmulToKernel : public OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatmulOp op,
                                 PatternRewriter &rewriter) const override {
+    if (insideFusedGroup(op))
+      return rewriter.notifyMatchFailure(op, "inside an nn.fused group");
     auto lhs = staticF32(op.getLhs(), 2), rhs = staticF32(op.getRhs(), 2);
     if (!lhs || !rhs || !staticF32(op.getResult(), 2))
       return rewriter.notifyMatchFailure(op, "needs 2-D static f32 operands");
@@ -184,6 +194,8 @@ struct LinearToKernel : public OpRewritePattern<LinearOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(LinearOp op,
                                 PatternRewriter &rewriter) const override {
+    if (insideFusedGroup(op))
+      return rewriter.notifyMatchFailure(op, "inside an nn.fused group");
     auto input = llvm::dyn_cast<RankedTensorType>(op.getInput().getType());
     auto result = llvm::dyn_cast<RankedTensorType>(op.getType());
     if (!input || !result || !input.hasStaticShape() ||
@@ -250,6 +262,8 @@ struct ConvToKernel : public OpRewritePattern<ConvOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvOp op,
                                 PatternRewriter &rewriter) const override {
+    if (insideFusedGroup(op))
+      return rewriter.notifyMatchFailure(op, "inside an nn.fused group");
     auto input = staticF32(op.getInput(), 4);
     auto weight = staticF32(op.getWeight(), 4);
     auto result = staticF32(op.getResult(), 4);
