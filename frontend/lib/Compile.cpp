@@ -15,6 +15,13 @@
 
 namespace nn {
 
+/// The value of `result`, or nn::Error with its status message.
+template <typename T> static T valueOrThrow(absl::StatusOr<T> result) {
+  if (!result.ok())
+    throw Error(std::string(result.status().message()));
+  return *std::move(result);
+}
+
 /// A copy of `traced`, optimized when asked, ready to be lowered in place.
 static TracedModule prepare(const TracedModule &traced,
                             const CompileOptions &options) {
@@ -33,12 +40,11 @@ std::shared_ptr<Artifact> compile(const TracedModule &traced,
     throw Error("nn::compile failed: " + capture.message());
   // The engine owns the code; the artifact keeps the engine (and the engine
   // nothing else of `work`).
-  auto artifact = Artifact::from_table(jit->table, jit->engine, "<jit>");
-  if (!artifact.ok())
-    throw Error(std::string(artifact.status().message()));
-  if (absl::Status bound = (*artifact)->bind(traced.state()); !bound.ok())
+  std::shared_ptr<Artifact> artifact =
+      valueOrThrow(Artifact::from_table(jit->table, jit->engine, "<jit>"));
+  if (absl::Status bound = artifact->bind(traced.state()); !bound.ok())
     throw Error(std::string(bound.message()));
-  return *artifact;
+  return artifact;
 }
 
 void compile_to_file(const TracedModule &traced, const std::string &path,
@@ -104,17 +110,11 @@ const std::shared_ptr<Artifact> &CompiledModule::artifact() {
 }
 
 std::vector<Tensor> CompiledModule::operator()(const std::vector<Tensor> &inputs) {
-  auto outputs = artifact()->run(inputs);
-  if (!outputs.ok())
-    throw Error(std::string(outputs.status().message()));
-  return *std::move(outputs);
+  return valueOrThrow(artifact()->run(inputs));
 }
 
 StateDict CompiledModule::run_named(const StateDict &inputs) {
-  auto outputs = artifact()->run(inputs);
-  if (!outputs.ok())
-    throw Error(std::string(outputs.status().message()));
-  return *std::move(outputs);
+  return valueOrThrow(artifact()->run(inputs));
 }
 
 } // namespace nn

@@ -88,11 +88,11 @@ trace(Module &root, const std::vector<TensorSpec> &inputs,
 void capture(const std::string &name, const Tensor &value);
 
 namespace detail {
-inline std::vector<Tensor> flatten_outputs(Tensor t) { return {std::move(t)}; }
-inline std::vector<Tensor> flatten_outputs(std::vector<Tensor> ts) { return ts; }
-template <typename... Ts>
-std::vector<Tensor> flatten_outputs(std::tuple<Ts...> ts) {
-  return std::apply([](auto &&...t) { return std::vector<Tensor>{t...}; }, ts);
+/// Every Tensor of a forward's result, depth first (what the forward hooks
+/// see too): a Tensor, or tuples/pairs/vectors of them, nested as LSTM's
+/// (output, (h_n, c_n)).
+template <typename T> std::vector<Tensor> flatten_outputs(T result) {
+  return gather_tensors(result);
 }
 
 template <size_t> using TensorArg = const Tensor &;
@@ -115,7 +115,8 @@ bool try_call_forward(const Holder &model, const std::vector<Tensor> &args,
 } // namespace detail
 
 /// Traces a module holder's forward; it takes as many tensors as there are
-/// specs (1 to 4) and returns a Tensor, a std::tuple of them or a vector.
+/// specs (1 to 4) and returns a Tensor or tuples/pairs/vectors of them,
+/// nested at any depth (flattened depth first into the outputs).
 template <typename C>
 TracedModule trace(const ModuleHolder<C> &model,
                    const std::vector<TensorSpec> &inputs) {

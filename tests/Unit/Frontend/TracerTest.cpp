@@ -51,6 +51,15 @@ struct TiedImpl : Module {
 };
 NN_MODULE(Tied);
 
+/// Returns (x, (relu(x), -x)), nested as LSTM's (output, (h_n, c_n)).
+struct NestedImpl : Module {
+  NestedImpl() : Module("Nested") {}
+  std::tuple<Tensor, std::pair<Tensor, Tensor>> forward(const Tensor &x) {
+    return {x + 1.0, {F::relu(x), -x}};
+  }
+};
+NN_MODULE(Nested);
+
 class TracerTest : public ::testing::Test {
 protected:
   void SetUp() override { manual_seed(0); }
@@ -64,6 +73,14 @@ TEST_F(TracerTest, SymbolsAreStateDictKeys) {
   EXPECT_THAT(ir, HasSubstr("nn.parameter @fc3.bias : tensor<10xf32>"));
   EXPECT_THAT(ir, HasSubstr("func.func @forward(%arg0: tensor<2x784xf32>) -> "
                             "tensor<2x10xf32>"));
+}
+
+TEST_F(TracerTest, NestedTupleOutputsAreFlattenedDepthFirst) {
+  Nested model;
+  std::string ir = trace(model, {TensorSpec({3})}).to_string();
+  EXPECT_THAT(ir, HasSubstr("-> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)"));
+  EXPECT_THAT(ir, HasSubstr("nn.relu"));
+  EXPECT_THAT(ir, HasSubstr("nn.neg"));
 }
 
 TEST_F(TracerTest, OpsAreLocatedAtModulePaths) {
