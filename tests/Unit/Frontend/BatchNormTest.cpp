@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "NormalizationTestUtil.h"
+#include "FrontendTestUtil.h"
 
 #include "gtest/gtest.h"
 

@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FrontendTestUtil.h"
+
 #include "nn/nn.h"
 
 #include "gmock/gmock.h"
@@ -20,6 +22,8 @@ using ::testing::HasSubstr;
 
 namespace {
 
+using nn::testing::repr;
+
 /// "weight:32x3x3x3" for each state_dict entry, in order.
 std::vector<std::string> stateShapes(const Module &m) {
   std::vector<std::string> out;
@@ -27,12 +31,6 @@ std::vector<std::string> stateShapes(const Module &m) {
   for (const std::string &key : state.keys())
     out.push_back(key + ":" + shape_str(state.at(key).shape()));
   return out;
-}
-
-template <typename Holder> std::string repr(const Holder &holder) {
-  std::ostringstream os;
-  os << holder;
-  return os.str();
 }
 
 class ConvolutionLayersTest : public ::testing::Test {

@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FrontendTestUtil.h"
+
 #include "nn/nn.h"
 
 #include "gmock/gmock.h"
@@ -19,11 +21,7 @@ using ::testing::HasSubstr;
 
 namespace {
 
-std::string repr(const Module &module) {
-  std::ostringstream os;
-  os << module;
-  return os.str();
-}
+using nn::testing::repr;
 
 std::vector<std::string> shapes(const StateDict &state) {
   std::vector<std::string> out;

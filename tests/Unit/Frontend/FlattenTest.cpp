@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FrontendTestUtil.h"
+
 #include "nn/nn.h"
 
 #include "gmock/gmock.h"
@@ -17,11 +19,7 @@ using ::testing::HasSubstr;
 
 namespace {
 
-std::string repr(const Module &module) {
-  std::ostringstream os;
-  os << module;
-  return os.str();
-}
+using nn::testing::repr;
 
 TEST(FlattenTest, ReprMatchesPyTorch) {
   EXPECT_EQ(repr(*Flatten()), "Flatten(start_dim=1, end_dim=-1)");

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "NormalizationTestUtil.h"
+#include "FrontendTestUtil.h"
 
 #include "gtest/gtest.h"
 

@@ -11,6 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FrontendTestUtil.h"
+
 #include "models/SeedModels.h"
 
 #include "Json.h" // the runtime's private JSON reader
@@ -28,6 +30,8 @@ using ::testing::HasSubstr;
 
 namespace {
 
+using nn::testing::names;
+
 const std::string kGoldens = NN_SOURCE_DIR "/tests/reference/goldens";
 
 json::Value readGolden(const std::string &model) {
@@ -44,13 +48,6 @@ std::vector<std::string> strings(const json::Value &array) {
   std::vector<std::string> out;
   for (const json::Value &item : array.getArray())
     out.push_back(item.getString());
-  return out;
-}
-
-std::vector<std::string> names(const auto &pairs) {
-  std::vector<std::string> out;
-  for (const auto &[name, value] : pairs)
-    out.push_back(name);
   return out;
 }
 

@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FrontendTestUtil.h"
+
 #include "models/SimpleMLP.h"
 
 #include "gmock/gmock.h"
@@ -19,12 +21,7 @@ using ::testing::ThrowsMessage;
 
 namespace {
 
-std::vector<std::string> names(const auto &pairs) {
-  std::vector<std::string> out;
-  for (const auto &[name, value] : pairs)
-    out.push_back(name);
-  return out;
-}
+using nn::testing::names;
 
 /// A Linear, a parameter and two buffers (one int64, one non-persistent).
 struct StatefulImpl : Cloneable<StatefulImpl> {

@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FrontendTestUtil.h"
+
 #include "models/SimpleMLP.h"
 
 #include "gmock/gmock.h"
@@ -21,18 +23,8 @@ using ::testing::ThrowsMessage;
 
 namespace {
 
-std::vector<std::string> names(const auto &pairs) {
-  std::vector<std::string> out;
-  for (const auto &[name, value] : pairs)
-    out.push_back(name);
-  return out;
-}
-
-std::string repr(const Module &module) {
-  std::ostringstream os;
-  os << module;
-  return os.str();
-}
+using nn::testing::names;
+using nn::testing::repr;
 
 /// Two Linear layers that share one submodule of a third.
 struct SharingImpl : Cloneable<SharingImpl> {
