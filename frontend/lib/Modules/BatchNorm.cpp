@@ -3,6 +3,7 @@
 #include "nn/Modules/BatchNorm.h"
 
 #include "../TraceContext.h"
+#include "NormAffine.h"
 #include "nn/Frontend/Repr.h"
 #include "nn/Init.h"
 
@@ -14,15 +15,8 @@ BatchNormImplBase::BatchNormImplBase(std::string name,
                                      const BatchNormOptions &options_)
     : Module(std::move(name)), options(options_) {
   int64_t n = options.num_features();
-  if (options.affine()) {
-    weight = Tensor::zeros({n});
-    bias = Tensor::zeros({n});
-    register_parameter("weight", &weight);
-    register_parameter("bias", &bias);
-  } else {
-    register_parameter("weight", nullptr);
-    register_parameter("bias", nullptr);
-  }
+  detail::register_norm_affine(*this, options.affine(), Shape({n}), weight,
+                               bias);
   // Without tracking PyTorch registers None buffers, which no traversal or
   // state_dict lists; leaving them out is the same.
   if (options.track_running_stats()) {
@@ -46,10 +40,7 @@ void BatchNormImplBase::reset_running_stats() {
 
 void BatchNormImplBase::reset_parameters() {
   reset_running_stats();
-  if (options.affine()) {
-    init::constant_(weight, 1.0);
-    init::constant_(bias, 0.0);
-  }
+  detail::reset_norm_affine(options.affine(), weight, bias);
 }
 
 Tensor BatchNormImplBase::forward(const Tensor &input) {
@@ -63,8 +54,9 @@ Tensor BatchNormImplBase::forward(const Tensor &input) {
     return F::batch_norm(input, Tensor(), Tensor(), f.training(true));
   if (!is_training())
     return F::batch_norm(input, running_mean, running_var, f.training(false));
-  return F::batch_norm(input, running_mean, running_var,
-                       f.training(true).num_batches_tracked(num_batches_tracked));
+  return F::batch_norm(
+      input, running_mean, running_var,
+      f.training(true).num_batches_tracked(num_batches_tracked));
 }
 
 std::string BatchNormImplBase::extra_repr() const {
@@ -73,8 +65,7 @@ std::string BatchNormImplBase::extra_repr() const {
          (options.momentum() ? py_repr(*options.momentum())
                              : std::string("None")) +
          ", affine=" + py_repr(options.affine()) +
-         ", track_running_stats=" +
-         py_repr(options.track_running_stats());
+         ", track_running_stats=" + py_repr(options.track_running_stats());
 }
 
 void BatchNorm1dImpl::check_input_dim(const Tensor &input) const {

@@ -2,8 +2,8 @@
 
 #include "nn/Modules/GroupNorm.h"
 
+#include "NormAffine.h"
 #include "nn/Frontend/Repr.h"
-#include "nn/Init.h"
 
 #include "nn/Functional.h"
 
@@ -13,26 +13,17 @@ GroupNormImpl::GroupNormImpl(const GroupNormOptions &options_)
     : Cloneable("GroupNorm"), options(options_) {
   if (options.num_groups() <= 0 ||
       options.num_channels() % options.num_groups() != 0)
-    throw Error("GroupNorm: num_channels must be divisible by num_groups (got " +
-                std::to_string(options.num_channels()) + " channels, " +
-                std::to_string(options.num_groups()) + " groups)");
-  if (options.affine()) {
-    weight = Tensor::zeros({options.num_channels()});
-    bias = Tensor::zeros({options.num_channels()});
-    register_parameter("weight", &weight);
-    register_parameter("bias", &bias);
-  } else {
-    register_parameter("weight", nullptr);
-    register_parameter("bias", nullptr);
-  }
+    throw Error(
+        "GroupNorm: num_channels must be divisible by num_groups (got " +
+        std::to_string(options.num_channels()) + " channels, " +
+        std::to_string(options.num_groups()) + " groups)");
+  detail::register_norm_affine(*this, options.affine(),
+                               Shape({options.num_channels()}), weight, bias);
   reset_parameters();
 }
 
 void GroupNormImpl::reset_parameters() {
-  if (options.affine()) {
-    init::constant_(weight, 1.0);
-    init::constant_(bias, 0.0);
-  }
+  detail::reset_norm_affine(options.affine(), weight, bias);
 }
 
 Tensor GroupNormImpl::forward(const Tensor &input) {
