@@ -42,6 +42,13 @@ static constexpr const char *kLinalgToLLVM =
     "func.func(convert-linalg-to-loops),"
     "lower-affine,"
     "convert-scf-to-cf,"
+    // bf16 has no arithmetic on x86 without AVX512-BF16: what is left of it
+    // (contractions and pointwise ops on f16/bf16 already compute in f32)
+    // runs in f32 between an extf and a truncf, and the bf16 conversions
+    // become integer arithmetic (see the pass for why).
+    "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
+    "math-legalize-to-f32,"
+    "nn-expand-bf16-conversions,"
     "expand-strided-metadata,"
     "finalize-memref-to-llvm,"
     "convert-math-to-llvm,"
@@ -55,7 +62,10 @@ static constexpr const char *kLinalgToLLVM =
 void mlir::nn::buildLowerToLLVMPipeline(OpPassManager &pm) {
   // Textual pipelines resolve pass names through the registry.
   static std::once_flag registered;
-  std::call_once(registered, [] { registerAllPasses(); });
+  std::call_once(registered, [] {
+    registerAllPasses();
+    registerNNConversionPasses();
+  });
   pm.addPass(createLowerStateToArgumentsPass());
   pm.addPass(createLowerToKernelCallsPass());
   pm.addNestedPass<func::FuncOp>(createConvertNNToLinalgPass());

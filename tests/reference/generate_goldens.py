@@ -16,6 +16,15 @@ Goldens (under tests/reference/goldens/):
   simple_mlp/weights.safetensors   state_dict of SimpleMLP (eval mode)
   simple_mlp/inputs.safetensors    "input.0": torch.randn(64, 784)
   simple_mlp/outputs.safetensors   "output.0": model(input) in eval mode
+  simple_mlp/outputs_{bf16,f16}.safetensors
+                                   "output.0": the model and input converted
+                                   to bfloat16 / float16, see
+                                   low_precision_forward()
+  simple_mlp/weights_bf16.safetensors
+                                   model.to(torch.bfloat16).state_dict(), the
+                                   bytes nn's bfloat16 state_dict must save to
+  simple_mlp/inputs_bf16.safetensors
+                                   "input.0" converted to bfloat16 (nn-run)
   interop/sample.safetensors       one tensor of every dtype nn has, see
                                    interop_sample_tensors(); C++ builds the
                                    same tensors in
@@ -30,6 +39,7 @@ import tempfile
 
 import torch
 from torch import nn
+import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Leave no __pycache__ in the source tree.
@@ -81,6 +91,22 @@ def interop_sample_tensors():
 INTEROP_METADATA = {"format": "pt"}
 
 
+def low_precision_forward(model, x, dtype):
+    """SimpleMLP in eval mode with parameters and input converted to `dtype`
+    (float16 or bfloat16): each linear computes in float32 on the widened
+    operands and rounds its output once to `dtype` (relu is exact), as nn and
+    PyTorch's CUDA/oneDNN kernels do. torch 1.13 has no float16 linear on the
+    CPU, and its bfloat16 CPU fallback rounds partial sums to bfloat16 (see
+    tests/reference/ops/half.py), so neither is used."""
+    layers = [model.fc1, model.fc2, model.fc3]
+    h = x.to(dtype)
+    for i, fc in enumerate(layers):
+        v = F.linear(h.float(), fc.weight.to(dtype).float(),
+                     fc.bias.to(dtype).float())
+        h = (torch.relu(v) if i < len(layers) - 1 else v).to(dtype)
+    return h
+
+
 def generate(out_dir):
     """Writes every golden under out_dir; returns their relative paths."""
     torch.manual_seed(0)
@@ -101,6 +127,15 @@ def generate(out_dir):
          {k: v.contiguous() for k, v in model.state_dict().items()})
     save("simple_mlp/inputs.safetensors", {"input.0": x})
     save("simple_mlp/outputs.safetensors", {"output.0": y})
+    with torch.no_grad():
+        for name, dtype in (("bf16", torch.bfloat16), ("f16", torch.float16)):
+            save(f"simple_mlp/outputs_{name}.safetensors",
+                 {"output.0": low_precision_forward(model, x, dtype)})
+    save("simple_mlp/inputs_bf16.safetensors",
+         {"input.0": x.to(torch.bfloat16)})
+    save("simple_mlp/weights_bf16.safetensors",
+         {k: v.to(torch.bfloat16).contiguous()
+          for k, v in model.state_dict().items()})
 
     save("interop/sample.safetensors", interop_sample_tensors(),
          INTEROP_METADATA)

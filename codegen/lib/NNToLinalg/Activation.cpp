@@ -3,7 +3,8 @@
 // Lowerings of the ops in NNActivationOps.td. Pointwise activations are one
 // broadcasting linalg.generic each, built from buildActivationScalar; softmax and
 // log_softmax are three: the maximum along `dim`, the sum of exp(x - max),
-// and the normalization.
+// and the normalization. On f16/bf16 all of them compute in f32 and round
+// once (buildPointwiseScalar widens the pointwise ones likewise).
 //
 //===----------------------------------------------------------------------===//
 
@@ -107,8 +108,15 @@ struct SoftmaxLowering : public OpRewritePattern<SourceOp> {
     auto type = llvm::cast<RankedTensorType>(op.getType());
     if (type.getRank() == 0)
       return rewriter.notifyMatchFailure(op, "rank-0 softmax is not lowered");
-    rewriter.replaceOp(op, buildSoftmax(rewriter, op.getLoc(), op.getInput(),
-                                        op.getNormalizedDim(), isLog));
+    // f16/bf16: the max, the sum and the normalization in f32, the result
+    // rounded once, as PyTorch's kernels accumulate these dtypes in float.
+    Location loc = op.getLoc();
+    Type storage = type.getElementType();
+    Value input = convertElements(rewriter, loc, op.getInput(),
+                                  computeType(storage));
+    Value result =
+        buildSoftmax(rewriter, loc, input, op.getNormalizedDim(), isLog);
+    rewriter.replaceOp(op, convertElements(rewriter, loc, result, storage));
     return success();
   }
 };

@@ -7,7 +7,9 @@
 //   accumulator init, then linalg.conv_{1d_ncw_fcw,2d_nchw_fchw} (groups 1),
 //   linalg.depthwise_conv_{1d_ncw_cw,2d_nchw_chw} (groups == in == out
 //   channels) or linalg.conv_2d_ngchw_gfchw on [N, G, C/G, ...] views
-//   (other groups; 1-D lifted to 2-D with a unit height).
+//   (other groups; 1-D lifted to 2-D with a unit height). f16/bf16
+//   convolutions accumulate in f32 (the named ops widen their inputs to the
+//   f32 init) and round the result once to the storage type.
 // * nn.conv_transpose: a stride-1 nn.conv (lowered in turn) over the input
 //   zero-interleaved by the stride (a strided linalg.copy into a subview of
 //   zeros) and padded by dilation * (k - 1) - padding on each side (negative
@@ -105,7 +107,8 @@ Value padSpatial(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> lo,
   return insertIntoFilled(b, loc, input, shape, value, lo, ones);
 }
 
-/// The [N, O, spatial...] accumulator: `bias` ([O]) broadcast, or zeros.
+/// The [N, O, spatial...] accumulator: `bias` ([O]) broadcast, or zeros, of
+/// `resultType` (whose element type may be wider than the bias's).
 Value biasOrZeros(OpBuilder &b, Location loc, RankedTensorType resultType,
                   Value bias) {
   if (!bias)
@@ -121,8 +124,9 @@ Value biasOrZeros(OpBuilder &b, Location loc, RankedTensorType resultType,
       .create<linalg::GenericOp>(
           loc, resultType, bias, init, maps,
           SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-          [](OpBuilder &nb, Location nl, ValueRange args) {
-            nb.create<linalg::YieldOp>(nl, args[0]);
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            nb.create<linalg::YieldOp>(
+                nl, convertFloat(nb, nl, args[0], resultType.getElementType()));
           })
       .getResult(0);
 }
@@ -165,11 +169,15 @@ struct ConvOpLowering : public OpRewritePattern<ConvOp> {
     if (groups < 1 || channels % groups || out % groups)
       return rewriter.notifyMatchFailure(op, "groups do not divide channels");
 
-    Type elementType = resultType.getElementType();
-    Value zero = floatConstant(rewriter, loc, elementType, 0.0);
+    Type storage = resultType.getElementType();
+    Value zero = floatConstant(rewriter, loc, storage, 0.0);
     Value input = padSpatial(rewriter, loc, op.getInput(),
                              padLow(op.getPadding(), rank),
                              padHigh(op.getPadding(), rank), zero);
+    // The convolution runs on the accumulator type; rounded at the end.
+    Type elementType = computeType(storage);
+    RankedTensorType storageType = resultType;
+    resultType = resultType.clone(elementType);
     Value init = biasOrZeros(rewriter, loc, resultType, op.getBias());
     Value weight = op.getWeight();
     SmallVector<int64_t> stride(op.getStride()), dilation(op.getDilation());
@@ -257,7 +265,8 @@ struct ConvOpLowering : public OpRewritePattern<ConvOp> {
         result = reshape(rewriter, loc, result, resultType.getShape(),
                          {{0}, {1}, {2, 3}});
     }
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, convertElements(rewriter, loc, result,
+                                           storageType.getElementType()));
     return success();
   }
 };

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -26,6 +27,35 @@ Value mlir::nn::buildZeroFilled(OpBuilder &b, Location loc,
   Value zero = b.create<arith::ConstantOp>(
       loc, type.getElementType(), b.getZeroAttr(type.getElementType()));
   return b.create<linalg::FillOp>(loc, zero, empty).getResult(0);
+}
+
+Type mlir::nn::computeType(Type storage) {
+  if (storage.isF16() || storage.isBF16())
+    return Float32Type::get(storage.getContext());
+  return storage;
+}
+
+Value mlir::nn::convertFloat(OpBuilder &b, Location loc, Value value,
+                             Type type) {
+  auto from = llvm::dyn_cast<FloatType>(value.getType());
+  auto to = llvm::dyn_cast<FloatType>(type);
+  if (!from || !to || from == to)
+    return value;
+  if (from.getWidth() < to.getWidth())
+    return b.create<arith::ExtFOp>(loc, to, value);
+  return b.create<arith::TruncFOp>(loc, to, value);
+}
+
+Value mlir::nn::convertElements(OpBuilder &b, Location loc, Value value,
+                                Type elementType) {
+  auto type = llvm::cast<RankedTensorType>(value.getType());
+  if (type.getElementType() == elementType)
+    return value;
+  return buildBroadcastingElementwise(
+      b, loc, type.clone(elementType), value,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        return convertFloat(nb, nl, args[0], elementType);
+      });
 }
 
 Value mlir::nn::buildBroadcastingElementwise(OpBuilder &b, Location loc,
@@ -164,10 +194,21 @@ Value mlir::nn::buildElementwiseScalar(OpBuilder &b, Location loc,
 
 Value mlir::nn::buildPointwiseScalar(OpBuilder &b, Location loc, Operation *op,
                                     ValueRange scalars) {
-  if (Value v = buildElementwiseScalar(b, loc, op, scalars))
-    return v;
-  if (Value v = buildActivationScalar(b, loc, op, scalars))
-    return v;
+  // f16/bf16 operands are widened to f32 and the result rounded once to the
+  // storage type, as PyTorch's CPU kernels do: one rounding per op, never
+  // one per arith op of a composite such as gelu. (In an nn.fused epilogue
+  // each op still rounds, which is what the unfused graph computes.)
+  Type storage = getElementTypeOrSelf(op->getResult(0).getType());
+  Type compute = computeType(storage);
+  SmallVector<Value> widened;
+  for (Value scalar : scalars)
+    widened.push_back(computeType(scalar.getType()) == compute
+                          ? convertFloat(b, loc, scalar, compute)
+                          : scalar);
+  if (Value v = buildElementwiseScalar(b, loc, op, widened))
+    return convertFloat(b, loc, v, storage);
+  if (Value v = buildActivationScalar(b, loc, op, widened))
+    return convertFloat(b, loc, v, storage);
   llvm::report_fatal_error(llvm::Twine("nn: the pointwise op '") +
                            op->getName().getStringRef() +
                            "' has no scalar lowering");

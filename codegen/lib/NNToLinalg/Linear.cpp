@@ -7,6 +7,11 @@
 // operands' batch dims are the result's, and a linalg.generic with
 // broadcasting batch maps otherwise.
 //
+// f16 and bf16 operands are multiplied and summed in f32 (the named ops widen
+// their inputs to the f32 accumulator with arith.extf) and the result is
+// rounded once to the storage type (arith.truncf), together with the bias and
+// the fused activation: PyTorch's kernels for these dtypes do the same.
+//
 //===----------------------------------------------------------------------===//
 
 #include "PopulatePatterns.h"
@@ -69,15 +74,18 @@ struct LinearOpLowering : public OpRewritePattern<LinearOp> {
     Value input = flattenTo2D(rewriter, loc, op.getInput());
     int64_t rows = llvm::cast<RankedTensorType>(input.getType()).getDimSize(0);
     int64_t outFeatures = resultType.getShape().back();
-    auto flatType = RankedTensorType::get({rows, outFeatures},
-                                          resultType.getElementType());
+    Type storage = resultType.getElementType();
+    Type accumulator = computeType(storage);
+    auto flatType = RankedTensorType::get({rows, outFeatures}, accumulator);
 
     // Accumulate into the bias broadcast over the rows, or into zeros.
     Value init;
     if (Value bias = op.getBias())
       init = buildBroadcastingElementwise(
           rewriter, loc, flatType, bias,
-          [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+          [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
+            return convertFloat(b, nestedLoc, args[0], accumulator);
+          });
     else
       init = buildZeroFilled(rewriter, loc, flatType);
     Value product =
@@ -86,11 +94,13 @@ struct LinearOpLowering : public OpRewritePattern<LinearOp> {
                 loc, flatType, ValueRange{input, op.getWeight()}, init)
             .getResult(0);
 
-    if (op.getActivation() != Activation::none)
+    // One epilogue: the activation on the accumulator, then the rounding.
+    if (op.getActivation() != Activation::none || accumulator != storage)
       product = buildBroadcastingElementwise(
-          rewriter, loc, flatType, product,
+          rewriter, loc, flatType.clone(storage), product,
           [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
-            return applyActivation(b, nestedLoc, op.getActivation(), args[0]);
+            Value v = applyActivation(b, nestedLoc, op.getActivation(), args[0]);
+            return convertFloat(b, nestedLoc, v, storage);
           });
     rewriter.replaceOp(op, unflattenFrom2D(rewriter, loc, product, resultType));
     return success();
@@ -117,6 +127,9 @@ Value mlir::nn::buildBatchMatmul(OpBuilder &b, Location loc, Value lhs,
                                  bool transposeRhs) {
   auto lhsType = llvm::cast<RankedTensorType>(lhs.getType());
   auto rhsType = llvm::cast<RankedTensorType>(rhs.getType());
+  Type storage = resultType.getElementType();
+  Type accumulator = computeType(storage);
+  resultType = resultType.clone(accumulator);
   Value init = buildZeroFilled(b, loc, resultType);
   // Named ops where the operands have the result's batch dims as they are.
   int64_t rank = resultType.getRank();
@@ -124,21 +137,23 @@ Value mlir::nn::buildBatchMatmul(OpBuilder &b, Location loc, Value lhs,
       lhsType.getShape().drop_back(2) == resultType.getShape().drop_back(2) &&
       rhsType.getShape().drop_back(2) == resultType.getShape().drop_back(2)) {
     ValueRange operands{lhs, rhs};
+    Value product;
     if (rank == 2 && transposeRhs)
-      return b
-          .create<linalg::MatmulTransposeBOp>(loc, resultType, operands, init)
-          .getResult(0);
-    if (rank == 2)
-      return b.create<linalg::MatmulOp>(loc, resultType, operands, init)
-          .getResult(0);
-    if (rank == 3 && transposeRhs)
-      return b
-          .create<linalg::BatchMatmulTransposeBOp>(loc, resultType, operands,
-                                                   init)
-          .getResult(0);
-    if (rank == 3)
-      return b.create<linalg::BatchMatmulOp>(loc, resultType, operands, init)
-          .getResult(0);
+      product =
+          b.create<linalg::MatmulTransposeBOp>(loc, resultType, operands, init)
+              .getResult(0);
+    else if (rank == 2)
+      product = b.create<linalg::MatmulOp>(loc, resultType, operands, init)
+                    .getResult(0);
+    else if (rank == 3 && transposeRhs)
+      product = b.create<linalg::BatchMatmulTransposeBOp>(loc, resultType,
+                                                          operands, init)
+                    .getResult(0);
+    else if (rank == 3)
+      product = b.create<linalg::BatchMatmulOp>(loc, resultType, operands, init)
+                    .getResult(0);
+    if (product)
+      return convertElements(b, loc, product, storage);
   }
   // Otherwise one generic with broadcasting batch maps. Loops: batch dims...,
   // m, n (parallel), k (reduction).
@@ -176,13 +191,14 @@ Value mlir::nn::buildBatchMatmul(OpBuilder &b, Location loc, Value lhs,
   iterators.back() = utils::IteratorType::reduction;
   auto generic = b.create<linalg::GenericOp>(
       loc, resultType, ValueRange{lhs, rhs}, init, maps, iterators,
-      [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        Value product =
-            nested.create<arith::MulFOp>(nestedLoc, args[0], args[1]);
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Value a = convertFloat(nested, nestedLoc, args[0], accumulator);
+        Value c = convertFloat(nested, nestedLoc, args[1], accumulator);
+        Value product = nested.create<arith::MulFOp>(nestedLoc, a, c);
         Value sum = nested.create<arith::AddFOp>(nestedLoc, args[2], product);
         nested.create<linalg::YieldOp>(nestedLoc, sum);
       });
-  return generic.getResult(0);
+  return convertElements(b, loc, generic.getResult(0), storage);
 }
 
 void mlir::nn::populateLinearPatterns(RewritePatternSet &patterns) {

@@ -62,6 +62,22 @@ Value buildBroadcastingElementwise(OpBuilder &b, Location loc,
 /// An empty tensor of `type` filled with zero.
 Value buildZeroFilled(OpBuilder &b, Location loc, RankedTensorType type);
 
+/// The type that arithmetic on `storage` elements is carried out in: f32 for
+/// f16 and bf16 (PyTorch's CPU and CUDA kernels widen these to float,
+/// accumulate there and round the result once to the storage type),
+/// `storage` itself for every other type.
+Type computeType(Type storage);
+
+/// The scalar `value` converted to the float type `type` (arith.extf or
+/// arith.truncf, which rounds to nearest even); `value` itself when it
+/// already has that type or is not a float.
+Value convertFloat(OpBuilder &b, Location loc, Value value, Type type);
+
+/// The tensor `value` with its elements converted to `elementType` by
+/// convertFloat in one linalg.generic; `value` itself when nothing changes.
+Value convertElements(OpBuilder &b, Location loc, Value value,
+                      Type elementType);
+
 /// A scalar constant of `type` (a float or integer type) holding `value`.
 Value buildScalar(OpBuilder &b, Location loc, Type type, double value);
 

@@ -111,4 +111,36 @@ def LowerToKernelCallsPass
   ];
 }
 
+def ExpandBF16ConversionsPass
+    : Pass<"nn-expand-bf16-conversions", "::mlir::ModuleOp"> {
+  let summary = "Spell bf16 <-> f32 conversions as integer arithmetic";
+  let description = [{
+    Rewrites `arith.extf` from bf16 and `arith.truncf` to bf16 into bitcasts,
+    shifts and a round-to-nearest-even bias (NaN becomes the quiet NaN
+    0x7FC0, as c10::BFloat16 does), with upstream's
+    `populateExpandBFloat16Patterns`. LLVM 19 lowers `fptrunc float to
+    bfloat` on x86 without AVX512-BF16 to a call to `__truncsfbf2`, which
+    Debian 12's libgcc (GCC 12) lacks, so a compiled model would not load.
+    Unlike upstream's `arith-expand{include-bf16}`, nothing else is
+    expanded: f32 `arith.maximumf`/`minimumf` keep their lowering.
+
+    Runs on the loops after bufferization, after
+    `arith-emulate-unsupported-floats{source-types=bf16 target-type=f32}` and
+    `math-legalize-to-f32` have moved all bf16 arithmetic to f32, so the
+    conversions are all that is left of bf16 besides loads and stores.
+
+    Before:
+    ```mlir
+    %h = arith.truncf %x : f32 to bf16
+    ```
+    After:
+    ```mlir
+    %bits = arith.bitcast %x : f32 to i32
+    ...                                   // + 0x7FFF + ((bits >> 16) & 1)
+    %h = arith.bitcast %rounded : i16 to bf16
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // NN_CONVERSION_PASSES_TD
