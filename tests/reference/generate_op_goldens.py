@@ -24,7 +24,8 @@ import torch  # noqa: E402
 import safetensors_io  # noqa: E402
 
 FAMILIES = ["activation", "elementwise", "convolution", "normalization", "shape",
-            "loss", "lstm", "attention", "dense", "transformer", "models"]
+            "loss", "lstm", "attention", "dense", "transformer", "models",
+            "fused"]
 OUT = os.path.join(HERE, "goldens", "ops")
 
 
