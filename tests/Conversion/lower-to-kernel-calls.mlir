@@ -8,7 +8,7 @@
 // CHECK: call @nn_rt_sgemm(
 // CHECK: bufferization.to_tensor %[[OUT]] restrict writable
 // CHECK-NOT: nn.linear
-// CHECK: func.func private @nn_rt_sgemm(i64, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, !llvm.ptr, i64, i64, i32, i32)
+// CHECK: func.func private @nn_rt_sgemm(i64, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i32, !llvm.ptr)
 func.func @linear_relu(%x: tensor<64x784xf32>, %w: tensor<256x784xf32>, %b: tensor<256xf32>) -> tensor<64x256xf32> {
   %y = nn.linear %x, %w, %b activation<relu> : (tensor<64x784xf32>, tensor<256x784xf32>, tensor<256xf32>) -> tensor<64x256xf32>
   return %y : tensor<64x256xf32>
@@ -18,8 +18,11 @@ func.func @linear_relu(%x: tensor<64x784xf32>, %w: tensor<256x784xf32>, %b: tens
 
 // A single-use nn.relu after a matmul joins the kernel's store.
 // CHECK-LABEL: func.func @matmul_relu
+// CHECK: %[[SLOT:.+]] = llvm.alloca
 // CHECK: %[[RELU:.+]] = arith.constant 1 : i32
-// CHECK: call @nn_rt_sgemm({{.*}}, %[[RELU]])
+// CHECK: llvm.insertvalue %[[RELU]], %{{.*}}[8]
+// CHECK: llvm.store %{{.*}}, %[[SLOT]]
+// CHECK: call @nn_rt_sgemm({{.*}}, %[[SLOT]])
 // CHECK-NOT: nn.relu
 func.func @matmul_relu(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> {
   %y = nn.matmul %a, %b : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>

@@ -1,7 +1,7 @@
 //===- SeedModelForwardTest.cpp - seed models' forward against PyTorch ----===//
 //
-// The seed models with attention (examples/models/SeedModels.h), with the
-// weights PyTorch's twin has after torch.manual_seed(0)
+// The seed models with attention, and ResNet (examples/models/SeedModels.h),
+// with the weights PyTorch's twin has after torch.manual_seed(0)
 // (goldens/modules/<Model>.safetensors), compiled in eval mode: their forward
 // on the golden input must give PyTorch's output
 // (goldens/ops/models/<Model>.safetensors, from tests/reference/ops/models.py).
@@ -47,6 +47,13 @@ TEST_P(SeedModelForwardTest, CompiledForwardMatchesPyTorchInEval) {
 INSTANTIATE_TEST_SUITE_P(Attention, SeedModelForwardTest,
                          ::testing::Values("TransformerStack",
                                            "TiedEmbeddingLM"),
+                         [](const auto &info) { return info.param; });
+
+// Batch norms folded into the convolutions, every conv + bias (+ residual)
+// + relu one nn.fused group lowered to one conv kernel call with its
+// epilogue.
+INSTANTIATE_TEST_SUITE_P(Convolution, SeedModelForwardTest,
+                         ::testing::Values("ResNet"),
                          [](const auto &info) { return info.param; });
 
 } // namespace

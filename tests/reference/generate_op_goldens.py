@@ -25,7 +25,7 @@ import safetensors_io  # noqa: E402
 
 FAMILIES = ["activation", "elementwise", "convolution", "normalization", "shape",
             "loss", "lstm", "attention", "dense", "transformer", "models",
-            "half"]
+            "half", "fused"]
 OUT = os.path.join(HERE, "goldens", "ops")
 
 

@@ -11,6 +11,16 @@
 
 #include <atomic>
 #include <cpuid.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+// nn-lower-to-kernel-calls (codegen/lib/LowerToKernelCalls.cpp) builds
+// nn_rt_epilogue as the LLVM struct {(ptr, i64 x 3) x 2, i32, f32 x 3}.
+static_assert(sizeof(nn_rt_addend) == 32 && NN_RT_MAX_ADDENDS == 2 &&
+                  offsetof(nn_rt_epilogue, activation) == 64 &&
+                  offsetof(nn_rt_epilogue, slope) == 76 &&
+                  sizeof(nn_rt_epilogue) == 80,
+              "the epilogue's layout is part of the ABI generated code uses");
 
 namespace {
 
@@ -61,11 +71,7 @@ void scalarGemm(const nn_rt::GemmArgs &g, int64_t m0, int64_t m1, int64_t n0,
       float *c = g.C + m * g.rsC + n;
       if (g.accumulate)
         acc += *c;
-      if (g.bias)
-        acc += g.bias[m * g.bsM + n * g.bsN];
-      if (g.activation == NN_RT_ACT_RELU && acc < 0.f)
-        acc = 0.f;
-      *c = acc;
+      *c = nn_rt::applyEpilogue(g.ep, acc, m, n);
     }
 }
 
@@ -73,10 +79,11 @@ void scalarConv(const nn_rt::ConvArgs &cv, int64_t image, int64_t p0,
                 int64_t p1) {
   const float *in = cv.input + image * cv.C * cv.H * cv.W;
   float *out = cv.output + image * cv.O * cv.OH * cv.OW;
+  nn_rt_epilogue ep = nn_rt::epilogueOfImage(cv.ep, image);
   for (int64_t o = 0; o < cv.O; ++o)
     for (int64_t p = p0; p < p1; ++p) {
       int64_t oy = p / cv.OW, ox = p % cv.OW;
-      float acc = cv.bias ? cv.bias[o] : 0.f;
+      float acc = 0.f;
       for (int64_t c = 0; c < cv.C; ++c)
         for (int64_t ky = 0; ky < cv.KH; ++ky)
           for (int64_t kx = 0; kx < cv.KW; ++kx) {
@@ -87,9 +94,7 @@ void scalarConv(const nn_rt::ConvArgs &cv, int64_t image, int64_t p0,
             acc += in[(c * cv.H + iy) * cv.W + ix] *
                    cv.weight[((o * cv.C + c) * cv.KH + ky) * cv.KW + kx];
           }
-      if (cv.activation == NN_RT_ACT_RELU && acc < 0.f)
-        acc = 0.f;
-      out[o * cv.OH * cv.OW + p] = acc;
+      out[o * cv.OH * cv.OW + p] = nn_rt::applyEpilogue(ep, acc, o, p);
     }
 }
 
@@ -179,44 +184,36 @@ void convChunk(void *ctx, int64_t begin, int64_t end) {
   }
 }
 
-} // namespace
-
-extern "C" void nn_rt_sgemm(int64_t M, int64_t N, int64_t K, const float *A,
-                            int64_t rsA, int64_t csA, const float *B,
-                            int64_t rsB, int64_t csB, float *C, int64_t rsC,
-                            const float *bias, int64_t bsM, int64_t bsN,
-                            int32_t accumulate, int32_t activation) {
-  if (M <= 0 || N <= 0)
-    return;
-  nn_rt::GemmArgs g{M,   N,   K,    A,   rsA, csA,         B,         rsB,
-                    csB, C,   rsC,  bias, bsM, bsN, accumulate != 0, activation};
-  int64_t threads = nn_rt_get_num_threads();
-  if (threads <= 1 || double(M) * N * K < kMinParallelWork) {
-    gemmRange(g, 0, M, 0, N);
-    return;
+/// The convolution's weights in the chosen ISA's packed layout (free with
+/// free()), or null for the scalar path or when out of memory (the kernels
+/// then pack per block).
+float *packConvWeights(const nn_rt::ConvArgs &cv) {
+  int64_t floats;
+  switch (isa()) {
+  case Isa::avx512:
+    floats = nn_rt::avx512::packedWeightSize(cv);
+    break;
+  case Isa::avx2:
+    floats = nn_rt::avx2::packedWeightSize(cv);
+    break;
+  default:
+    return nullptr;
   }
-  int64_t mr, nr;
-  tile(mr, nr);
-  // Split the longer side of C in whole register tiles.
-  GemmSplit split{&g, N >= M ? nr : mr, N >= M};
-  int64_t units = ((split.alongN ? N : M) + split.unit - 1) / split.unit;
-  nn_rt_parallel_for(units, gemmChunk, &split);
+  size_t bytes = (floats * sizeof(float) + 63) / 64 * 64;
+  auto *dst = static_cast<float *>(aligned_alloc(64, bytes ? bytes : 64));
+  if (!dst)
+    return nullptr;
+  if (isa() == Isa::avx512)
+    nn_rt::avx512::packWeights(cv, dst);
+  else
+    nn_rt::avx2::packWeights(cv, dst);
+  return dst;
 }
 
-extern "C" void nn_rt_conv2d_nchw(int64_t N, int64_t C, int64_t H, int64_t W,
-                                  const float *input, int64_t O, int64_t KH,
-                                  int64_t KW, const float *weight,
-                                  const float *bias, int64_t strideH,
-                                  int64_t strideW, int64_t padTop,
-                                  int64_t padLeft, int64_t dilationH,
-                                  int64_t dilationW, int64_t OH, int64_t OW,
-                                  float *output, int32_t activation) {
-  if (N <= 0 || O <= 0 || OH <= 0 || OW <= 0)
-    return;
-  nn_rt::ConvArgs cv{N,      C,       H,       W,         input,     O,
-                     KH,     KW,      weight,  bias,      strideH,   strideW,
-                     padTop, padLeft, dilationH, dilationW, OH,      OW,
-                     output, activation};
+/// Runs the convolution `cv` (weights packed or not) over the thread pool.
+void runConv(const nn_rt::ConvArgs &cv) {
+  const int64_t N = cv.N, O = cv.O, C = cv.C, KH = cv.KH, KW = cv.KW,
+                OH = cv.OH, OW = cv.OW;
   int64_t threads = nn_rt_get_num_threads();
   int64_t pixels = OH * OW;
   if (threads <= 1 || double(N) * O * pixels * C * KH * KW < kMinParallelWork) {
@@ -238,4 +235,59 @@ extern "C" void nn_rt_conv2d_nchw(int64_t N, int64_t C, int64_t H, int64_t W,
   ConvSplit split{&cv, chunk};
   int64_t blocks = (pixels + chunk - 1) / chunk;
   nn_rt_parallel_for(N * blocks, convChunk, &split);
+}
+
+/// `ep`, or no epilogue when null.
+nn_rt_epilogue epilogueOrNone(const nn_rt_epilogue *ep) {
+  if (ep)
+    return *ep;
+  nn_rt_epilogue none = {};
+  return none;
+}
+
+} // namespace
+
+extern "C" void nn_rt_sgemm(int64_t M, int64_t N, int64_t K, const float *A,
+                            int64_t rsA, int64_t csA, const float *B,
+                            int64_t rsB, int64_t csB, float *C, int64_t rsC,
+                            int32_t accumulate,
+                            const nn_rt_epilogue *epilogue) {
+  if (M <= 0 || N <= 0)
+    return;
+  nn_rt::GemmArgs g{M,   N, K,   A,           rsA, csA,
+                    B,   rsB, csB, C,         rsC, accumulate != 0,
+                    epilogueOrNone(epilogue)};
+  int64_t threads = nn_rt_get_num_threads();
+  if (threads <= 1 || double(M) * N * K < kMinParallelWork) {
+    gemmRange(g, 0, M, 0, N);
+    return;
+  }
+  int64_t mr, nr;
+  tile(mr, nr);
+  // Split the longer side of C in whole register tiles.
+  GemmSplit split{&g, N >= M ? nr : mr, N >= M};
+  int64_t units = ((split.alongN ? N : M) + split.unit - 1) / split.unit;
+  nn_rt_parallel_for(units, gemmChunk, &split);
+}
+
+extern "C" void nn_rt_conv2d_nchw(int64_t N, int64_t C, int64_t H, int64_t W,
+                                  const float *input, int64_t O, int64_t KH,
+                                  int64_t KW, const float *weight,
+                                  int64_t strideH, int64_t strideW,
+                                  int64_t padTop, int64_t padLeft,
+                                  int64_t dilationH, int64_t dilationW,
+                                  int64_t OH, int64_t OW, float *output,
+                                  const nn_rt_epilogue *epilogue) {
+  if (N <= 0 || O <= 0 || OH <= 0 || OW <= 0)
+    return;
+  nn_rt::ConvArgs cv{N,         C,         H,      W,       input,
+                     O,         KH,        KW,     weight,  strideH,
+                     strideW,   padTop,    padLeft, dilationH, dilationW,
+                     OH,        OW,        output, epilogueOrNone(epilogue),
+                     nullptr};
+  // The weights are every image's A: packed once here, read by all threads.
+  float *packed = packConvWeights(cv);
+  cv.packedWeight = packed;
+  runConv(cv);
+  free(packed);
 }

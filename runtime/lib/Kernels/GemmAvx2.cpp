@@ -21,6 +21,102 @@ void storeTile(const nn_rt::GemmArgs &g, const float *acc, float *C,
                int64_t m0, int64_t n0, int64_t rows, int64_t cols, bool loadC,
                bool last);
 
+/// dst[k * NR + c] = src[c * ld + k] for the NR = 16 columns c and k < kc:
+/// one panel of a transposed B (nn.linear's weight, rows of `ld` floats),
+/// moved in 8 x 8 blocks transposed in registers instead of one float at a
+/// time (the scalar loop made packing half of W1's time).
+inline void packTransposedPanel(const float *src, int64_t ld, int64_t kc,
+                                float *dst) {
+  int64_t k = 0;
+  for (; k + 8 <= kc; k += 8) {
+    for (int half = 0; half < 2; ++half) {
+      const float *s = src + half * 8 * ld + k;
+      __m256 r0 = _mm256_loadu_ps(s), r1 = _mm256_loadu_ps(s + ld);
+      __m256 r2 = _mm256_loadu_ps(s + 2 * ld), r3 = _mm256_loadu_ps(s + 3 * ld);
+      __m256 r4 = _mm256_loadu_ps(s + 4 * ld), r5 = _mm256_loadu_ps(s + 5 * ld);
+      __m256 r6 = _mm256_loadu_ps(s + 6 * ld), r7 = _mm256_loadu_ps(s + 7 * ld);
+      __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+      __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+      __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+      __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+      __m256 u0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+      __m256 u1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+      __m256 u2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+      __m256 u3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+      __m256 u4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0));
+      __m256 u5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
+      __m256 u6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0));
+      __m256 u7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
+      float *d = dst + k * NR + half * 8;
+      _mm256_storeu_ps(d + 0 * NR, _mm256_permute2f128_ps(u0, u4, 0x20));
+      _mm256_storeu_ps(d + 1 * NR, _mm256_permute2f128_ps(u1, u5, 0x20));
+      _mm256_storeu_ps(d + 2 * NR, _mm256_permute2f128_ps(u2, u6, 0x20));
+      _mm256_storeu_ps(d + 3 * NR, _mm256_permute2f128_ps(u3, u7, 0x20));
+      _mm256_storeu_ps(d + 4 * NR, _mm256_permute2f128_ps(u0, u4, 0x31));
+      _mm256_storeu_ps(d + 5 * NR, _mm256_permute2f128_ps(u1, u5, 0x31));
+      _mm256_storeu_ps(d + 6 * NR, _mm256_permute2f128_ps(u2, u6, 0x31));
+      _mm256_storeu_ps(d + 7 * NR, _mm256_permute2f128_ps(u3, u7, 0x31));
+    }
+  }
+  for (; k < kc; ++k)
+    for (int64_t c = 0; c < NR; ++c)
+      dst[k * NR + c] = src[c * ld + k];
+}
+
+/// True when every addend of `ep` is contiguous or broadcast along a row,
+/// so applyEpilogue8x2 can read it with vector loads.
+inline bool vectorEpilogue(const nn_rt_epilogue &ep) {
+  for (const nn_rt_addend &a : ep.addends)
+    if (a.data && a.col_stride != 0 && a.col_stride != 1)
+      return false;
+  return true;
+}
+
+/// nn_rt::applyEpilogue on C[m, n0:n0+16] held in v0, v1. The vector max,
+/// min and compare return their second operand for NaN, so the bound goes
+/// first to keep NaN as the scalar reference does.
+inline void applyEpilogue8x2(const nn_rt_epilogue &ep, __m256 &v0, __m256 &v1,
+                             int64_t m, int64_t n0) {
+  for (const nn_rt_addend &a : ep.addends) {
+    if (!a.data)
+      continue;
+    const float *p = a.data + m * a.row_stride + n0 * a.col_stride;
+    if (a.col_stride == 0) {
+      __m256 s = _mm256_broadcast_ss(p);
+      v0 = _mm256_add_ps(v0, s);
+      v1 = _mm256_add_ps(v1, s);
+    } else {
+      v0 = _mm256_add_ps(v0, _mm256_loadu_ps(p));
+      v1 = _mm256_add_ps(v1, _mm256_loadu_ps(p + 8));
+    }
+  }
+  switch (ep.activation) {
+  case NN_RT_ACT_RELU: {
+    const __m256 zero = _mm256_setzero_ps();
+    v0 = _mm256_max_ps(zero, v0);
+    v1 = _mm256_max_ps(zero, v1);
+    return;
+  }
+  case NN_RT_ACT_CLAMP: {
+    const __m256 lo = _mm256_set1_ps(ep.min), hi = _mm256_set1_ps(ep.max);
+    v0 = _mm256_min_ps(hi, _mm256_max_ps(lo, v0));
+    v1 = _mm256_min_ps(hi, _mm256_max_ps(lo, v1));
+    return;
+  }
+  case NN_RT_ACT_LEAKY_RELU: {
+    const __m256 zero = _mm256_setzero_ps(), slope = _mm256_set1_ps(ep.slope);
+    // x > 0 ? x : slope * x (NaN is not > 0 and slope * NaN is NaN).
+    v0 = _mm256_blendv_ps(_mm256_mul_ps(v0, slope), v0,
+                          _mm256_cmp_ps(v0, zero, _CMP_GT_OQ));
+    v1 = _mm256_blendv_ps(_mm256_mul_ps(v1, slope), v1,
+                          _mm256_cmp_ps(v1, zero, _CMP_GT_OQ));
+    return;
+  }
+  default:
+    return;
+  }
+}
+
 /// C[0:rows, 0:cols] (+)= Ap x Bp over kc, with the epilogue when `last`.
 inline void microKernel(const nn_rt::GemmArgs &g, int64_t kc, const float *Ap,
                         const float *Bp, float *C, int64_t m0, int64_t n0,
@@ -71,38 +167,27 @@ inline void microKernel(const nn_rt::GemmArgs &g, int64_t kc, const float *Ap,
 
   __m256 acc[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21},
                        {c30, c31}, {c40, c41}, {c50, c51}};
-  bool colBias = last && g.bias && g.bsM == 0 && g.bsN == 1;
-  bool rowBias = last && g.bias && g.bsN == 0;
-  if (rows == MR && cols == NR && (!last || !g.bias || colBias || rowBias)) {
-    __m256 bias0 = _mm256_setzero_ps(), bias1 = _mm256_setzero_ps();
-    if (colBias) {
-      bias0 = _mm256_loadu_ps(g.bias + n0);
-      bias1 = _mm256_loadu_ps(g.bias + n0 + 8);
-    }
-    bool relu = last && g.activation == NN_RT_ACT_RELU;
-    const __m256 zero = _mm256_setzero_ps();
-    for (int r = 0; r < MR; ++r) {
+  if (cols == NR && (!last || vectorEpilogue(g.ep))) {
+    auto storeRow = [&](int r) {
       float *c = C + r * g.rsC;
       __m256 v0 = acc[r][0], v1 = acc[r][1];
       if (loadC) {
         v0 = _mm256_add_ps(v0, _mm256_loadu_ps(c));
         v1 = _mm256_add_ps(v1, _mm256_loadu_ps(c + 8));
       }
-      if (colBias) {
-        v0 = _mm256_add_ps(v0, bias0);
-        v1 = _mm256_add_ps(v1, bias1);
-      } else if (rowBias) {
-        __m256 b = _mm256_set1_ps(g.bias[(m0 + r) * g.bsM]);
-        v0 = _mm256_add_ps(v0, b);
-        v1 = _mm256_add_ps(v1, b);
-      }
-      if (relu) {
-        v0 = _mm256_max_ps(v0, zero);
-        v1 = _mm256_max_ps(v1, zero);
-      }
+      if (last)
+        applyEpilogue8x2(g.ep, v0, v1, m0 + r, n0);
       _mm256_storeu_ps(c, v0);
       _mm256_storeu_ps(c + 8, v1);
-    }
+    };
+    // Full tiles unrolled; the last rows of M (64 = 10 x 6 + 4 channels)
+    // still get vector stores.
+    if (rows == MR)
+      for (int r = 0; r < MR; ++r)
+        storeRow(r);
+    else
+      for (int r = 0; r < rows; ++r)
+        storeRow(r);
     return;
   }
   alignas(32) float tile[MR * NR];

@@ -22,6 +22,16 @@ void storeTile(const nn_rt::GemmArgs &g, const float *acc, float *C,
                int64_t m0, int64_t n0, int64_t rows, int64_t cols, bool loadC,
                bool last);
 
+/// dst[k * NR + c] = src[c * ld + k]: one panel of a transposed B (the
+/// AVX2 file transposes in registers; not done here for lack of a machine
+/// to test it on).
+inline void packTransposedPanel(const float *src, int64_t ld, int64_t kc,
+                                float *dst) {
+  for (int64_t c = 0; c < NR; ++c)
+    for (int64_t k = 0; k < kc; ++k)
+      dst[k * NR + c] = src[c * ld + k];
+}
+
 inline void microKernel(const nn_rt::GemmArgs &g, int64_t kc, const float *Ap,
                         const float *Bp, float *C, int64_t m0, int64_t n0,
                         int64_t rows, int64_t cols, bool loadC, bool last) {

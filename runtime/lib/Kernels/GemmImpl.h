@@ -4,20 +4,22 @@
 // Matrix Multiplication"), included once per instruction set by
 // GemmAvx2.cpp and GemmAvx512.cpp, each compiled with that ISA's flags. The
 // including file defines NN_GEMM_NAMESPACE, the vector type and helpers (see
-// GemmAvx2.cpp), MR x NR (the register tile) and the micro-kernel's FMA
-// body; everything here has internal linkage so the two copies never meet at
+// GemmAvx2.cpp), MR x NR (the register tile), the micro-kernel's FMA
+// body and packTransposedPanel; everything here has internal linkage so the two copies never meet at
 // link time (an AVX-512 inline function picked for the AVX2 path would
 // fault).
 //
-//   for jc in N step NC:              B panel  KC x NC   (L3)
+//   for jc in N step NC:              B panel  KC x NC   (L3; L2 for conv)
 //     for pc in K step KC:            pack B -> [NC/NR][KC][NR]
-//       for ic in M step MC:          pack A -> [MC/MR][KC][MR]  (L2)
+//       for ic in M step MC:          pack A -> [MC/MR][KC][MR]  (L2;
+//                                     conv: weights packed once per call)
 //         for jr in NC step NR:       B micro-panel               (L1)
 //           for ir in MC step MR:     MR x NR accumulators in registers
 //
 // B comes from a strided matrix or, for convolution, from an image whose
 // im2col columns are gathered while packing. The epilogue (accumulate into
-// C, bias per row or column, ReLU) runs in the store of the last K block.
+// C, addends, activation; see nn_rt_epilogue) runs in the store of the last
+// K block.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +35,14 @@ inline int64_t minI(int64_t a, int64_t b) { return a < b ? a : b; }
 constexpr int64_t KC = 256;
 constexpr int64_t MC = MR * 24;
 constexpr int64_t NC = 4080 / NR * NR;
+/// Columns per B panel of a convolution: the gathered KC x NCConv panel
+/// (256 KiB) and the C block it feeds stay in a 512 KiB L2, so the gather's
+/// writes and the micro-kernel's reads of B never go out to L3. The weights
+/// (A) are packed once per call (see packWeights), so narrow panels cost no
+/// re-packing of A.
+constexpr int64_t NCConv = 256 / NR * NR;
+
+inline int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
 /// Per-thread packing buffers, grown on demand and kept (a compiled model
 /// calls the kernels many times; an mmap + page faults per call would cost
@@ -86,8 +96,11 @@ void packBStrided(const nn_rt::GemmArgs &g, int64_t k0, int64_t kc, int64_t n0,
     if (g.csB == 1 && cols == NR) {
       for (int64_t k = 0; k < kc; ++k)
         memcpy(dst + k * NR, src + k * g.rsB, NR * sizeof(float));
+    } else if (g.rsB == 1 && cols == NR) {
+      // Transposed (nn.linear's weight): the ISA's in-register transpose.
+      packTransposedPanel(src, g.csB, kc, dst);
     } else if (g.rsB == 1) {
-      // Transposed (nn.linear's weight): read each column contiguously.
+      // A transposed partial panel: read each column contiguously.
       for (int64_t c = 0; c < cols; ++c) {
         const float *col = src + c * g.csB;
         for (int64_t k = 0; k < kc; ++k)
@@ -182,26 +195,34 @@ void storeTile(const nn_rt::GemmArgs &g, const float *acc, float *C,
       float v = acc[r * NR + j];
       if (loadC)
         v += c[j];
-      if (last) {
-        if (g.bias)
-          v += g.bias[(m0 + r) * g.bsM + (n0 + j) * g.bsN];
-        if (g.activation == NN_RT_ACT_RELU)
-          v = v > 0.f ? v : 0.f;
-      }
+      if (last)
+        v = nn_rt::applyEpilogue(g.ep, v, m0 + r, n0 + j);
       c[j] = v;
     }
   }
 }
 
-/// The GEMM over rows [m0, m1) and columns [n0, n1) of C; B from `packB`.
+/// A whole (M x K) as gemmBlock reads it: K block k0 (of KC) at
+/// dst + k0 * roundUp(M, MR), laid out as packA writes it, so rows [ic, ..)
+/// of that block start ic * kc further.
+void packAllA(const nn_rt::GemmArgs &g, float *dst) {
+  int64_t mpad = roundUp(g.M, MR);
+  for (int64_t pc = 0; pc < g.K; pc += KC)
+    packA(g, 0, g.M, pc, minI(KC, g.K - pc), dst + pc * mpad);
+}
+
+/// The GEMM over rows [m0, m1) (m0 a multiple of MR) and columns [n0, n1)
+/// of C in panels of ncMax columns; B from `packB`, A from `packedA`
+/// (packAllA's layout) or packed here when it is null.
 template <typename PackB>
 void gemmBlock(const nn_rt::GemmArgs &g, int64_t m0, int64_t m1, int64_t n0,
-               int64_t n1, PackB packB) {
-  float *Ap = packBufferA(), *Bp = packBufferB();
-  if (!Ap || !Bp)
+               int64_t n1, int64_t ncMax, const float *packedA, PackB packB) {
+  float *Ap = packedA ? nullptr : packBufferA(), *Bp = packBufferB();
+  if ((!packedA && !Ap) || !Bp)
     abort(); // out of memory: the ABI has no error path for a kernel
-  for (int64_t jc = n0; jc < n1; jc += NC) {
-    int64_t nc = minI(NC, n1 - jc);
+  const int64_t mpad = roundUp(g.M, MR);
+  for (int64_t jc = n0; jc < n1; jc += ncMax) {
+    int64_t nc = minI(ncMax, n1 - jc);
     for (int64_t pc = 0; pc < g.K; pc += KC) {
       int64_t kc = minI(KC, g.K - pc);
       bool loadC = pc > 0 || g.accumulate;
@@ -209,12 +230,16 @@ void gemmBlock(const nn_rt::GemmArgs &g, int64_t m0, int64_t m1, int64_t n0,
       packB(pc, kc, jc, nc, Bp);
       for (int64_t ic = m0; ic < m1; ic += MC) {
         int64_t mc = minI(MC, m1 - ic);
-        packA(g, ic, mc, pc, kc, Ap);
+        const float *A = Ap;
+        if (packedA)
+          A = packedA + pc * mpad + ic * kc;
+        else
+          packA(g, ic, mc, pc, kc, Ap);
         for (int64_t jr = 0; jr < nc; jr += NR) {
           int64_t cols = minI(NR, nc - jr);
           for (int64_t ir = 0; ir < mc; ir += MR) {
             int64_t rows = minI(MR, mc - ir);
-            microKernel(g, kc, Ap + ir * kc, Bp + jr * kc,
+            microKernel(g, kc, A + ir * kc, Bp + jr * kc,
                         g.C + (ic + ir) * g.rsC + jc + jr, ic + ir, jc + jr,
                         rows, cols, loadC, last);
           }
@@ -222,7 +247,7 @@ void gemmBlock(const nn_rt::GemmArgs &g, int64_t m0, int64_t m1, int64_t n0,
       }
     }
   }
-  if (g.K == 0) { // C = act(bias + (accumulate ? C : 0))
+  if (g.K == 0) { // C = epilogue(accumulate ? C : 0)
     float zeros[MR * NR] = {};
     for (int64_t i = m0; i < m1; i += MR)
       for (int64_t j = n0; j < n1; j += NR)
@@ -240,16 +265,34 @@ int64_t mr() { return MR; }
 int64_t nr() { return NR; }
 
 void sgemm(const GemmArgs &g, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
-  gemmBlock(g, m0, m1, n0, n1,
+  gemmBlock(g, m0, m1, n0, n1, NC, nullptr,
             [&](int64_t k0, int64_t kc, int64_t p0, int64_t nc, float *dst) {
               packBStrided(g, k0, kc, p0, nc, dst);
             });
 }
 
+int64_t packedWeightSize(const ConvArgs &cv) {
+  return roundUp(cv.O, MR) * cv.C * cv.KH * cv.KW;
+}
+
+void packWeights(const ConvArgs &cv, float *dst) {
+  packAllA(convGemmArgs(cv, 0), dst);
+}
+
 void conv2d(const ConvArgs &cv, int64_t image, int64_t p0, int64_t p1) {
   GemmArgs g = convGemmArgs(cv, image);
   const float *in = cv.input + image * cv.C * cv.H * cv.W;
-  gemmBlock(g, 0, g.M, p0, p1,
+  if (cv.KH == 1 && cv.KW == 1 && cv.strideH == 1 && cv.strideW == 1 &&
+      cv.padTop == 0 && cv.padLeft == 0 && cv.OH == cv.H && cv.OW == cv.W) {
+    // A 1x1 window: im2col is the image itself, B[c, p] = in[c * H*W + p].
+    g.B = in, g.rsB = cv.H * cv.W, g.csB = 1;
+    gemmBlock(g, 0, g.M, p0, p1, NCConv, cv.packedWeight,
+              [&](int64_t k0, int64_t kc, int64_t q0, int64_t nc, float *dst) {
+                packBStrided(g, k0, kc, q0, nc, dst);
+              });
+    return;
+  }
+  gemmBlock(g, 0, g.M, p0, p1, NCConv, cv.packedWeight,
             [&](int64_t k0, int64_t kc, int64_t q0, int64_t nc, float *dst) {
               packBConv(cv, in, k0, kc, q0, nc, dst);
             });

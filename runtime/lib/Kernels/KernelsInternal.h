@@ -13,7 +13,9 @@
 
 namespace nn_rt {
 
-/// The operands of nn_rt_sgemm (see Kernels.h).
+/// The operands of nn_rt_sgemm (see Kernels.h). `ep` is always valid (all
+/// zeros for no epilogue); its addends are already offset to this GEMM's
+/// image.
 struct GemmArgs {
   int64_t M, N, K;
   const float *A;
@@ -22,10 +24,8 @@ struct GemmArgs {
   int64_t rsB, csB;
   float *C;
   int64_t rsC;
-  const float *bias;
-  int64_t bsM, bsN;
   bool accumulate;
-  int32_t activation;
+  nn_rt_epilogue ep;
 };
 
 /// The operands of nn_rt_conv2d_nchw.
@@ -33,20 +33,51 @@ struct ConvArgs {
   int64_t N, C, H, W;
   const float *input;
   int64_t O, KH, KW;
-  const float *weight, *bias;
+  const float *weight;
   int64_t strideH, strideW, padTop, padLeft, dilationH, dilationW, OH, OW;
   float *output;
-  int32_t activation;
+  nn_rt_epilogue ep;
+  /// The weights in the ISA's packed layout (packWeights), shared by every
+  /// image and thread of one call; null: packed per block.
+  const float *packedWeight;
 };
+
+/// The addends and activation of `ep` applied to v = C[m, n] (the scalar
+/// reference every ISA's vector store must agree with).
+static inline float applyEpilogue(const nn_rt_epilogue &ep, float v,
+                                  int64_t m, int64_t n) {
+  for (const nn_rt_addend &a : ep.addends)
+    if (a.data)
+      v += a.data[m * a.row_stride + n * a.col_stride];
+  switch (ep.activation) {
+  case NN_RT_ACT_RELU:
+    return v < 0.f ? 0.f : v;
+  case NN_RT_ACT_CLAMP:
+    v = v < ep.min ? ep.min : v;
+    return v > ep.max ? ep.max : v;
+  case NN_RT_ACT_LEAKY_RELU:
+    return v > 0.f ? v : v * ep.slope;
+  default:
+    return v;
+  }
+}
+
+/// `ep` with its addends moved to image `image`.
+static inline nn_rt_epilogue epilogueOfImage(const nn_rt_epilogue &ep,
+                                             int64_t image) {
+  nn_rt_epilogue out = ep;
+  for (nn_rt_addend &a : out.addends)
+    if (a.data)
+      a.data += image * a.image_stride;
+  return out;
+}
 
 /// The GEMM of one image: Out[O, OH*OW] = W[O, C*KH*KW] x im2col (B unused).
 static inline GemmArgs convGemmArgs(const ConvArgs &cv, int64_t image) {
   int64_t k = cv.C * cv.KH * cv.KW, p = cv.OH * cv.OW;
-  return GemmArgs{cv.O,      p,       k,       cv.weight,
-                  k,         1,       nullptr, 0,
-                  0,         cv.output + image * cv.O * p,
-                  p,         cv.bias, 1,       0,
-                  false,     cv.activation};
+  return GemmArgs{cv.O,      p, k, cv.weight, k, 1, nullptr, 0, 0,
+                  cv.output + image * cv.O * p,
+                  p,         false, epilogueOfImage(cv.ep, image)};
 }
 
 #define NN_DECLARE_ISA(isa)                                                    \
@@ -56,6 +87,8 @@ static inline GemmArgs convGemmArgs(const ConvArgs &cv, int64_t image) {
   void sgemm(const GemmArgs &g, int64_t m0, int64_t m1, int64_t n0,            \
              int64_t n1);                                                      \
   void conv2d(const ConvArgs &cv, int64_t image, int64_t p0, int64_t p1);      \
+  int64_t packedWeightSize(const ConvArgs &cv);                                \
+  void packWeights(const ConvArgs &cv, float *dst);                            \
   }
 NN_DECLARE_ISA(avx2)
 NN_DECLARE_ISA(avx512)

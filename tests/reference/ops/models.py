@@ -1,4 +1,4 @@
-"""PyTorch goldens for the forward of seed models with attention, in eval.
+"""PyTorch goldens for the forward of seed models, in eval.
 
 cases() yields (name, fn, inputs) as every op family does (see
 generate_op_goldens.py): one case per model, named after it, whose input is
@@ -11,7 +11,7 @@ compiles its forward and compares. Autograd stays enabled so that PyTorch
 """
 import torch
 
-from generate_module_goldens import TiedEmbeddingLM, TransformerStack
+from generate_module_goldens import ResNet, TiedEmbeddingLM, TransformerStack
 
 
 def eval_forward(cls):
@@ -28,3 +28,4 @@ def cases():
     yield "TransformerStack", eval_forward(TransformerStack), (torch.randn(2, 5, 16),)
     yield "TiedEmbeddingLM", eval_forward(TiedEmbeddingLM), \
         (torch.randint(0, 32, (2, 7), dtype=torch.int64),)
+    yield "ResNet", eval_forward(ResNet), (torch.randn(2, 3, 8, 8),)

@@ -77,28 +77,52 @@ def LowerToKernelCallsPass
     Replaces the heavy ops by calls into nn_kernels (runtime/include/nn/
     Runtime/Kernels.h): 2-D `nn.matmul` and `nn.linear` become
     `nn_rt_sgemm`, 2-D `nn.conv` with `groups 1` becomes `nn_rt_conv2d_nchw`
-    (an implicit GEMM). A fused `relu` activation, or a single-use `nn.relu`
-    consumer, and the bias go into the kernel's store. Operands are read
-    through `bufferization.to_memref` (any strides: a transposed operand is
-    only a stride change), the result is a fresh 64-byte aligned
-    `memref.alloc` handed back with `bufferization.to_tensor restrict
-    writable`, so one-shot bufferization sees an ordinary new buffer.
+    (an implicit GEMM), whether the op stands alone or leads an `nn.fused`
+    group. The kernel applies an epilogue in its store (`nn_rt_epilogue`):
+    the op's bias, then the chain of its single-use consumers that fits,
+    in order: up to two `nn.add`s of a tensor broadcast to the result along
+    whole GEMM rows/columns (a residual, a per-channel or per-feature
+    vector), then one `nn.relu`, `nn.clamp` (relu6, hardtanh) or
+    `nn.leaky_relu`. The rest of a group (gelu, silu, sigmoid, a chain that
+    reads other epilogue values, ...) stays a pointwise `nn.fused` group over
+    the kernel's result, which convert-nn-to-linalg makes one loop nest.
+
+    Operands are read through `bufferization.to_memref` (any strides: a
+    transposed operand is only a stride change; addends contiguous), the
+    result is a fresh 64-byte aligned `memref.alloc` handed back with
+    `bufferization.to_tensor restrict writable`, so one-shot bufferization
+    sees an ordinary new buffer. The epilogue struct is stored into an
+    `llvm.alloca` slot of the function's entry block (no global state: the
+    compiled forward stays re-entrant).
 
     Runs after nn-lower-state-to-arguments and before convert-nn-to-linalg,
-    which lowers whatever is left (other activations, other element types,
-    grouped or 1-D convolutions, batched matmuls).
+    which lowers whatever is left (other element types, grouped or 1-D
+    convolutions, batched matmuls, and the groups led by them).
 
     Before:
     ```mlir
-    %y = nn.linear %x, %w, %b activation<relu>
-        : (tensor<64x784xf32>, tensor<256x784xf32>, tensor<256xf32>) -> tensor<64x256xf32>
+    %y = nn.fused (%x, %w, %b, %r) : (...) -> tensor<64x256xf32> {
+    ^bb0(%a: tensor<64x784xf32>, %k: tensor<256x784xf32>, %c: tensor<256xf32>,
+         %s: tensor<64x256xf32>):
+      %0 = nn.linear %a, %k, %c : (...) -> tensor<64x256xf32>
+      %1 = nn.add %0, %s : (...) -> tensor<64x256xf32>
+      %2 = nn.gelu %1 : tensor<64x256xf32>
+      nn.yield %2 : tensor<64x256xf32>
+    }
     ```
-    After (pointers are the aligned base plus the offset, as `!llvm.ptr`):
+    After (pointers are the aligned base plus the offset, as `!llvm.ptr`;
+    the epilogue holds {bias, 0, 0, 1} and {residual, 0, 256, 1}):
     ```mlir
     %out = memref.alloc() {alignment = 64 : i64} : memref<64x256xf32>
+    llvm.store %epilogue, %slot : !llvm.struct<(...)>, !llvm.ptr
     call @nn_rt_sgemm(%c64, %c256, %c784, %xp, %c784, %c1, %wp, %c1, %c784,
-                      %outp, %c256, %bp, %c0, %c1, %false, %relu) : (...) -> ()
-    %y = bufferization.to_tensor %out restrict writable : memref<64x256xf32>
+                      %outp, %c256, %false, %slot) : (...) -> ()
+    %t = bufferization.to_tensor %out restrict writable : memref<64x256xf32>
+    %y = nn.fused (%t) : (tensor<64x256xf32>) -> tensor<64x256xf32> {
+    ^bb0(%v: tensor<64x256xf32>):
+      %0 = nn.gelu %v : tensor<64x256xf32>
+      nn.yield %0 : tensor<64x256xf32>
+    }
     ```
   }];
   let dependentDialects = [

@@ -2,8 +2,8 @@
 |*                                                                            *|
 |* Compiled models call these for their heavy ops (matmul, linear,            *|
 |* convolution): packed, register-tiled GEMM with AVX2+FMA (AVX-512 when the  *|
-|* CPU has it, chosen at the first call from CPUID), the bias and activation  *|
-|* epilogue fused into the store, split over the runtime's thread pool.       *|
+|* CPU has it, chosen at the first call from CPUID), bias, residual and      *|
+|* activation epilogues fused into the store, split over the thread pool.    *|
 |*                                                                            *|
 |* The code lives in the static PIC archive nn_kernels (no libstdc++, no     *|
 |* libgcc helpers): nn-compile links it into every shared object, so a        *|
@@ -24,9 +24,35 @@ extern "C" {
 /* The archive is built with hidden visibility; only this ABI is exported. */
 #define NN_RT_EXPORT __attribute__((visibility("default")))
 
-/// Epilogue activations (the values of nn's Activation enum that kernels
-/// implement).
-enum { NN_RT_ACT_NONE = 0, NN_RT_ACT_RELU = 1 };
+/// Epilogue activations, applied after every addend.
+enum {
+  NN_RT_ACT_NONE = 0,
+  NN_RT_ACT_RELU = 1,       /* max(x, 0); NaN stays NaN */
+  NN_RT_ACT_CLAMP = 2,      /* min(max(x, min), max); NaN stays NaN */
+  NN_RT_ACT_LEAKY_RELU = 3  /* x > 0 ? x : slope * x */
+};
+
+/// The most tensors one epilogue adds to a product.
+#define NN_RT_MAX_ADDENDS 2
+
+/// A tensor added to the product C[m, n] of a GEMM (image `i` of a batched
+/// kernel such as convolution): data[i * image_stride + m * row_stride +
+/// n * col_stride]. A zero stride broadcasts along that dimension, so one
+/// struct covers a bias per row or per column and a full residual.
+typedef struct nn_rt_addend {
+  const float *data; /* NULL: the slot is unused */
+  int64_t image_stride, row_stride, col_stride;
+} nn_rt_addend;
+
+/// What the kernels apply to each result in its store, in this order:
+/// v = product (+ C when accumulating) + addends[0] + addends[1];
+/// v = activation(v). A null epilogue pointer means none.
+typedef struct nn_rt_epilogue {
+  nn_rt_addend addends[NN_RT_MAX_ADDENDS];
+  int32_t activation; /* NN_RT_ACT_* */
+  float min, max;     /* NN_RT_ACT_CLAMP bounds (+-INFINITY when absent) */
+  float slope;        /* NN_RT_ACT_LEAKY_RELU negative slope */
+} nn_rt_epilogue;
 
 /// Threads used by the kernels' parallel loops (the caller included);
 /// n <= 0 means one per online CPU. The default is 1.
@@ -39,25 +65,31 @@ NN_RT_EXPORT int32_t nn_rt_get_num_threads(void);
 typedef void (*nn_rt_range_fn)(void *ctx, int64_t begin, int64_t end);
 NN_RT_EXPORT void nn_rt_parallel_for(int64_t n, nn_rt_range_fn fn, void *ctx);
 
-/// C[m, n] = act(sum_k A[m, k] * B[k, n] + bias + (accumulate ? C[m, n] : 0))
-/// Elements are addressed as A[m * rsA + k * csA], B[k * rsB + n * csB],
-/// C[m * rsC + n] and (when bias is not null) bias[m * bsM + n * bsN], so a
-/// transposed operand (nn.linear's weight) is only a change of strides.
-NN_RT_EXPORT void nn_rt_sgemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t rsA,
-                 int64_t csA, const float *B, int64_t rsB, int64_t csB,
-                 float *C, int64_t rsC, const float *bias, int64_t bsM,
-                 int64_t bsN, int32_t accumulate, int32_t activation);
+/// C[m, n] = epilogue(sum_k A[m, k] * B[k, n] + (accumulate ? C[m, n] : 0))
+/// Elements are addressed as A[m * rsA + k * csA], B[k * rsB + n * csB] and
+/// C[m * rsC + n], so a transposed operand (nn.linear's weight) is only a
+/// change of strides. The addends' image strides are unused.
+NN_RT_EXPORT void nn_rt_sgemm(int64_t M, int64_t N, int64_t K, const float *A,
+                              int64_t rsA, int64_t csA, const float *B,
+                              int64_t rsB, int64_t csB, float *C, int64_t rsC,
+                              int32_t accumulate,
+                              const nn_rt_epilogue *epilogue);
 
 /// 2-D convolution on contiguous NCHW input, OIHW weight (groups = 1) and
 /// NCHW output: an implicit GEMM per image, Out[O, OH*OW] = W[O, C*KH*KW] x
 /// im2col(input), the im2col gathered while packing (never materialized).
-/// bias (nullable) is [O]; padding is zeros, pads = {top, left}.
+/// Padding is zeros, pads = {top, left}. The epilogue's rows are output
+/// channels, its columns output pixels (oy * OW + ox), its images the batch:
+/// a bias is {bias, 0, 1, 0}, a residual of the output's shape
+/// {r, O*OH*OW, OH*OW, 1}.
 NN_RT_EXPORT void nn_rt_conv2d_nchw(int64_t N, int64_t C, int64_t H, int64_t W,
-                       const float *input, int64_t O, int64_t KH, int64_t KW,
-                       const float *weight, const float *bias, int64_t strideH,
-                       int64_t strideW, int64_t padTop, int64_t padLeft,
-                       int64_t dilationH, int64_t dilationW, int64_t OH,
-                       int64_t OW, float *output, int32_t activation);
+                                    const float *input, int64_t O, int64_t KH,
+                                    int64_t KW, const float *weight,
+                                    int64_t strideH, int64_t strideW,
+                                    int64_t padTop, int64_t padLeft,
+                                    int64_t dilationH, int64_t dilationW,
+                                    int64_t OH, int64_t OW, float *output,
+                                    const nn_rt_epilogue *epilogue);
 
 #ifdef __cplusplus
 }
