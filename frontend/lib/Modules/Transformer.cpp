@@ -187,18 +187,20 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(
 
   Tensor out, weights;
   const bool dropout = is_training() && options.dropout() > 0.0;
-  if (need_weights || dropout) {
+  if (need_weights) {
     Tensor scores =
         F::matmul(F::div(qh, std::sqrt(static_cast<double>(head_dim))),
                   F::transpose(kh, -2, -1));
     if (mask.defined())
       scores = mask + scores;
     weights = F::softmax(scores, -1);
-    Tensor dropped =
-        dropout ? F::dropout(weights, options.dropout(), true) : weights;
-    out = F::matmul(dropped, vh);
+    // PyTorch returns the weights after dropout.
+    if (dropout)
+      weights = F::dropout(weights, options.dropout(), true);
+    out = F::matmul(weights, vh);
   } else {
     F::ScaledDotProductAttentionFuncOptions sdpa;
+    sdpa.dropout_p(dropout ? options.dropout() : 0.0);
     if (causal)
       sdpa.is_causal(true);
     else if (mask.defined())
