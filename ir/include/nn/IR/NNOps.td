@@ -252,6 +252,18 @@ def NN_FusedOp : NN_Op<"fused", [Pure, IsolatedFromAbove, SingleBlock]> {
 def NN_YieldOp : NN_Op<"yield", [Pure, Terminator, ReturnLike,
     HasParent<"FusedOp">]> {
   let summary = "Returns the result of an nn.fused group";
+  let description = [{
+    Terminates the body of an `nn.fused` group with the group's result.
+
+    ```mlir
+    %r = nn.fused (%x, %w) : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32> {
+    ^bb0(%a: tensor<2x4xf32>, %b: tensor<3x4xf32>):
+      %y = nn.linear %a, %b : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
+      %z = nn.relu %y : tensor<2x3xf32>
+      nn.yield %z : tensor<2x3xf32>
+    }
+    ```
+  }];
   let arguments = (ins NN_Tensor:$value);
   let assemblyFormat = "$value attr-dict `:` type($value)";
 }
