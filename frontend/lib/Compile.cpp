@@ -10,6 +10,7 @@
 #include "TraceContext.h"
 
 #include "nn/Conversion/CPU/Compile.h"
+#include "nn/Init.h"
 
 #include <functional>
 
@@ -44,6 +45,11 @@ std::shared_ptr<Artifact> compile(const TracedModule &traced,
       valueOrThrow(Artifact::from_table(jit->table, jit->engine, "<jit>"));
   if (absl::Status bound = artifact->bind(traced.state()); !bound.ok())
     throw Error(std::string(bound.message()));
+  // A forward that draws random numbers starts its generator from nn's
+  // default one, so nn::manual_seed before compiling reproduces its runs.
+  // Others draw nothing from it, leaving e.g. parameter init unchanged.
+  if (artifact->description().has_rng)
+    artifact->manual_seed(default_generator().next_u64());
   return artifact;
 }
 

@@ -63,14 +63,14 @@ Tensor relu(const Tensor &input) {
 Tensor dropout(const Tensor &input, double p, bool training) {
   TraceContext &t = TraceContext::current("dropout");
   mlir::Value x = t.valueOf(input, "dropout", "input");
-  // Each training dropout gets its own range of Philox counters.
-  auto [seed, offset] = training && p > 0.0
-                            ? t.nextRandomStream(input.numel())
-                            : std::pair<uint64_t, int64_t>{0, 0};
+  // Each training dropout gets its own range of Philox counters; evaluation
+  // (or p = 0) draws nothing and adds no generator state to the forward.
+  auto [rng, offset] = training && p > 0.0
+                           ? t.nextRandomStream(input.numel())
+                           : std::pair<mlir::Value, int64_t>{};
   return t.emit<mlir::nn::DropoutOp>(
-      x.getType(), x, t.builder.getF64FloatAttr(p),
+      x.getType(), x, rng, t.builder.getF64FloatAttr(p),
       training ? t.builder.getUnitAttr() : mlir::UnitAttr(),
-      t.builder.getI64IntegerAttr(static_cast<int64_t>(seed)),
       t.builder.getI64IntegerAttr(offset));
 }
 

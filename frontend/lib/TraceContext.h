@@ -106,11 +106,18 @@ public:
   const std::vector<std::pair<std::string, mlir::Value>> &captures() const {
     return captures_;
   }
-  /// The seed and counter offset of the next random op of this trace, which
-  /// draws `count` numbers: the seed is drawn from the default generator at
-  /// the first call (so nn::manual_seed reproduces a trace), the offsets of
-  /// successive calls never overlap.
-  std::pair<uint64_t, int64_t> nextRandomStream(int64_t count);
+  /// The generator state and counter offset of the next random op of this
+  /// trace, which draws `count` numbers. The state is one argument of the
+  /// forward (added at the first call, marked `nn.rng` by nn::trace) that
+  /// the runtime supplies and advances per run; the offsets of successive
+  /// calls never overlap.
+  std::pair<mlir::Value, int64_t> nextRandomStream(int64_t count);
+  /// The forward's entry block, where nextRandomStream adds the state.
+  void setEntryBlock(mlir::Block *entry) { entry_ = entry; }
+  /// The state argument (null when nothing random was traced) and how many
+  /// numbers one run draws.
+  mlir::Value rngState() const { return rngState_; }
+  int64_t randomDraws() const { return randomOffset_; }
 
   void pushModule(const Module &module);
   void popModule();
@@ -136,7 +143,8 @@ private:
   std::unordered_map<const void *, std::string> stateSymbols_; // by storage
   std::unordered_map<std::string, mlir::Value> loads_;
   std::vector<std::pair<std::string, mlir::Value>> captures_;
-  std::optional<uint64_t> randomSeed_;
+  mlir::Block *entry_ = nullptr;
+  mlir::Value rngState_;
   int64_t randomOffset_ = 0;
 };
 

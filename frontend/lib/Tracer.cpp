@@ -9,8 +9,6 @@
 
 #include "TraceContext.h"
 
-#include "nn/Init.h"
-
 #include "nn/IR/NNOps.h"
 #include "nn/Transforms/Passes.h"
 
@@ -266,12 +264,17 @@ Tensor TraceContext::wrap(Value value) {
                           std::make_shared<ValueNode>(value, this));
 }
 
-std::pair<uint64_t, int64_t> TraceContext::nextRandomStream(int64_t count) {
-  if (!randomSeed_)
-    randomSeed_ = default_generator().next_u64();
+std::pair<Value, int64_t> TraceContext::nextRandomStream(int64_t count) {
+  if (!rngState_) {
+    if (!entry_)
+      fail("random ops need a forward to trace into");
+    rngState_ = entry_->addArgument(
+        mlir::RankedTensorType::get({2}, builder.getI64Type()),
+        mlir::NameLoc::get(builder.getStringAttr("rng")));
+  }
   int64_t offset = randomOffset_;
   randomOffset_ += count;
-  return {*randomSeed_, offset};
+  return {rngState_, offset};
 }
 
 mlir::Value TraceContext::scalar(double value, mlir::Type like) {
@@ -364,6 +367,7 @@ trace(Module &root, const std::vector<TensorSpec> &inputs,
   }
 
   b.setInsertionPointToEnd(entry);
+  trace.setEntryBlock(entry);
   std::vector<Tensor> outputs = forward(symbolic);
   llvm::SmallVector<Value> results;
   for (const Tensor &output : outputs)
@@ -371,7 +375,13 @@ trace(Module &root, const std::vector<TensorSpec> &inputs,
   for (const auto &[name, value] : trace.captures())
     results.push_back(value);
   b.create<mlir::func::ReturnOp>(func.getLoc(), results);
-  func.setFunctionType(b.getFunctionType(inputTypes, mlir::ValueRange(results).getTypes()));
+  // A random op added the generator state as the last argument; it says how
+  // many numbers a run draws, so the runtime can advance the state.
+  func.setFunctionType(b.getFunctionType(
+      entry->getArgumentTypes(), mlir::ValueRange(results).getTypes()));
+  if (trace.rngState())
+    func.setArgAttr(inputs.size(), "nn.rng",
+                    b.getI64IntegerAttr(trace.randomDraws()));
   for (auto [i, captured] : llvm::enumerate(trace.captures()))
     func.setResultAttr(outputs.size() + i, "nn.name",
                        b.getStringAttr(captured.first));

@@ -105,3 +105,11 @@ double ScaledDotProductAttentionOp::getScaleOrDefault() {
       llvm::cast<RankedTensorType>(getQuery().getType()).getShape().back();
   return 1.0 / std::sqrt(static_cast<double>(embed));
 }
+
+LogicalResult ScaledDotProductAttentionOp::verify() {
+  double p = getDropoutP().convertToDouble();
+  if (!(p >= 0.0 && p <= 1.0))
+    return emitOpError("dropout_p must be in [0, 1], got ") << p;
+  return verifyRandomOperands(*this, getRng(), hasDropout(), getOffset(),
+                              "dropout_p > 0");
+}

@@ -205,26 +205,14 @@ LogicalResult DropoutOp::verify() {
   double p = getP().convertToDouble();
   if (!(p >= 0.0 && p <= 1.0))
     return emitOpError("probability p must be in [0, 1], got ") << p;
-  // I64Attr getters are unsigned; the offset is a signed count.
-  if (auto offset = static_cast<int64_t>(getOffset()); offset < 0)
-    return emitOpError("offset must be >= 0, got ") << offset;
-  return success();
+  return detail::verifyRandomOperands(*this, getRng(), isActive(),
+                                      getOffset(), "training with p > 0");
 }
 
 OpFoldResult DropoutOp::fold(FoldAdaptor) {
   if (!isActive())
     return getInput();
   return {};
-}
-
-void DropoutOp::getEffects(
-    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
-        &effects) {
-  // Drawing random numbers advances the generator's state.
-  if (isActive()) {
-    effects.emplace_back(MemoryEffects::Read::get());
-    effects.emplace_back(MemoryEffects::Write::get());
-  }
 }
 
 //===----------------------------------------------------------------------===//

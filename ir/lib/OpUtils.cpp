@@ -43,4 +43,17 @@ inferBroadcastBinary(std::optional<Location> loc, StringRef opName, Value lhs,
   return success();
 }
 
+LogicalResult verifyRandomOperands(Operation *op, Value rng, bool active,
+                                   uint64_t offset, StringRef when) {
+  if (active && !rng)
+    return op->emitOpError("draws random numbers (")
+           << when
+           << ") and needs the generator state operand `rng`, the forward's "
+              "nn.rng argument";
+  if (static_cast<int64_t>(offset) < 0)
+    return op->emitOpError("offset must be >= 0, got ")
+           << static_cast<int64_t>(offset);
+  return success();
+}
+
 } // namespace mlir::nn::detail

@@ -33,6 +33,12 @@ LogicalResult inferPointwiseLoss(std::optional<Location> loc, StringRef opName,
                                  LossReduction reduction,
                                  SmallVectorImpl<Type> &inferredReturnTypes);
 
+/// The checks every random op shares: an op that draws (`active`, described
+/// as `when` in the error) needs the generator state `rng`, and its counter
+/// `offset` (an I64Attr, whose getter is unsigned) is not negative.
+LogicalResult verifyRandomOperands(Operation *op, Value rng, bool active,
+                                   uint64_t offset, StringRef when);
+
 } // namespace mlir::nn::detail
 
 #endif // NN_IR_LIB_OPUTILS_H

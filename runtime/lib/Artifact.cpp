@@ -117,6 +117,19 @@ absl::StatusOr<ArtifactDescription> parseDescription(std::string_view text,
       out->push_back(std::move(info));
     }
   }
+  if (const json::Value *rng = root->find("rng")) {
+    TensorInfo info;
+    if (absl::Status s = parseTensorInfo(*rng, source, info); !s.ok())
+      return s;
+    const json::Value *draws = rng->find("draws");
+    std::optional<int64_t> count = draws ? draws->getInteger() : std::nullopt;
+    if (info.shape != Shape{2} || info.dtype != DType::i64 || !count ||
+        *count < 0)
+      return descriptionError(source, "'rng' must be a [2] I64 tensor with "
+                                      "draws >= 0");
+    description.has_rng = true;
+    description.rng_draws = static_cast<uint64_t>(*count);
+  }
   return description;
 }
 
@@ -233,8 +246,19 @@ absl::Status Artifact::bind(const StateDict &state) {
   return absl::OkStatus();
 }
 
+RngState Artifact::rng_state() const {
+  std::lock_guard<std::mutex> lock(rng_mutex_);
+  return rng_;
+}
+
+void Artifact::set_rng_state(RngState state) {
+  std::lock_guard<std::mutex> lock(rng_mutex_);
+  rng_ = state;
+}
+
 absl::StatusOr<std::vector<Tensor>>
-Artifact::run(const std::vector<Tensor> &inputs) const {
+Artifact::run(const std::vector<Tensor> &inputs,
+              std::optional<RngState> rng) const {
   if (!bound_)
     return absl::FailedPreconditionError(absl::StrCat(
         source_, ": weights are not bound; call bind() before run()"));
@@ -243,7 +267,7 @@ Artifact::run(const std::vector<Tensor> &inputs) const {
         absl::StrCat(source_, " takes ", description_.inputs.size(),
                      " inputs, got ", inputs.size()));
   std::vector<void *> args;
-  args.reserve(state_.size() + inputs.size() + description_.outputs.size());
+  args.reserve(state_.size() + inputs.size() + 1 + description_.outputs.size());
   for (const Tensor &t : state_)
     args.push_back(const_cast<void *>(t.raw_data()));
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -251,6 +275,19 @@ Artifact::run(const std::vector<Tensor> &inputs) const {
         !s.ok())
       return s;
     args.push_back(const_cast<void *>(inputs[i].raw_data()));
+  }
+  // The generator state: the caller's, or the artifact's, advanced past
+  // this run's draws before the run so concurrent runs never share numbers.
+  int64_t rngWords[2] = {0, 0};
+  if (description_.has_rng) {
+    if (!rng) {
+      std::lock_guard<std::mutex> lock(rng_mutex_);
+      rng = rng_;
+      rng_.offset += description_.rng_draws;
+    }
+    rngWords[0] = static_cast<int64_t>(rng->seed);
+    rngWords[1] = static_cast<int64_t>(rng->offset);
+    args.push_back(rngWords);
   }
   std::vector<Tensor> outputs;
   for (const TensorInfo &info : description_.outputs) {
@@ -265,7 +302,8 @@ Artifact::run(const std::vector<Tensor> &inputs) const {
   return outputs;
 }
 
-absl::StatusOr<StateDict> Artifact::run(const StateDict &inputs) const {
+absl::StatusOr<StateDict> Artifact::run(const StateDict &inputs,
+                                        std::optional<RngState> rng) const {
   std::vector<Tensor> positional;
   std::vector<std::string> missing, unexpected;
   for (const TensorInfo &info : description_.inputs) {
@@ -290,7 +328,7 @@ absl::StatusOr<StateDict> Artifact::run(const StateDict &inputs) const {
                       absl::StrJoin(unexpected, ", "));
     return absl::InvalidArgumentError(message);
   }
-  absl::StatusOr<std::vector<Tensor>> outputs = run(positional);
+  absl::StatusOr<std::vector<Tensor>> outputs = run(positional, rng);
   if (!outputs.ok())
     return outputs.status();
   StateDict named;

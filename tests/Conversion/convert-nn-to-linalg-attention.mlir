@@ -74,3 +74,19 @@ func.func @sdpa_causal(%q: tensor<2x6x4xf32>, %k: tensor<2x6x4xf32>, %v: tensor<
   %o = nn.scaled_dot_product_attention %q, %k, %v causal : (tensor<2x6x4xf32>, tensor<2x6x4xf32>, tensor<2x6x5xf32>) -> tensor<2x6x5xf32>
   return %o : tensor<2x6x5xf32>
 }
+
+// -----
+
+// dropout_p: the softmaxed weights [2, 5, 7] go through the dropout generic
+// (the Philox rounds, drawn from the rng operand) before the product with
+// value.
+// CHECK-LABEL: func.func @sdpa_dropout
+// CHECK-SAME: %[[RNG:[^:]+]]: tensor<2xi64>
+// CHECK: tensor.extract %[[RNG]]
+// CHECK: %[[DROPPED:.+]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<2x5x7xf32>) outs(%{{.*}} : tensor<2x5x7xf32>)
+// CHECK-COUNT-20: arith.mului_extended
+// CHECK: linalg.batch_matmul ins(%[[DROPPED]], %{{.*}} : tensor<2x5x7xf32>, tensor<2x7x3xf32>)
+func.func @sdpa_dropout(%q: tensor<2x5x8xf32>, %k: tensor<2x7x8xf32>, %v: tensor<2x7x3xf32>, %rng: tensor<2xi64>) -> tensor<2x5x3xf32> {
+  %o = nn.scaled_dot_product_attention %q, %k, %v rng %rng {dropout_p = 0.25 : f64, offset = 0 : i64} : (tensor<2x5x8xf32>, tensor<2x7x8xf32>, tensor<2x7x3xf32>, tensor<2xi64>) -> tensor<2x5x3xf32>
+  return %o : tensor<2x5x3xf32>
+}

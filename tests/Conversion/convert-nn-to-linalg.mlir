@@ -95,13 +95,18 @@ func.func @dropout_eval(%x: tensor<7xf32>) -> tensor<7xf32> {
 
 // -----
 
-// Training dropout: one elementwise generic computing Philox4x32-10 of
-// offset + the element's row-major index (ten rounds of two 32x32->64
+// Training dropout: the generator state (seed, base) is read once from the
+// rng operand, then one elementwise generic computes Philox4x32-10 of
+// base + offset + the element's row-major index (ten rounds of two 32x32->64
 // multiplies), keeping an element when the top 24 bits of word 0 are below
 // round(0.8 * 2^24) = 13421773, and scaling survivors by 1/(1-p).
 // CHECK-LABEL: func.func @dropout_train
+// CHECK-SAME: %[[RNG:[^:]+]]: tensor<2xi64>
+// CHECK-DAG: %[[SEED:.+]] = tensor.extract %[[RNG]][%{{.*}}] : tensor<2xi64>
+// CHECK-DAG: %[[BASE:.+]] = tensor.extract %[[RNG]][%{{.*}}] : tensor<2xi64>
+// CHECK: %[[START:.+]] = arith.addi %[[BASE]], %{{.*}} : i64
+// CHECK: arith.shrui %[[SEED]]
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : tensor<2x7xf32>) outs(%{{.*}} : tensor<2x7xf32>)
-// CHECK: arith.constant 64 : i64
 // CHECK: linalg.index 0
 // CHECK: arith.constant 7 : i64
 // CHECK: linalg.index 1
@@ -111,8 +116,8 @@ func.func @dropout_eval(%x: tensor<7xf32>) -> tensor<7xf32> {
 // CHECK: arith.select
 // CHECK-NOT: nn.dropout
 // CHECK-NOT: func.call
-func.func @dropout_train(%x: tensor<2x7xf32>) -> tensor<2x7xf32> {
-  %y = nn.dropout %x {p = 0.2 : f64, training, seed = 42 : i64, offset = 64 : i64} : tensor<2x7xf32>
+func.func @dropout_train(%x: tensor<2x7xf32>, %rng: tensor<2xi64>) -> tensor<2x7xf32> {
+  %y = nn.dropout %x rng %rng {p = 0.2 : f64, training, offset = 64 : i64} : tensor<2x7xf32>
   return %y : tensor<2x7xf32>
 }
 

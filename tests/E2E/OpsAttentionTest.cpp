@@ -76,17 +76,6 @@ TEST(AttentionTraceTest, ShapeErrorNamesBothShapes) {
             "has 4 (query 2x5x8, key 2x7x4, value 2x7x3)");
 }
 
-TEST(AttentionTraceTest, DropoutIsRefused) {
-  EXPECT_EQ(
-      traceError({TensorSpec({5, 8}), TensorSpec({7, 8}), TensorSpec({7, 3})},
-                 [](const Inputs &in) {
-                   return Outputs{F::scaled_dot_product_attention(
-                       in[0], in[1], in[2], Options().dropout_p(0.1))};
-                 }),
-      "<root>: scaled_dot_product_attention: dropout_p must be 0 (attention "
-      "dropout is not supported yet), got 0.100000");
-}
-
 TEST(AttentionTraceTest, CanonicalMaskRefusesAFloatMaskOfAnotherDtype) {
   EXPECT_EQ(
       traceError({TensorSpec({5, 7}, DType::f64)},

@@ -85,6 +85,12 @@ std::vector<LSTMCase> lstmCases() {
       {"l1_bidirectional_batch_first",
        LSTMOptions(3, 4).bidirectional(true).batch_first(true)},
       {"l2_dropout_eval", LSTMOptions(4, 6).num_layers(2).dropout(0.5)},
+      {"l1_proj", LSTMOptions(5, 7).proj_size(3)},
+      {"l2_bidirectional_proj_batch_first", LSTMOptions(4, 6)
+                                                .num_layers(2)
+                                                .proj_size(2)
+                                                .bidirectional(true)
+                                                .batch_first(true)},
   };
   std::vector<LSTMCase> cases;
   for (const auto &[name, options] : configs) {
@@ -139,6 +145,32 @@ TEST(LSTMTest, ParametersHavePyTorchsNamesOrderAndInit) {
     }
 }
 
+TEST(LSTMTest, ProjectionWeightsHavePyTorchsNamesOrderAndShapes) {
+  // As torch.nn.LSTM(5, 7, num_layers=2, proj_size=3, bidirectional=True)
+  // lists them.
+  LSTM lstm(LSTMOptions(5, 7).num_layers(2).proj_size(3).bidirectional(true));
+  std::vector<std::string> names;
+  for (const auto &[name, p] : lstm->state_dict())
+    names.push_back(name + " " + shape_str(p.shape()));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{
+                "weight_ih_l0 28x5", "weight_hh_l0 28x3", "bias_ih_l0 28",
+                "bias_hh_l0 28", "weight_hr_l0 3x7",
+                "weight_ih_l0_reverse 28x5", "weight_hh_l0_reverse 28x3",
+                "bias_ih_l0_reverse 28", "bias_hh_l0_reverse 28",
+                "weight_hr_l0_reverse 3x7", "weight_ih_l1 28x6",
+                "weight_hh_l1 28x3", "bias_ih_l1 28", "bias_hh_l1 28",
+                "weight_hr_l1 3x7", "weight_ih_l1_reverse 28x6",
+                "weight_hh_l1_reverse 28x3", "bias_ih_l1_reverse 28",
+                "bias_hh_l1_reverse 28", "weight_hr_l1_reverse 3x7"}));
+  EXPECT_EQ(repr(*lstm),
+            "LSTM(5, 7, proj_size=3, num_layers=2, bidirectional=True)");
+  // Every weight, the projection too, is U(±1/√hidden_size).
+  for (const Tensor &p : lstm->flat_weights())
+    for (int64_t i = 0; i < p.numel(); ++i)
+      EXPECT_LE(std::abs(p.item_as_double(i)), 1.0 / std::sqrt(7.0));
+}
+
 TEST(LSTMTest, CloneCopiesTheWeights) {
   LSTM lstm(LSTMOptions(3, 4));
   auto copy = std::dynamic_pointer_cast<LSTMImpl>(lstm->clone());
@@ -150,6 +182,19 @@ TEST(LSTMTest, CloneCopiesTheWeights) {
 TEST(LSTMTest, BadOptionsAndInputsSayWhatIsWrong) {
   EXPECT_THROW(LSTM(LSTMOptions(3, 4).dropout(1.5)), Error);
   EXPECT_THROW(LSTM(LSTMOptions(3, 4).num_layers(0)), Error);
+  auto constructionError = [](LSTMOptions options) -> std::string {
+    try {
+      LSTM lstm(options);
+    } catch (const Error &e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(constructionError(LSTMOptions(3, 4).proj_size(-1)),
+            "LSTM: proj_size should be a positive integer or zero to disable "
+            "projections, got -1");
+  EXPECT_EQ(constructionError(LSTMOptions(3, 4).proj_size(4)),
+            "LSTM: proj_size has to be smaller than hidden_size, got 4 and 4");
   LSTM lstm(LSTMOptions(3, 4).num_layers(2));
   auto message = [&](std::vector<TensorSpec> specs) -> std::string {
     try {
@@ -171,6 +216,14 @@ TEST(LSTMTest, BadOptionsAndInputsSayWhatIsWrong) {
             "LSTM: Expected hidden[0] size 2x2x4, got 1x2x4");
   EXPECT_EQ(message({TensorSpec({5, 2, 3, 1})}),
             "LSTM: Expected input to be 2-D or 3-D but received 4-D tensor");
+  // With proj_size, h0 has proj_size features and c0 hidden_size.
+  lstm = LSTM(LSTMOptions(3, 4).num_layers(2).proj_size(2));
+  EXPECT_EQ(message({TensorSpec({5, 2, 3}), TensorSpec({2, 2, 4}),
+                     TensorSpec({2, 2, 4})}),
+            "LSTM: Expected hidden[0] size 2x2x2, got 2x2x4");
+  EXPECT_EQ(message({TensorSpec({5, 2, 3}), TensorSpec({2, 2, 2}),
+                     TensorSpec({2, 2, 2})}),
+            "LSTM: Expected hidden[1] size 2x2x4, got 2x2x2");
 }
 
 } // namespace

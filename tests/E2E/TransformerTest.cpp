@@ -94,6 +94,23 @@ std::vector<LayerCase> layerCases() {
        callMHA([](MHA &m, const Inputs &in) {
          return m(in[0], in[0], in[0], in[1]);
        })},
+      {"mha_bias_kv", 1, mha(MHAOptions(8, 2).add_bias_kv(true)),
+       callMHA(
+           [](MHA &m, const Inputs &in) { return m(in[0], in[0], in[0]); })},
+      {"mha_zero_attn_masks_no_weights", 3,
+       mha(MHAOptions(8, 4).add_zero_attn(true)),
+       callMHA([](MHA &m, const Inputs &in) {
+         return m(in[0], in[0], in[0], /*key_padding_mask=*/in[2],
+                  /*need_weights=*/false, /*attn_mask=*/in[1]);
+       })},
+      {"mha_bias_kv_zero_attn_cross_float_mask", 5,
+       mha(MHAOptions(6, 2).add_bias_kv(true).add_zero_attn(true).batch_first(
+           true)),
+       callMHA([](MHA &m, const Inputs &in) {
+         return m(in[0], in[1], in[2], /*key_padding_mask=*/in[4],
+                  /*need_weights=*/true, /*attn_mask=*/in[3],
+                  /*average_attn_weights=*/false);
+       })},
       {"encoder_layer_post_relu", 1,
        layer(LayerOptions(8, 2).dim_feedforward(16)),
        callLayer([](TEL &m, const Inputs &in) { return m(in[0]); })},
@@ -264,9 +281,37 @@ TEST(TransformerLayerTest, EncoderClonesItsLayerIntoIndependentCopies) {
   EXPECT_EQ(w0.item_as_double(5), w1.item_as_double(5));
 }
 
+TEST(TransformerLayerTest, BiasKVHasPyTorchsNamesOrderAndInit) {
+  // As torch.nn.MultiheadAttention(8, 2, add_bias_kv=True) lists them: its
+  // own parameters, then out_proj's; without add_bias_kv the names do not
+  // exist (PyTorch assigns None without registering).
+  auto keys = [](const MultiheadAttention &m) {
+    std::vector<std::string> names;
+    for (const auto &[name, t] : m->state_dict())
+      names.push_back(name + " " + shape_str(t.shape()));
+    return names;
+  };
+  manual_seed(0);
+  MultiheadAttention with(MHAOptions(8, 2).add_bias_kv(true));
+  EXPECT_EQ(keys(with), (std::vector<std::string>{
+                            "in_proj_weight 24x8", "in_proj_bias 24",
+                            "bias_k 1x1x8", "bias_v 1x1x8",
+                            "out_proj.weight 8x8", "out_proj.bias 8"}));
+  EXPECT_EQ(keys(MultiheadAttention(MHAOptions(8, 2).add_zero_attn(true))),
+            (std::vector<std::string>{"in_proj_weight 24x8", "in_proj_bias 24",
+                                      "out_proj.weight 8x8",
+                                      "out_proj.bias 8"}));
+  // xavier_normal_ on [1, 1, 8]: std = √(2 / (8 + 8)) = 0.354; not zeros.
+  double sumSquares = 0;
+  for (const Tensor *t : {&with->bias_k, &with->bias_v})
+    for (int64_t i = 0; i < t->numel(); ++i)
+      sumSquares += t->item_as_double(i) * t->item_as_double(i);
+  EXPECT_GT(sumSquares, 0.0);
+  EXPECT_LT(sumSquares / 16, 0.354 * 0.354 * 4);
+}
+
 TEST(TransformerLayerTest, BadOptionsAreRefused) {
   EXPECT_THROW(MultiheadAttention(10, 3), Error);
-  EXPECT_THROW(MultiheadAttention(MHAOptions(8, 2).add_bias_kv(true)), Error);
   EXPECT_THROW(TransformerEncoderLayer(
                    TransformerEncoderLayerOptions(8, 2).activation("tanh")),
                Error);

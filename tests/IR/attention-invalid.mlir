@@ -113,3 +113,21 @@ func.func @missing_value(%q: tensor<5x8xf32>, %k: tensor<7x8xf32>) {
   %o = nn.scaled_dot_product_attention %q, %k : (tensor<5x8xf32>, tensor<7x8xf32>) -> tensor<5x8xf32>
   return
 }
+
+// -----
+
+func.func @dropout_needs_rng(%q: tensor<2x5x8xf32>, %k: tensor<2x7x8xf32>, %v: tensor<2x7x3xf32>) -> tensor<2x5x3xf32> {
+  // expected-error @+1 {{'nn.scaled_dot_product_attention' op draws random numbers (dropout_p > 0) and needs the generator state operand `rng`, the forward's nn.rng argument}}
+  %o = nn.scaled_dot_product_attention %q, %k, %v {dropout_p = 0.5 : f64}
+      : (tensor<2x5x8xf32>, tensor<2x7x8xf32>, tensor<2x7x3xf32>) -> tensor<2x5x3xf32>
+  return %o : tensor<2x5x3xf32>
+}
+
+// -----
+
+func.func @dropout_p_range(%q: tensor<2x5x8xf32>, %k: tensor<2x7x8xf32>, %v: tensor<2x7x3xf32>, %rng: tensor<2xi64>) -> tensor<2x5x3xf32> {
+  // expected-error @+1 {{'nn.scaled_dot_product_attention' op dropout_p must be in [0, 1], got 1.5}}
+  %o = nn.scaled_dot_product_attention %q, %k, %v rng %rng {dropout_p = 1.5 : f64}
+      : (tensor<2x5x8xf32>, tensor<2x7x8xf32>, tensor<2x7x3xf32>, tensor<2xi64>) -> tensor<2x5x3xf32>
+  return %o : tensor<2x5x3xf32>
+}

@@ -22,12 +22,12 @@ func.func @dropout_p0(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Training dropout draws random numbers: never folded, never merged by CSE.
+// Training dropout draws random numbers: never folded.
 // CHECK-LABEL: func.func @dropout_train
 // CHECK-COUNT-2: nn.dropout
-func.func @dropout_train(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
-  %y = nn.dropout %x {p = 0.5 : f64, training} : tensor<4xf32>
-  %z = nn.dropout %x {p = 0.5 : f64, training} : tensor<4xf32>
+func.func @dropout_train(%x: tensor<4xf32>, %rng: tensor<2xi64>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %y = nn.dropout %x rng %rng {p = 0.5 : f64, training} : tensor<4xf32>
+  %z = nn.dropout %x rng %rng {p = 0.5 : f64, training, offset = 4 : i64} : tensor<4xf32>
   return %y, %z : tensor<4xf32>, tensor<4xf32>
 }
 

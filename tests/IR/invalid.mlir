@@ -147,3 +147,19 @@ nn.parameter @"a..b" : tensor<3xf32>
 
 // expected-error @+1 {{'nn.buffer' op attribute 'type' failed to satisfy constraint: type attribute of statically shaped tensor of any type values}}
 nn.buffer @dynamic : tensor<?xf32>
+
+// -----
+
+func.func @dropout_needs_rng(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'nn.dropout' op draws random numbers (training with p > 0) and needs the generator state operand `rng`, the forward's nn.rng argument}}
+  %y = nn.dropout %x {p = 0.5 : f64, training} : tensor<3xf32>
+  return %y : tensor<3xf32>
+}
+
+// -----
+
+func.func @dropout_rng_shape(%x: tensor<3xf32>, %rng: tensor<3xi64>) -> tensor<3xf32> {
+  // expected-error @+1 {{'nn.dropout' op operand #1 must be tensor<2xi64> random generator state (seed, offset), but got 'tensor<3xi64>'}}
+  %y = "nn.dropout"(%x, %rng) <{p = 0.5 : f64, training}> : (tensor<3xf32>, tensor<3xi64>) -> tensor<3xf32>
+  return %y : tensor<3xf32>
+}

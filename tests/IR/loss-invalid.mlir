@@ -91,6 +91,6 @@ func.func @bad_reduction(%x: tensor<3xf32>, %y: tensor<3xf32>) -> tensor<f32> {
 
 func.func @dropout_offset(%x: tensor<3xf32>) -> tensor<3xf32> {
   // expected-error @+1 {{'nn.dropout' op offset must be >= 0, got -1}}
-  %y = nn.dropout %x {p = 0.5 : f64, training, offset = -1 : i64} : tensor<3xf32>
+  %y = nn.dropout %x {p = 0.5 : f64, offset = -1 : i64} : tensor<3xf32>
   return %y : tensor<3xf32>
 }

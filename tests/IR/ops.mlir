@@ -13,7 +13,7 @@ nn.buffer @"bn.running_mean" : tensor<3xf32> persistent
 nn.buffer @mask : tensor<2x3xi1>
 
 // CHECK-LABEL: func.func @forward
-func.func @forward(%x: tensor<2x4xf32>, %m: tensor<5x4x6xf32>, %n: tensor<6x7xf32>) -> (tensor<2x3xf32>, tensor<5x4x7xf32>) {
+func.func @forward(%x: tensor<2x4xf32>, %m: tensor<5x4x6xf32>, %n: tensor<6x7xf32>, %rng: tensor<2xi64> {nn.rng = 6 : i64}) -> (tensor<2x3xf32>, tensor<5x4x7xf32>) {
   // CHECK: %[[W:.+]] = nn.load @fc.weight : tensor<3x4xf32>
   %w = nn.load @"fc.weight" : tensor<3x4xf32>
   %b = nn.load @"fc.bias" : tensor<3xf32>
@@ -27,8 +27,8 @@ func.func @forward(%x: tensor<2x4xf32>, %m: tensor<5x4x6xf32>, %n: tensor<6x7xf3
   %s2 = nn.add %s, %y2 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK: nn.relu %{{.*}} : tensor<2x3xf32>
   %r = nn.relu %s2 : tensor<2x3xf32>
-  // CHECK: nn.dropout %{{.*}} {p = 5.000000e-01 : f64, training} : tensor<2x3xf32>
-  %d = nn.dropout %r {p = 0.5 : f64, training} : tensor<2x3xf32>
+  // CHECK: nn.dropout %{{.*}} rng %{{.*}} {offset = 6 : i64, p = 5.000000e-01 : f64, training} : tensor<2x3xf32>
+  %d = nn.dropout %r rng %rng {p = 0.5 : f64, training, offset = 6 : i64} : tensor<2x3xf32>
   // CHECK: nn.matmul %{{.*}}, %{{.*}} : (tensor<5x4x6xf32>, tensor<6x7xf32>) -> tensor<5x4x7xf32>
   %mm = nn.matmul %m, %n : (tensor<5x4x6xf32>, tensor<6x7xf32>) -> tensor<5x4x7xf32>
   return %d, %mm : tensor<2x3xf32>, tensor<5x4x7xf32>

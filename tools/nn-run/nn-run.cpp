@@ -1,10 +1,13 @@
 //===- nn-run.cpp - Run a compiled model on safetensors inputs ------------===//
 //
 //   nn-run model.so weights.safetensors inputs.safetensors [-o outputs.safetensors]
+//          [--seed N] [--rng-offset N]
 //
 // Loads a compiled model with the runtime alone (no LLVM, no MLIR), binds
 // the weights by state_dict name, runs it on the inputs ("input.0", ...),
 // prints one line per output and optionally saves them ("output.0", ...).
+// A model that draws random numbers (training dropout) draws them from the
+// generator state (--seed, --rng-offset; 0 and 0 by default).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +15,8 @@
 #include "nn/Runtime/Safetensors.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <limits>
@@ -46,9 +51,23 @@ void summarize(const std::string &name, const nn::Tensor &t) {
 int main(int argc, char **argv) {
   std::vector<std::string> positional;
   std::string outputPath;
+  nn::RngState rng;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "-o") == 0 && i + 1 < argc)
       outputPath = argv[++i];
+    else if ((std::strcmp(argv[i], "--seed") == 0 ||
+              std::strcmp(argv[i], "--rng-offset") == 0) &&
+             i + 1 < argc) {
+      uint64_t &target =
+          std::strcmp(argv[i], "--seed") == 0 ? rng.seed : rng.offset;
+      const char *text = argv[++i];
+      char *end = nullptr;
+      errno = 0;
+      target = std::strtoull(text, &end, 10);
+      if (errno != 0 || end == text || *end != '\0' || text[0] == '-')
+        return fail(std::string(argv[i - 1]) +
+                    " needs a non-negative integer, got '" + text + "'");
+    }
     else if (std::strcmp(argv[i], "-h") == 0 ||
              std::strcmp(argv[i], "--help") == 0)
       positional.clear(), i = argc;
@@ -57,7 +76,8 @@ int main(int argc, char **argv) {
   }
   if (positional.size() != 3)
     return fail("usage: nn-run model.so weights.safetensors "
-                "inputs.safetensors [-o outputs.safetensors]");
+                "inputs.safetensors [-o outputs.safetensors] [--seed N] "
+                "[--rng-offset N]");
 
   auto artifact = nn::Artifact::load(positional[0]);
   if (!artifact.ok())
@@ -70,7 +90,7 @@ int main(int argc, char **argv) {
   auto inputs = nn::load_safetensors(positional[2]);
   if (!inputs.ok())
     return fail(inputs.status());
-  auto outputs = (*artifact)->run(inputs->tensors);
+  auto outputs = (*artifact)->run(inputs->tensors, rng);
   if (!outputs.ok())
     return fail(outputs.status());
   for (const auto &[name, tensor] : *outputs)

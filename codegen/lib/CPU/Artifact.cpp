@@ -117,8 +117,22 @@ FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
   }
 
   llvm::json::Array inputs, outputs;
+  std::optional<llvm::json::Object> rng;
   FunctionType type = func.getFunctionType();
   for (auto [i, input] : llvm::enumerate(type.getInputs())) {
+    // The random generator state (nn.rng) is no user input: the runtime
+    // supplies it, after the inputs, and advances it by `draws` per run.
+    if (auto draws = func.getArgAttrOfType<IntegerAttr>(i, "nn.rng")) {
+      if (i + 1 != type.getNumInputs() || draws.getInt() < 0)
+        return func.emitError() << "the nn.rng argument must be the last one "
+                                   "and draw a count >= 0";
+      auto entry = describeTensor(func.getLoc(), "rng", input);
+      if (failed(entry))
+        return failure();
+      (*entry)["draws"] = draws.getInt();
+      rng = std::move(*entry);
+      continue;
+    }
     auto entry = describeTensor(func.getLoc(),
                                 boundaryName(func.getArgAttrDict(i), "input", i),
                                 input);
@@ -139,6 +153,8 @@ FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
                                  {"state", std::move(state)},
                                  {"inputs", std::move(inputs)},
                                  {"outputs", std::move(outputs)}};
+  if (rng)
+    description["rng"] = std::move(*rng);
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::json::Value(std::move(description));

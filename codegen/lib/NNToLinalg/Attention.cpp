@@ -5,6 +5,7 @@
 //   biased = scores · scale + mask           (one broadcasting generic: a float
 //            mask is added, an i1 mask or the causal triangle selects -inf)
 //   probs  = softmax(biased, dim = -1)       (buildSoftmax: max-subtracted)
+//   probs  = dropout(probs, dropout_p)       (buildDropout, when dropout_p > 0)
 //   result = probs · value                   (buildBatchMatmul)
 // so every step is a linalg named op or generic that later tiling, fusion and
 // vectorization handle like any other.
@@ -79,6 +80,13 @@ struct ScaledDotProductAttentionLowering
         });
 
     Value probs = buildSoftmax(rewriter, loc, biased, rank - 1);
+    if (op.hasDropout()) {
+      if (!op.getRng())
+        return rewriter.notifyMatchFailure(op, "attention dropout has no rng");
+      probs = buildDropout(rewriter, loc, probs, op.getRng(),
+                           static_cast<int64_t>(op.getOffset()),
+                           op.getDropoutP().convertToDouble());
+    }
     rewriter.replaceOp(
         op, buildBatchMatmul(rewriter, loc, probs, op.getValue(), resultType));
     return success();

@@ -4,10 +4,11 @@
 // elementwise linalg.generic that draws its own random numbers: a
 // counter-based generator, Philox4x32-10 (Salmon et al., "Parallel random
 // numbers: as easy as 1, 2, 3", SC'11), written in arith ops in the body.
-// It is stateless, so the compiled forward stays re-entrant and needs no
-// runtime call:
+// The generator's state (seed, base) is the op's `rng` operand, which the
+// runtime supplies per run, so the compiled forward stays re-entrant and
+// needs no runtime call:
 //
-//   counter = (offset + i) as (lo32, hi32, 0, 0), i the row-major index
+//   counter = (base + offset + i) as (lo32, hi32, 0, 0), i the row-major index
 //   key     = (seed lo32, seed hi32)
 //   r       = word 0 of Philox4x32-10(counter, key)
 //   keep    = (r >> 8) < round((1 - p) · 2²⁴)
@@ -69,63 +70,82 @@ struct DropoutOpLowering : public OpRewritePattern<DropoutOp> {
       rewriter.replaceOp(op, op.getInput());
       return success();
     }
-    auto type = llvm::cast<RankedTensorType>(op.getType());
     double p = op.getP().convertToDouble();
     if (!(p > 0.0 && p <= 1.0))
       return rewriter.notifyMatchFailure(op, "p is outside (0, 1]");
-    int64_t rank = type.getRank();
-    // Row-major strides of the element index.
-    SmallVector<int64_t> strides(rank, 1);
-    for (int64_t d = rank - 2; d >= 0; --d)
-      strides[d] = strides[d + 1] * type.getDimSize(d + 1);
-    auto threshold = static_cast<uint32_t>(std::llround((1.0 - p) * 0x1p24));
-    uint64_t seed = static_cast<uint64_t>(op.getSeed());
-    int64_t offset = op.getOffset();
-    SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-    Value init = rewriter.create<tensor::EmptyOp>(op.getLoc(), type.getShape(),
-                                                  type.getElementType());
-
-    Value result = buildGeneric(
-        rewriter, op.getLoc(), rank, SmallVector<bool>(rank, false),
-        {{op.getInput(), all}}, {{init, all}},
-        [&](OpBuilder &b, Location loc, ValueRange args) -> SmallVector<Value> {
-          Type i64 = b.getI64Type(), i32Type = b.getI32Type();
-          Value index =
-              b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(offset));
-          for (int64_t d = 0; d < rank; ++d) {
-            Value i = b.create<arith::IndexCastOp>(
-                loc, i64, b.create<linalg::IndexOp>(loc, d));
-            index = b.create<arith::AddIOp>(
-                loc, index,
-                b.create<arith::MulIOp>(
-                    loc, i,
-                    b.create<arith::ConstantOp>(
-                        loc, b.getI64IntegerAttr(strides[d]))));
-          }
-          Value hi = b.create<arith::ShRUIOp>(
-              loc, index, b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(32)));
-          Value zero32 = i32(b, loc, 0);
-          Value word = philoxWord0(
-              b, loc,
-              {b.create<arith::TruncIOp>(loc, i32Type, index),
-               b.create<arith::TruncIOp>(loc, i32Type, hi), zero32, zero32},
-              {i32(b, loc, static_cast<uint32_t>(seed)),
-               i32(b, loc, static_cast<uint32_t>(seed >> 32))});
-          Value bits = b.create<arith::ShRUIOp>(loc, word, i32(b, loc, 8));
-          Value keep = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult,
-                                               bits, i32(b, loc, threshold));
-          Type t = args[0].getType();
-          Value scaled = b.create<arith::DivFOp>(
-              loc, args[0], buildScalar(b, loc, t, 1.0 - p));
-          return {b.create<arith::SelectOp>(loc, keep, scaled,
-                                            buildScalar(b, loc, t, 0.0))};
-        })[0];
-    rewriter.replaceOp(op, result);
+    if (!op.getRng())
+      return rewriter.notifyMatchFailure(op, "training dropout has no rng");
+    rewriter.replaceOp(op, buildDropout(rewriter, op.getLoc(), op.getInput(),
+                                        op.getRng(),
+                                        static_cast<int64_t>(op.getOffset()),
+                                        p));
     return success();
   }
 };
 
 } // namespace
+
+Value mlir::nn::buildDropout(OpBuilder &b, Location loc, Value input,
+                            Value rng, int64_t offset, double p) {
+  auto type = llvm::cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  // Row-major strides of the element index.
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+  auto threshold = static_cast<uint32_t>(std::llround((1.0 - p) * 0x1p24));
+  Type i64 = b.getI64Type(), i32Type = b.getI32Type();
+  // The state is read once, outside the loops: (seed, base).
+  auto element = [&](int64_t i) -> Value {
+    return b.create<tensor::ExtractOp>(
+        loc, rng, ValueRange{b.create<arith::ConstantIndexOp>(loc, i)});
+  };
+  Value seed = element(0);
+  Value start = b.create<arith::AddIOp>(
+      loc, element(1),
+      b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(offset)));
+  Value seedHi = b.create<arith::TruncIOp>(
+      loc, i32Type,
+      b.create<arith::ShRUIOp>(
+          loc, seed, b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(32))));
+  Value seedLo = b.create<arith::TruncIOp>(loc, i32Type, seed);
+  SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  Value init = b.create<tensor::EmptyOp>(loc, type.getShape(),
+                                         type.getElementType());
+  return buildGeneric(
+      b, loc, rank, SmallVector<bool>(rank, false), {{input, all}},
+      {{init, all}},
+      [&](OpBuilder &b, Location loc, ValueRange args) -> SmallVector<Value> {
+        Value index = start;
+        for (int64_t d = 0; d < rank; ++d) {
+          Value i = b.create<arith::IndexCastOp>(
+              loc, i64, b.create<linalg::IndexOp>(loc, d));
+          index = b.create<arith::AddIOp>(
+              loc, index,
+              b.create<arith::MulIOp>(
+                  loc, i,
+                  b.create<arith::ConstantOp>(
+                      loc, b.getI64IntegerAttr(strides[d]))));
+        }
+        Value hi = b.create<arith::ShRUIOp>(
+            loc, index,
+            b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(32)));
+        Value zero32 = i32(b, loc, 0);
+        Value word = philoxWord0(
+            b, loc,
+            {b.create<arith::TruncIOp>(loc, i32Type, index),
+             b.create<arith::TruncIOp>(loc, i32Type, hi), zero32, zero32},
+            {seedLo, seedHi});
+        Value bits = b.create<arith::ShRUIOp>(loc, word, i32(b, loc, 8));
+        Value keep = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult,
+                                             bits, i32(b, loc, threshold));
+        Type t = args[0].getType();
+        Value scaled = b.create<arith::DivFOp>(
+            loc, args[0], buildScalar(b, loc, t, 1.0 - p));
+        return {b.create<arith::SelectOp>(loc, keep, scaled,
+                                          buildScalar(b, loc, t, 0.0))};
+      })[0];
+}
 
 void mlir::nn::populateDropoutPatterns(RewritePatternSet &patterns) {
   patterns.add<DropoutOpLowering>(patterns.getContext());

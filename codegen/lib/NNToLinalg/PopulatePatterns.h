@@ -132,6 +132,14 @@ SmallVector<Value> buildGeneric(OpBuilder &b, Location loc, int64_t numLoops,
 Value buildBatchMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
                        RankedTensorType resultType, bool transposeRhs = false);
 
+/// Training dropout of `input` (a ranked float tensor) with probability `p`
+/// in (0, 1]: one linalg.generic that keeps element i (row-major) when
+/// Philox4x32-10 of counter rng[1] + offset + i under key rng[0] says so and
+/// scales survivors by 1/(1-p). `rng` is the tensor<2xi64> generator state.
+/// Shared by nn.dropout and the attention weights (Dropout.cpp).
+Value buildDropout(OpBuilder &b, Location loc, Value input, Value rng,
+                   int64_t offset, double p);
+
 /// softmax (log_softmax when `isLog`) of `x` along `dim` in [0, rank): the
 /// maximum, Σ exp(x - max), then the normalization (Activation.cpp).
 Value buildSoftmax(OpBuilder &b, Location loc, Value x, int64_t dim,

@@ -31,7 +31,9 @@ struct CompileOptions {
 };
 
 /// JIT-compiles `traced` and binds it to the traced model's tensors (shared:
-/// later in-place weight updates are seen). Throws nn::Error on failure.
+/// later in-place weight updates are seen). A forward with random ops
+/// (training dropout) gets its generator seeded from nn's default generator
+/// (nn::manual_seed). Throws nn::Error on failure.
 std::shared_ptr<Artifact> compile(const TracedModule &traced,
                                   const CompileOptions &options = {});
 

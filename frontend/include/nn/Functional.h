@@ -36,8 +36,11 @@ Tensor addmm(const Tensor &input, const Tensor &mat1, const Tensor &mat2,
 Tensor add(const Tensor &lhs, const Tensor &rhs);
 Tensor relu(const Tensor &input);
 /// Identity unless `training` (and p > 0). The training mask comes from a
-/// counter-based generator seeded at trace time (nn::manual_seed), so a seed
-/// reproduces it; it is not the mask PyTorch draws.
+/// counter-based generator whose state the compiled forward takes as an
+/// input: nn::Artifact supplies it and advances it on every run, so each run
+/// draws a fresh mask and a seed (nn::manual_seed before nn::compile, or
+/// Artifact::manual_seed) reproduces the sequence. It is not the mask
+/// PyTorch draws.
 Tensor dropout(const Tensor &input, double p = 0.5, bool training = true);
 
 } // namespace functional

@@ -119,6 +119,13 @@ Tensor broadcast_to(const Tensor &input, const Shape &shape) {
   return expand(input, shape);
 }
 
+Tensor zeros(const Shape &shape, DType dtype) {
+  TraceContext &t = TraceContext::current("zeros");
+  mlir::Value zero =
+      t.scalar(0.0, detail::elementType(*t.builder.getContext(), dtype));
+  return expand(t.wrap(zero), shape);
+}
+
 Tensor cat(const std::vector<Tensor> &tensors, int64_t dim) {
   TraceContext &t = TraceContext::current("cat");
   auto values = valuesOf(t, tensors, "cat");

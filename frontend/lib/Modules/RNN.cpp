@@ -6,6 +6,7 @@
 // (i, f, g, o) and updates c = σ(f)·c + σ(i)·tanh(g), h = σ(o)·tanh(c).
 // Without an initial state the first step skips the terms of the zero h and
 // c, which gives PyTorch's values exactly (0·W + b = b, σ(f)·0 + x = x).
+// With proj_size, h is then projected: h = linear(h, weight_hr).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 #include "nn/Init.h"
 
 #include <cmath>
+#include <string_view>
 
 namespace nn {
 namespace {
@@ -32,7 +34,7 @@ std::string parameterName(const char *kind, int64_t layer, bool reverse) {
 std::tuple<Tensor, Tensor, Tensor>
 runDirection(const Tensor &x, int64_t timeDim, const Tensor &w_ih,
              const Tensor &w_hh, const Tensor &b_ih, const Tensor &b_hh,
-             Tensor h, Tensor c, bool reverse) {
+             const Tensor &w_hr, Tensor h, Tensor c, bool reverse) {
   Tensor projected = F::linear(x, w_ih, b_ih);
   int64_t steps = x.size(timeDim);
   std::vector<Tensor> outputs(steps);
@@ -47,6 +49,8 @@ runDirection(const Tensor &x, int64_t timeDim, const Tensor &w_ih,
     Tensor input = F::sigmoid(g[0]) * F::tanh(g[2]);
     c = c.defined() ? F::sigmoid(g[1]) * c + input : input;
     h = F::sigmoid(g[3]) * F::tanh(c);
+    if (w_hr.defined())
+      h = F::linear(h, w_hr);
     outputs[t] = h;
   }
   return {F::stack(outputs, timeDim), h, c};
@@ -68,23 +72,35 @@ LSTMImpl::LSTMImpl(const LSTMOptions &options_)
     throw Error("LSTM: dropout should be a number in range [0, 1] "
                 "representing the probability of an element being zeroed, "
                 "got " + py_repr(o.dropout()));
+  if (o.proj_size() < 0)
+    throw Error("LSTM: proj_size should be a positive integer or zero to "
+                "disable projections, got " +
+                std::to_string(o.proj_size()));
+  if (o.proj_size() >= o.hidden_size())
+    throw Error("LSTM: proj_size has to be smaller than hidden_size, got " +
+                std::to_string(o.proj_size()) + " and " +
+                std::to_string(o.hidden_size()));
   int64_t gates = 4 * o.hidden_size();
   for (int64_t layer = 0; layer < o.num_layers(); ++layer) {
     int64_t in = layer == 0 ? o.input_size()
-                            : o.hidden_size() * (o.bidirectional() ? 2 : 1);
+                            : real_hidden_size() * (o.bidirectional() ? 2 : 1);
     for (bool reverse : {false, true}) {
       if (reverse && !o.bidirectional())
         continue;
       register_parameter(parameterName("weight_ih", layer, reverse),
                          Tensor::zeros({gates, in}));
       register_parameter(parameterName("weight_hh", layer, reverse),
-                         Tensor::zeros({gates, o.hidden_size()}));
+                         Tensor::zeros({gates, real_hidden_size()}));
       if (o.bias()) {
         register_parameter(parameterName("bias_ih", layer, reverse),
                            Tensor::zeros({gates}));
         register_parameter(parameterName("bias_hh", layer, reverse),
                            Tensor::zeros({gates}));
       }
+      // PyTorch's order: the projection after the biases.
+      if (o.proj_size() > 0)
+        register_parameter(parameterName("weight_hr", layer, reverse),
+                           Tensor::zeros({o.proj_size(), o.hidden_size()}));
     }
   }
   reset_parameters();
@@ -123,19 +139,23 @@ LSTMImpl::forward(const Tensor &input,
   Tensor h0, c0;
   if (hx) {
     std::tie(h0, c0) = *hx;
-    Shape expected = {o.num_layers() * directions, batch, o.hidden_size()};
     if (!batched) {
       h0 = F::unsqueeze(h0, 1);
       c0 = F::unsqueeze(c0, 1);
     }
-    for (auto [name, state] : {std::pair{"hidden[0]", h0}, {"hidden[1]", c0}})
+    for (auto [name, state, features] :
+         {std::tuple{"hidden[0]", h0, real_hidden_size()},
+          std::tuple{"hidden[1]", c0, o.hidden_size()}}) {
+      Shape expected = {o.num_layers() * directions, batch, features};
       if (state.shape() != expected)
         throw Error(std::string("LSTM: Expected ") + name + " size " +
                     shape_str(expected) + ", got " + shape_str(state.shape()));
+    }
   }
 
   auto parameter = [&](const char *kind, int64_t layer, bool reverse) {
-    if (!o.bias() && kind[0] == 'b')
+    if ((!o.bias() && kind[0] == 'b') ||
+        (o.proj_size() == 0 && std::string_view(kind) == "weight_hr"))
       return Tensor();
     return get_parameter(parameterName(kind, layer, reverse));
   };
@@ -154,7 +174,8 @@ LSTMImpl::forward(const Tensor &input,
           x, timeDim, parameter("weight_ih", layer, reverse),
           parameter("weight_hh", layer, reverse),
           parameter("bias_ih", layer, reverse),
-          parameter("bias_hh", layer, reverse), h, c, reverse);
+          parameter("bias_hh", layer, reverse),
+          parameter("weight_hr", layer, reverse), h, c, reverse);
       outputs.push_back(out);
       hN.push_back(hT);
       cN.push_back(cT);
@@ -173,6 +194,8 @@ std::string LSTMImpl::extra_repr() const {
   const LSTMOptions &o = options;
   std::string s =
       std::to_string(o.input_size()) + ", " + std::to_string(o.hidden_size());
+  if (o.proj_size() != 0)
+    s += ", proj_size=" + std::to_string(o.proj_size());
   if (o.num_layers() != 1)
     s += ", num_layers=" + std::to_string(o.num_layers());
   if (!o.bias())

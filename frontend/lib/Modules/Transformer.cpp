@@ -3,9 +3,11 @@
 // MultiheadAttention follows PyTorch 1.13's F.multi_head_attention_forward
 // (with 2.x's is_causal hint): heads are a [batch, heads, seq, head_dim]
 // view, masks become one additive float mask, and attention is
-// F::scaled_dot_product_attention unless the weights are needed (or dropped
-// out while training), when it is spelled out as PyTorch does:
-// softmax(q / √head_dim · kᵀ + mask) · v.
+// F::scaled_dot_product_attention (with dropout_p while training) unless the
+// weights are needed, when it is spelled out as PyTorch does:
+// dropout(softmax(q / √head_dim · kᵀ + mask)) · v. Both draw the same
+// dropout mask. add_bias_kv and add_zero_attn append key/value positions
+// (bias_k/bias_v, zeros) that every mask lets each query attend.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,9 +44,6 @@ MultiheadAttentionImpl::MultiheadAttentionImpl(
     throw Error("MultiheadAttention: embed_dim (" + std::to_string(embed) +
                 ") must be divisible by num_heads (" + std::to_string(heads) +
                 ")");
-  if (options.add_bias_kv() || options.add_zero_attn())
-    throw Error("MultiheadAttention: add_bias_kv and add_zero_attn are not "
-                "supported yet");
   head_dim = embed / heads;
   const int64_t kdim = options.kdim().value_or(embed);
   const int64_t vdim = options.vdim().value_or(embed);
@@ -76,6 +75,14 @@ MultiheadAttentionImpl::MultiheadAttentionImpl(
       "out_proj", Linear(std::make_shared<LinearImpl>(
                       LinearOptions(embed, embed).bias(options.bias()),
                       "NonDynamicallyQuantizableLinear")));
+  // Without add_bias_kv PyTorch assigns None (no registration), so the
+  // names do not exist at all.
+  if (options.add_bias_kv()) {
+    bias_k = Tensor::zeros({1, 1, embed});
+    bias_v = Tensor::zeros({1, 1, embed});
+    register_parameter("bias_k", &bias_k);
+    register_parameter("bias_v", &bias_v);
+  }
   reset_parameters();
 }
 
@@ -90,6 +97,10 @@ void MultiheadAttentionImpl::reset_parameters() {
   if (in_proj_bias.defined()) {
     init::constant_(in_proj_bias, 0.0);
     init::constant_(out_proj->bias, 0.0);
+  }
+  if (bias_k.defined()) {
+    init::xavier_normal_(bias_k);
+    init::xavier_normal_(bias_v);
   }
 }
 
@@ -145,11 +156,26 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(
     kp = F::linear(k, weights[1], biases[1]);
     vp = F::linear(v, weights[2], biases[2]);
   }
+  // add_bias_kv: one more key/value position holding bias_k/bias_v.
+  int64_t extraKeys = 0;
+  if (bias_k.defined()) {
+    kp = F::cat({kp, F::expand(bias_k, {1, N, embed})}, 0);
+    vp = F::cat({vp, F::expand(bias_v, {1, N, embed})}, 0);
+    ++extraKeys;
+  }
   // [seq, batch, embed] → [batch, heads, seq, head_dim].
   auto splitHeads = [&](const Tensor &t, int64_t seq) {
     return F::permute(F::reshape(t, {seq, N, heads, head_dim}), {1, 2, 0, 3});
   };
-  Tensor qh = splitHeads(qp, L), kh = splitHeads(kp, S), vh = splitHeads(vp, S);
+  Tensor qh = splitHeads(qp, L), kh = splitHeads(kp, S + extraKeys),
+         vh = splitHeads(vp, S + extraKeys);
+  // add_zero_attn: one more position whose key and value are zero.
+  if (options.add_zero_attn()) {
+    Tensor zeros = F::zeros({N, heads, 1, head_dim}, kh.dtype());
+    kh = F::cat({kh, zeros}, 2);
+    vh = F::cat({vh, zeros}, 2);
+    ++extraKeys;
+  }
 
   // One additive mask broadcasting to [batch, heads, L, S].
   Tensor mask;
@@ -175,7 +201,9 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(
     throw Error("MultiheadAttention: is_causal needs attn_mask (it is a hint "
                 "that attn_mask is the causal mask, as in PyTorch)");
   }
-  const bool causal = is_causal && !padding.defined() && !need_weights;
+  // The op's causal triangle is the mask only over the original keys.
+  const bool causal =
+      is_causal && !padding.defined() && !need_weights && extraKeys == 0;
   if (padding.defined()) {
     if (padding.shape() != Shape{N, S})
       throw Error("MultiheadAttention: expecting key_padding_mask shape of " +
@@ -184,21 +212,30 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(
         F::reshape(F::canonical_mask(padding, q.dtype()), {N, 1, 1, S});
     mask = mask.defined() ? mask + bias : bias;
   }
+  // The added positions are attended by every query: PyTorch pads both
+  // masks with 0 (false) for them.
+  if (mask.defined() && extraKeys > 0) {
+    Shape pad = mask.shape();
+    pad.back() = extraKeys;
+    mask = F::cat({mask, F::zeros(pad, mask.dtype())}, -1);
+  }
 
   Tensor out, weights;
   const bool dropout = is_training() && options.dropout() > 0.0;
-  if (need_weights || dropout) {
+  if (need_weights) {
     Tensor scores =
         F::matmul(F::div(qh, std::sqrt(static_cast<double>(head_dim))),
                   F::transpose(kh, -2, -1));
     if (mask.defined())
       scores = mask + scores;
     weights = F::softmax(scores, -1);
-    Tensor dropped =
-        dropout ? F::dropout(weights, options.dropout(), true) : weights;
-    out = F::matmul(dropped, vh);
+    // PyTorch returns the weights after dropout.
+    if (dropout)
+      weights = F::dropout(weights, options.dropout(), true);
+    out = F::matmul(weights, vh);
   } else {
     F::ScaledDotProductAttentionFuncOptions sdpa;
+    sdpa.dropout_p(dropout ? options.dropout() : 0.0);
     if (causal)
       sdpa.is_causal(true);
     else if (mask.defined())

@@ -58,3 +58,23 @@ def cases():
     lstm = torch.nn.LSTM(3, 4, num_layers=2)
     yield "LSTM_unbatched_state", _run(lstm, True), \
         (torch.randn(5, 3), torch.randn(2, 4), torch.randn(2, 4)) + _state(lstm)
+    # proj_size: h (and h0, and the next layer's input) has proj_size
+    # features, c keeps hidden_size; own seed so the cases above stay as
+    # they were.
+    torch.manual_seed(1)
+    proj_configs = [
+        ("l1_proj", dict(input_size=5, hidden_size=7, proj_size=3), (6, 3)),
+        ("l2_bidirectional_proj_batch_first",
+         dict(input_size=4, hidden_size=6, num_layers=2, proj_size=2,
+              bidirectional=True, batch_first=True), (5, 2)),
+    ]
+    for name, kwargs, (seq, batch) in proj_configs:
+        lstm = torch.nn.LSTM(**kwargs)
+        directions = 2 if kwargs.get("bidirectional") else 1
+        layers = kwargs.get("num_layers", 1)
+        shape = (batch, seq) if kwargs.get("batch_first") else (seq, batch)
+        x = torch.randn(*shape, kwargs["input_size"])
+        yield f"LSTM_{name}", _run(lstm, False), (x,) + _state(lstm)
+        h0 = torch.randn(layers * directions, batch, kwargs["proj_size"])
+        c0 = torch.randn(layers * directions, batch, kwargs["hidden_size"])
+        yield f"LSTM_{name}_state", _run(lstm, True), (x, h0, c0) + _state(lstm)

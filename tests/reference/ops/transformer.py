@@ -103,3 +103,24 @@ def cases():
             norm=nn.LayerNorm(8)),
         (r(4, 2, 8), causal_float_mask(4)),
         lambda m, x, mask: m(x, mask=mask)))
+
+    # add_bias_kv / add_zero_attn (own seed: the cases above stay as they
+    # were). The extra key positions take part in every mask as "attend".
+    torch.manual_seed(1)
+    x = r(5, 3, 8)
+    yield ("mha_bias_kv", *layer_case(
+        lambda: nn.MultiheadAttention(8, 2, add_bias_kv=True),
+        (x,), lambda m, x: m(x, x, x)))
+    yield ("mha_zero_attn_masks_no_weights", *layer_case(
+        lambda: nn.MultiheadAttention(8, 4, add_zero_attn=True),
+        (r(6, 2, 8), torch.triu(torch.ones(6, 6, dtype=torch.bool), 1),
+         padding_mask(2, 6)),
+        lambda m, x, am, kpm: m(x, x, x, key_padding_mask=kpm, attn_mask=am,
+                                need_weights=False), seed=1))
+    yield ("mha_bias_kv_zero_attn_cross_float_mask", *layer_case(
+        lambda: nn.MultiheadAttention(6, 2, add_bias_kv=True,
+                                      add_zero_attn=True, batch_first=True),
+        (r(2, 4, 6), r(2, 7, 6), r(2, 7, 6), r(2 * 2, 4, 7), padding_mask(2, 7)),
+        lambda m, q, k, v, am, kpm: m(q, k, v, attn_mask=am,
+                                      key_padding_mask=kpm,
+                                      average_attn_weights=False), seed=2))

@@ -20,8 +20,9 @@ namespace nn::functional {
 struct ScaledDotProductAttentionFuncOptions {
   /// Broadcastable to [..., L, S]: bool (true attends) or float (added).
   NN_ARG(Tensor, attn_mask);
-  /// Must be 0: nn has no attention dropout yet (PyTorch's modules pass 0 in
-  /// eval). Anything else is refused with an error.
+  /// Dropout on the attention weights, in [0, 1]; applied whenever > 0, as in
+  /// PyTorch (modules pass 0 in eval). It draws from the same per-run
+  /// generator as F::dropout.
   NN_ARG(double, dropout_p) = 0.0;
   /// Masks key positions after the query's (top-left aligned); excludes
   /// attn_mask.

@@ -37,6 +37,8 @@ Tensor unsqueeze(const Tensor &input, int64_t dim);
 Tensor expand(const Tensor &input, const Shape &shape);
 /// torch.broadcast_to; the same as expand.
 Tensor broadcast_to(const Tensor &input, const Shape &shape);
+/// torch.zeros(shape, dtype): a constant of the trace.
+Tensor zeros(const Shape &shape, DType dtype = DType::f32);
 /// torch.cat along an existing dimension.
 Tensor cat(const std::vector<Tensor> &tensors, int64_t dim = 0);
 /// torch.concat, an alias of cat.

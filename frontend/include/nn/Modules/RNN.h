@@ -30,16 +30,23 @@ public:
   /// PyTorch's initialization: every parameter U(±1/√hidden_size).
   void reset_parameters();
   /// input: [seq, batch, input_size] ([batch, seq, input_size] with
-  /// batch_first) or unbatched [seq, input_size]; hx: (h_0, c_0), each
-  /// [num_layers · directions, batch, hidden_size] ([.., hidden_size]
-  /// unbatched), zeros when absent. Returns (output, (h_n, c_n)); output's
-  /// last dim is directions · hidden_size.
+  /// batch_first) or unbatched [seq, input_size]; hx: (h_0, c_0), h_0
+  /// [num_layers · directions, batch, H_out] and c_0 [.., hidden_size]
+  /// (without batch unbatched), zeros when absent; H_out is proj_size when
+  /// set, else hidden_size. Returns (output, (h_n, c_n)); output's last dim
+  /// is directions · H_out.
   std::tuple<Tensor, std::tuple<Tensor, Tensor>>
   forward(const Tensor &input,
           std::optional<std::tuple<Tensor, Tensor>> hx = std::nullopt);
   std::string extra_repr() const override;
   /// The parameters in PyTorch's order (its _flat_weights).
   std::vector<Tensor> flat_weights() const;
+  /// The features of h (PyTorch's real_hidden_size): proj_size when set,
+  /// else hidden_size.
+  int64_t real_hidden_size() const {
+    return options.proj_size() > 0 ? options.proj_size()
+                                   : options.hidden_size();
+  }
 
   LSTMOptions options;
 };

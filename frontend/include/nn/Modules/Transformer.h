@@ -54,6 +54,7 @@ public:
   Tensor k_proj_weight;  // [embed, kdim]; undefined when packed
   Tensor v_proj_weight;  // [embed, vdim]; undefined when packed
   Tensor in_proj_bias;   // [3·embed]; undefined without bias
+  Tensor bias_k, bias_v; // [1, 1, embed]; undefined without add_bias_kv
   /// Prints as NonDynamicallyQuantizableLinear, as in PyTorch.
   Linear out_proj{nullptr};
 };

@@ -25,6 +25,9 @@ struct LSTMOptions {
   NN_ARG(double, dropout) = 0.0;
   /// A second, reversed pass per layer; the outputs are concatenated.
   NN_ARG(bool, bidirectional) = false;
+  /// > 0: h is projected to proj_size features after every step by
+  /// weight_hr_l{k} [proj_size, hidden_size] (0 < proj_size < hidden_size).
+  NN_ARG(int64_t, proj_size) = 0;
 };
 
 } // namespace nn

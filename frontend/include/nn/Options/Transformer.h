@@ -20,9 +20,10 @@ struct MultiheadAttentionOptions {
   /// Dropout on the attention weights while training.
   NN_ARG(double, dropout) = 0.0;
   NN_ARG(bool, bias) = true;
-  /// Not supported yet (the constructor refuses true).
+  /// Learned bias_k/bias_v ([1, 1, embed], xavier_normal_) appended to the
+  /// keys and values as one more source position.
   NN_ARG(bool, add_bias_kv) = false;
-  /// Not supported yet (the constructor refuses true).
+  /// Appends one more source position whose key and value are zero.
   NN_ARG(bool, add_zero_attn) = false;
   /// Key and value feature sizes; embed_dim when absent. Either differing
   /// gives separate q/k/v_proj_weight parameters instead of in_proj_weight.

@@ -24,6 +24,18 @@ def NN_Pointwise : NativeOpTrait<"Pointwise"> {
 /// buffer across a store.
 def NN_StateResource : Resource<"::mlir::nn::StateResource">;
 
+/// The state of the counter-based random generator a random op draws from:
+/// `tensor<2xi64>` holding (seed, counter offset). The compiled forward takes
+/// it as an argument (marked `nn.rng`) that the runtime supplies and
+/// advances on every run, so no random op hides state of its own.
+def NN_RngState : Type<
+    And<[RankedTensorOf<[I64]>.predicate,
+         CPred<"::llvm::cast<::mlir::ShapedType>($_self).getShape() == "
+               "::llvm::ArrayRef<int64_t>{2}">]>,
+    "tensor<2xi64> random generator state (seed, offset)",
+    "::mlir::TensorType">,
+  BuildableType<"::mlir::RankedTensorType::get({2}, $_builder.getI64Type())">;
+
 /// Binary elementwise ops with NumPy broadcasting; operands share an element
 /// type.
 class NN_BroadcastBinaryOp<string mnemonic, string torchName>

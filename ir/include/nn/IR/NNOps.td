@@ -164,34 +164,36 @@ def NN_ReluOp : NN_UnaryFloatOp<"relu", "relu"> {
 // Regularization
 //===----------------------------------------------------------------------===//
 
-def NN_DropoutOp : NN_Op<"dropout", [SameOperandsAndResultType,
-    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+def NN_DropoutOp : NN_Op<"dropout", [Pure,
+    AllTypesMatch<["input", "result"]>]> {
   let summary = "Zeroes elements with probability p in training, as torch.nn.functional.dropout";
   let description = [{
     In training, each element is zeroed with probability `p` and the others
     scaled by 1/(1-p). In evaluation (or with p = 0) it is the identity and
-    folds away. Only the training form has an effect (it draws random
-    numbers), so CSE never merges two training dropouts.
+    folds away; only then may `rng` be absent.
 
-    The random numbers are counter-based and stateless: element i (in
-    row-major order) keeps its value when the first word of
-    Philox4x32-10(key = `seed`, counter = `offset` + i), shifted right by 8,
-    is below round((1-p)·2²⁴). The tracer takes `seed` from the seeded
-    default generator and gives each dropout call of a trace its own
-    `offset` range, so a seed reproduces every mask, and two calls never
-    share one. The masks are not PyTorch's (its generator differs).
+    The random numbers are counter-based, and the generator's state is an
+    operand, so the op is pure and a compiled forward keeps no hidden state:
+    `rng` (a `tensor<2xi64>`, normally the forward's argument marked
+    `nn.rng`) holds (seed, base). Element i (in row-major order) keeps its
+    value when the first word of Philox4x32-10(key = seed, counter = base +
+    `offset` + i), shifted right by 8, is below round((1-p)·2²⁴). The tracer
+    gives each random op of a trace its own `offset` range; the runtime
+    advances base by the forward's total draws on every run, so each run
+    gets fresh masks and a seed reproduces the sequence. The masks are not
+    PyTorch's (its generator differs).
 
     ```mlir
     %y = nn.dropout %x {p = 1.000000e-01 : f64} : tensor<2x256xf32>
-    %z = nn.dropout %x {p = 5.000000e-01 : f64, training, seed = 42 : i64, offset = 512 : i64}
+    %z = nn.dropout %x rng %rng {p = 5.000000e-01 : f64, training, offset = 512 : i64}
         : tensor<2x256xf32>
     ```
   }];
-  let arguments = (ins NN_FloatTensor:$input, F64Attr:$p, UnitAttr:$training,
-                       DefaultValuedAttr<I64Attr, "0">:$seed,
+  let arguments = (ins NN_FloatTensor:$input, Optional<NN_RngState>:$rng,
+                       F64Attr:$p, UnitAttr:$training,
                        DefaultValuedAttr<I64Attr, "0">:$offset);
   let results = (outs NN_FloatTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let assemblyFormat = "$input (`rng` $rng^)? attr-dict `:` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
   let extraClassDeclaration = [{
@@ -250,6 +252,18 @@ def NN_FusedOp : NN_Op<"fused", [Pure, IsolatedFromAbove, SingleBlock]> {
 def NN_YieldOp : NN_Op<"yield", [Pure, Terminator, ReturnLike,
     HasParent<"FusedOp">]> {
   let summary = "Returns the result of an nn.fused group";
+  let description = [{
+    Terminates the body of an `nn.fused` group with the group's result.
+
+    ```mlir
+    %r = nn.fused (%x, %w) : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32> {
+    ^bb0(%a: tensor<2x4xf32>, %b: tensor<3x4xf32>):
+      %y = nn.linear %a, %b : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
+      %z = nn.relu %y : tensor<2x3xf32>
+      nn.yield %z : tensor<2x3xf32>
+    }
+    ```
+  }];
   let arguments = (ins NN_Tensor:$value);
   let assemblyFormat = "$value attr-dict `:` type($value)";
 }

@@ -11,7 +11,8 @@
 //   auto outputs = artifact.value()->run({input});         // StatusOr
 //
 // bind() must precede run(); after that, run() may be called from many
-// threads at once.
+// threads at once. A training forward with dropout takes the state of a
+// counter-based generator that run() supplies and advances (see RngState).
 //
 // Heavy ops run in the micro-kernels of nn/Runtime/Kernels.h on
 // nn_rt_set_num_threads(n) threads (1 by default); run() passes that count on
@@ -28,6 +29,8 @@
 #include "absl/status/statusor.h"
 
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,10 +53,25 @@ struct StateInfo : TensorInfo {
   bool argument = true;
 };
 
+/// The state of the counter-based generator a compiled forward draws its
+/// random numbers from (training dropout): Philox4x32-10 under key `seed`,
+/// counters from `offset` on.
+struct RngState {
+  uint64_t seed = 0;
+  uint64_t offset = 0;
+  bool operator==(const RngState &other) const {
+    return seed == other.seed && offset == other.offset;
+  }
+};
+
 struct ArtifactDescription {
   std::vector<StateInfo> state; // in argument order (those with `argument`)
   std::vector<TensorInfo> inputs;
   std::vector<TensorInfo> outputs;
+  /// Whether forward takes the generator state (it draws random numbers),
+  /// and how many counters one run uses.
+  bool has_rng = false;
+  uint64_t rng_draws = 0;
 };
 
 class Artifact {
@@ -80,11 +98,26 @@ public:
   absl::Status bind(const StateDict &state);
   bool is_bound() const { return bound_; }
 
-  /// Runs forward on positional inputs.
-  absl::StatusOr<std::vector<Tensor>> run(const std::vector<Tensor> &inputs) const;
+  /// Runs forward on positional inputs. A forward that draws random numbers
+  /// (description().has_rng) draws them from `rng` when given, else from the
+  /// artifact's own generator, which each such run advances (atomically) by
+  /// the forward's draws: every run gets fresh numbers. Artifacts without
+  /// random ops ignore `rng`.
+  absl::StatusOr<std::vector<Tensor>>
+  run(const std::vector<Tensor> &inputs,
+      std::optional<RngState> rng = std::nullopt) const;
   /// Runs forward on named inputs ("input.0", ...); every input must be
   /// present and nothing else. Outputs are named as in the description.
-  absl::StatusOr<StateDict> run(const StateDict &inputs) const;
+  absl::StatusOr<StateDict> run(const StateDict &inputs,
+                                std::optional<RngState> rng = std::nullopt) const;
+
+  /// Restarts the artifact's generator at (seed, offset 0). Artifacts start
+  /// at seed 0; nn::compile seeds them from nn's default generator, so
+  /// nn::manual_seed before compiling reproduces the runs.
+  void manual_seed(uint64_t seed) { set_rng_state({seed, 0}); }
+  /// The state the next run without an explicit state draws from.
+  RngState rng_state() const;
+  void set_rng_state(RngState state);
 
 private:
   Artifact() = default;
@@ -96,6 +129,9 @@ private:
   ArtifactDescription description_;
   std::vector<Tensor> state_;
   bool bound_ = false;
+  /// The artifact's generator; run() is const and may run on many threads.
+  mutable std::mutex rng_mutex_;
+  mutable RngState rng_;
   /// The loaded .so's own nn_rt_set_num_threads (its copy of the kernels).
   void (*set_num_threads_)(int32_t) = nullptr;
 };

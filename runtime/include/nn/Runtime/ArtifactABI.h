@@ -11,13 +11,19 @@
 |*                 "persistent": true, "requires_grad": true,                 *|
 |*                 "aliases": ["head.weight"], "argument": true}, ...],       *|
 |*    "inputs":  [{"name": "input.0", "shape": [64, 784], "dtype": "F32"}],   *|
-|*    "outputs": [{"name": "output.0", "shape": [64, 10], "dtype": "F32"}]}   *|
+|*    "outputs": [{"name": "output.0", "shape": [64, 10], "dtype": "F32"}],  *|
+|*    "rng":     {"name": "rng", "shape": [2], "dtype": "I64",                *|
+|*                "draws": 50176}}                                            *|
 |*                                                                            *|
 |* "aliases" (optional) lists the other state_dict names of a tied tensor;   *|
-|* it binds by any of them. forward(ctx, args) reads args = [state whose      *|
-|* "argument" is true (the default)..., inputs..., outputs...] in that        *|
-|* order and writes the outputs; it returns 0 on success. It keeps no global  *|
-|* mutable state, so one artifact serves many threads.                        *|
+|* it binds by any of them. "rng" (optional) is present when forward draws   *|
+|* random numbers (training dropout): the caller passes the generator state  *|
+|* int64[2] = {seed, base} and advances base by "draws" after each run, so   *|
+|* runs get fresh numbers and a seed reproduces the sequence.                *|
+|* forward(ctx, args) reads args = [state whose "argument" is true (the      *|
+|* default)..., inputs..., rng (when present), outputs...] in that order and *|
+|* writes the outputs; it returns 0 on success. It keeps no global mutable   *|
+|* state, so one artifact serves many threads.                               *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 #ifndef NN_RUNTIME_ARTIFACTABI_H
