@@ -29,13 +29,18 @@ using namespace mlir::nn;
 namespace {
 
 /// The one value every element of the constant `value` holds, when `value`
-/// is a float constant whose elements are all equal.
+/// is a float constant whose elements are all that one finite, non-zero
+/// value. (Moving a zero or an infinity changes which elements end up NaN:
+/// (x·w)·0 is NaN only where x·w is infinite, x·(w·0) wherever x is.)
 FloatAttr uniformFloat(Value value) {
   DenseElementsAttr dense;
   if (!matchPattern(value, m_Constant(&dense)) || !dense.isSplat() ||
       !llvm::isa<FloatType>(dense.getElementType()))
     return {};
-  return llvm::dyn_cast<FloatAttr>(dense.getSplatValue<Attribute>());
+  auto factor = llvm::dyn_cast<FloatAttr>(dense.getSplatValue<Attribute>());
+  if (!factor || !factor.getValue().isFiniteNonZero())
+    return {};
+  return factor;
 }
 
 int64_t numel(Value value) {

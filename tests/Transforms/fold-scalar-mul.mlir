@@ -89,13 +89,15 @@ func.func @attention_over_weights(%x: tensor<64x8xf32>, %w: tensor<8x8xf32>) -> 
 // - the linear applies an activation (relu(z)·s ≠ relu(z·s) for s < 0);
 // - the factor is not one value for every element;
 // - the factor is not a constant;
-// - the "scalar" broadcasts the result to a larger shape.
+// - the "scalar" broadcasts the result to a larger shape;
+// - the factor is zero (moving it would change which elements are NaN).
 // CHECK-LABEL: func.func @leave_alone
-// CHECK-COUNT-6: nn.mul %{{.+}}, %{{.+}} : (tensor<{{2|64}}x16xf32>,
+// CHECK-COUNT-7: nn.mul %{{.+}}, %{{.+}} : (tensor<{{2|64}}x16xf32>,
 // CHECK-NOT: nn.mul
 func.func @leave_alone(%small: tensor<2x32xf32>, %x: tensor<64x32xf32>, %w: tensor<16x32xf32>, %f: tensor<f32>)
-    -> (tensor<2x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<3x64x16xf32>) {
+    -> (tensor<2x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<3x64x16xf32>, tensor<64x16xf32>) {
   %s = arith.constant dense<0.5> : tensor<f32>
+  %zero = arith.constant dense<0.0> : tensor<f32>
   %ramp = arith.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> : tensor<16xf32>
   %wide = arith.constant dense<0.5> : tensor<3x1x1xf32>
   %a = nn.linear %small, %w : (tensor<2x32xf32>, tensor<16x32xf32>) -> tensor<2x16xf32>
@@ -110,7 +112,9 @@ func.func @leave_alone(%small: tensor<2x32xf32>, %x: tensor<64x32xf32>, %w: tens
   %e2 = nn.mul %e, %f : (tensor<64x16xf32>, tensor<f32>) -> tensor<64x16xf32>
   %g = nn.linear %x, %w : (tensor<64x32xf32>, tensor<16x32xf32>) -> tensor<64x16xf32>
   %g2 = nn.mul %g, %wide : (tensor<64x16xf32>, tensor<3x1x1xf32>) -> tensor<3x64x16xf32>
-  return %a2, %b, %b2, %c2, %d2, %e2, %g2 : tensor<2x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<3x64x16xf32>
+  %h = nn.linear %x, %w : (tensor<64x32xf32>, tensor<16x32xf32>) -> tensor<64x16xf32>
+  %h2 = nn.mul %h, %zero : (tensor<64x16xf32>, tensor<f32>) -> tensor<64x16xf32>
+  return %a2, %b, %b2, %c2, %d2, %e2, %g2, %h2 : tensor<2x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<3x64x16xf32>, tensor<64x16xf32>
 }
 
 // -----
