@@ -49,8 +49,10 @@ public:
 void setTorchThreads(int threads);
 std::unique_ptr<Runner> torchMLP(const NamedTensors &w, HostTensor x);
 std::unique_ptr<Runner> torchConvBnRelu(const NamedTensors &w, HostTensor x);
-/// Two ResidualBlocks under the keys "0.*" and "1.*".
-std::unique_ptr<Runner> torchResidual(const NamedTensors &w, HostTensor x);
+/// ResidualBlocks applied in order, one per key prefix of `blocks` ("0.",
+/// "1." for a Sequential of two; "" for a lone block).
+std::unique_ptr<Runner> torchResidual(const NamedTensors &w, HostTensor x,
+                                      const std::vector<std::string> &blocks);
 /// nn::TransformerEncoderLayer's twin with libtorch's own seeded weights.
 std::unique_ptr<Runner> torchTransformer(int64_t batch, int64_t seq,
                                          int64_t dModel, int64_t heads,

@@ -14,6 +14,7 @@
 #include "Anchors.h"
 #include "Roofline.h"
 
+#include "models/ResNet.h"
 #include "models/SimpleMLP.h"
 #include "nn/Runtime/Kernels.h"
 #include "nn/nn.h"
@@ -194,21 +195,28 @@ private:
 
 template <typename Holder>
 std::unique_ptr<Runner> compileNN(Holder &model,
-                                  const std::vector<nn::Tensor> &inputs) {
+                                  const std::vector<nn::Tensor> &inputs,
+                                  const nn::CompileOptions &options = {}) {
   std::vector<nn::TensorSpec> specs;
   for (const nn::Tensor &t : inputs)
     specs.emplace_back(t.shape());
   auto traced = nn::trace(model, specs);
-  return std::make_unique<NNRunner>(nn::compile(traced), inputs);
+  return std::make_unique<NNRunner>(nn::compile(traced, options), inputs);
 }
 
 // --- Workloads --------------------------------------------------------------
 
-enum class Impl { nn, libtorch, onednn, hand };
+/// nn_nofuse and nn_nofuse_nofold are nn with stages of nn-optimize
+/// switched off (the pipeline ablation of W7).
+enum class Impl { nn, nn_nofuse, nn_nofuse_nofold, libtorch, onednn, hand };
 const char *implName(Impl i) {
   switch (i) {
   case Impl::nn:
     return "nn";
+  case Impl::nn_nofuse:
+    return "nn_nofuse";
+  case Impl::nn_nofuse_nofold:
+    return "nn_nofuse_nofold";
   case Impl::libtorch:
     return "libtorch";
   case Impl::onednn:
@@ -366,7 +374,8 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
   add("W3_2x_resblock", 4 * convFlop, 0, [](Workload &w) {
     adopt(w, TwoResidualBlocks(), {randomTensor({8, 64, 56, 56}, 13)}, 3);
     w.make[Impl::libtorch] = [&w](int) {
-      return bench::torchResidual(w.hostWeights, host(w.inputs[0]));
+      return bench::torchResidual(w.hostWeights, host(w.inputs[0]),
+                                  {"0.", "1."});
     };
     w.make[Impl::onednn] = [&w](int) {
       return bench::dnnlResidual(w.hostWeights, host(w.inputs[0]));
@@ -411,6 +420,31 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
                                        threads);
         };
       });
+  // W7: what nn-optimize's fusion (and batch-norm folding) buys on the
+  // ResNet-style block of the seed models, in one run: the same model
+  // compiled with the full pipeline, without nn-fuse, and without nn-fuse
+  // and nn-fold-batchnorm. Every variant is checked against libtorch (and so
+  // against each other) before it is timed; report.py prints the ratios.
+  add("W7_resblock_fusion", 2 * convFlop, 0, [](Workload &w) {
+    adopt(w, nn::models::ResidualBlock(64), {randomTensor({8, 64, 56, 56}, 14)},
+          7);
+    auto variant = [&w](bool fuse, bool fold) {
+      return [&w, fuse, fold](int) {
+        nn::CompileOptions options;
+        options.optimize_options.fuse = fuse;
+        options.optimize_options.fold_batchnorm = fold;
+        auto holder =
+            std::static_pointer_cast<nn::models::ResidualBlockImpl>(w.model);
+        nn::models::ResidualBlock model(holder);
+        return compileNN(model, w.inputs, options);
+      };
+    };
+    w.make[Impl::nn_nofuse] = variant(false, true);
+    w.make[Impl::nn_nofuse_nofold] = variant(false, false);
+    w.make[Impl::libtorch] = [&w](int) {
+      return bench::torchResidual(w.hostWeights, host(w.inputs[0]), {""});
+    };
+  });
   return all;
 }
 
@@ -421,6 +455,8 @@ std::vector<Impl> implsOf(const std::string &name) {
     return {Impl::nn, Impl::libtorch, Impl::onednn};
   if (name.starts_with("W6"))
     return {Impl::nn, Impl::libtorch, Impl::hand};
+  if (name.starts_with("W7"))
+    return {Impl::nn, Impl::nn_nofuse, Impl::nn_nofuse_nofold, Impl::libtorch};
   return {Impl::nn, Impl::libtorch};
 }
 

@@ -84,14 +84,15 @@ std::unique_ptr<Runner> torchConvBnRelu(const NamedTensors &w, HostTensor x) {
   });
 }
 
-std::unique_ptr<Runner> torchResidual(const NamedTensors &w, HostTensor x) {
+std::unique_ptr<Runner> torchResidual(const NamedTensors &w, HostTensor x,
+                                      const std::vector<std::string> &blocks) {
   auto in = toTorch(x);
   struct Block {
     torch::Tensor c1, c2, g1, b1, m1, v1, g2, b2, m2, v2;
   };
-  std::vector<Block> blocks;
-  for (std::string p : {"0.", "1."})
-    blocks.push_back({at(w, p + "conv1.weight"), at(w, p + "conv2.weight"),
+  std::vector<Block> weights;
+  for (const std::string &p : blocks)
+    weights.push_back({at(w, p + "conv1.weight"), at(w, p + "conv2.weight"),
                       at(w, p + "bn1.weight"), at(w, p + "bn1.bias"),
                       at(w, p + "bn1.running_mean"),
                       at(w, p + "bn1.running_var"), at(w, p + "bn2.weight"),
@@ -99,7 +100,7 @@ std::unique_ptr<Runner> torchResidual(const NamedTensors &w, HostTensor x) {
                       at(w, p + "bn2.running_var")});
   return std::make_unique<TorchRunner>([=] {
     torch::Tensor h = in;
-    for (const Block &b : blocks) {
+    for (const Block &b : weights) {
       auto y = torch::conv2d(h, b.c1, {}, 1, 1);
       y = torch::relu(
           torch::batch_norm(y, b.g1, b.b1, b.m1, b.v1, false, 0.1, 1e-5, false));

@@ -7,7 +7,9 @@ Rows are workloads x thread counts; times are the min and median over the
 repetitions (ms). "vs libtorch" is libtorch's median over nn's (above 1: nn
 is faster). "% peak" puts each median against the measured roofline of the
 same thread count: FLOP/s over the FMA peak, or bytes/s over the STREAM triad
-bandwidth for the memory-bound W6.
+bandwidth for the memory-bound W6. A second table puts nn's pipeline
+ablations (nn_nofuse, nn_nofuse_nofold: nn-optimize with stages switched
+off) against the full pipeline.
 """
 import json
 import sys
@@ -112,6 +114,7 @@ def main(paths):
                 key = f"{w}/{i}/t{t}"
                 if key in errors:
                     notes.append(f"- {key}: {errors[key]}")
+    print_ablations(runs, errors, cell)
     print()
     for t in (1, 2):
         if ("flop", t) in peaks:
@@ -120,6 +123,36 @@ def main(paths):
                   f"{peaks.get(('bytes', t), 0) / 1e9:.1f} GB/s")
     for n in sorted(set(notes)):
         print(n)
+
+
+def print_ablations(runs, errors, cell):
+    """The pipeline ablation (W7): nn with stages of nn-optimize switched
+    off, each variant's median over the full pipeline's (above 1: the
+    stage pays)."""
+    variants = sorted({n.split("/")[1] for n in list(runs) + list(errors)
+                       if n.split("/")[1].startswith("nn_")})
+    if not variants:
+        return
+    workloads = sorted({n.split("/")[0] for n in list(runs) + list(errors)
+                        if len(n.split("/")) > 1 and n.split("/")[1] in variants})
+    print()
+    print("| workload | thr | nn (full pipeline) min / med (ms) | "
+          + " | ".join(f"{v} min / med | {v} / nn" for v in variants) + " |")
+    print("|---|---|---|" + "---|---|" * len(variants))
+    for w in workloads:
+        for t in (1, 2):
+            full = cell(f"{w}/nn/t{t}")
+            cols = []
+            for v in variants:
+                got = cell(f"{w}/{v}/t{t}")
+                time = "—" if got[0] is None else f"{got[0]:.3f} / {got[1]:.3f}"
+                ratio = "—" if got[1] is None or full[1] is None else \
+                    f"{got[1] / full[1]:.2f}x"
+                cols += [time, ratio]
+            if full[0] is None and all(c == "—" for c in cols):
+                continue
+            head = "—" if full[0] is None else f"{full[0]:.3f} / {full[1]:.3f}"
+            print(f"| {w} | {t} | {head} | " + " | ".join(cols) + " |")
 
 
 if __name__ == "__main__":

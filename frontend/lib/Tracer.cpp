@@ -409,6 +409,8 @@ TracedModule &TracedModule::optimize(const OptimizeOptions &options) {
   mlir::nn::OptimizePipelineOptions pipeline;
   pipeline.tieWeights = options.tie_weights;
   pipeline.foldBatchNorm = options.fold_batchnorm;
+  pipeline.foldScalarMul = options.fold_scalar_mul;
+  pipeline.mergeLinears = options.merge_linears;
   pipeline.fuse = options.fuse;
   mlir::nn::buildOptimizePipeline(pm, pipeline);
   if (mlir::failed(pm.run(*impl_->module)))

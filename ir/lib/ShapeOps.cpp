@@ -10,7 +10,9 @@
 #include "nn/IR/NNOps.h"
 #include "OpUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLExtras.h"
@@ -365,23 +367,56 @@ struct ComposePermutations : public OpRewritePattern<OpTy> {
   }
 };
 
+/// A shape op of an `arith.constant` → the constant in the result's shape:
+/// a reshape keeps the elements in row-major order, a permutation of a
+/// splat is the same splat. (A folder cannot do it: the dialect has no
+/// constant materializer, its constants are arith's.) Other permuted
+/// constants keep the op: folding them copies the attribute element by
+/// element, and traced graphs hold none worth it (weights are parameters,
+/// not constants).
+template <typename OpTy>
+struct FoldShapeOfConstant : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    DenseElementsAttr input;
+    if (!matchPattern(op.getInput(), m_Constant(&input)))
+      return rewriter.notifyMatchFailure(op, "input is not a constant");
+    auto type = llvm::cast<ShapedType>(op.getType());
+    DenseElementsAttr folded;
+    if (input.isSplat())
+      folded = DenseElementsAttr::get(type, input.getSplatValue<Attribute>());
+    else if (std::is_same_v<OpTy, ReshapeOp>)
+      folded = input.reshape(type);
+    else
+      return rewriter.notifyMatchFailure(op, "permuting a non-splat constant "
+                                             "is left to the op");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op,
+                                                   llvm::cast<TypedAttr>(folded));
+    return success();
+  }
+};
+
 #include "nn/IR/NNShapeCanonicalize.inc"
 
 } // namespace
 
 void PermuteOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                             MLIRContext *context) {
-  results.add<ComposePermutations<PermuteOp>>(context);
+  results.add<ComposePermutations<PermuteOp>, FoldShapeOfConstant<PermuteOp>>(
+      context);
 }
 
 void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
-  results.add<ComposePermutations<TransposeOp>>(context);
+  results.add<ComposePermutations<TransposeOp>,
+              FoldShapeOfConstant<TransposeOp>>(context);
 }
 
 void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                             MLIRContext *context) {
-  results.add<ReshapeOfReshape>(context);
+  results.add<ReshapeOfReshape, FoldShapeOfConstant<ReshapeOp>>(context);
 }
 
 //===----------------------------------------------------------------------===//

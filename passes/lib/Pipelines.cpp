@@ -36,6 +36,14 @@ void mlir::nn::buildOptimizePipeline(OpPassManager &pm,
   // fused with the activation that followed the batch norm.
   if (options.foldBatchNorm)
     pm.addNestedPass<func::FuncOp>(createFoldBatchNormPass());
+  // Algebra next, while each linear still has its own result: scale folding
+  // needs a linear whose only user is the multiply, and merging turns the
+  // results into slices. Both before fusion, which would hide the linears
+  // inside groups.
+  if (options.foldScalarMul)
+    pm.addNestedPass<func::FuncOp>(createFoldScalarMulPass());
+  if (options.mergeLinears)
+    pm.addNestedPass<func::FuncOp>(createMergeLinearsPass());
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createFusePass());
   pm.addPass(createCanonicalizerPass());
@@ -46,6 +54,6 @@ void mlir::nn::registerTransformsPasses() {
   PassPipelineRegistration<OptimizePipelineOptions>(
       "nn-optimize",
       "The default nn graph pipeline: clean-up, tie-weights, "
-      "fold-batchnorm, fuse, clean-up",
+      "fold-batchnorm, fold-scalar-mul, merge-linears, fuse, clean-up",
       buildOptimizePipeline);
 }

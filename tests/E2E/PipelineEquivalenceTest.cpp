@@ -58,14 +58,18 @@ struct Variant {
 };
 
 std::vector<Variant> variants() {
-  OptimizeOptions full, noFuse, noFold, noTie;
+  OptimizeOptions full, noFuse, noFold, noTie, noScale, noMerge;
   noFuse.fuse = false;
   noFold.fold_batchnorm = false;
   noTie.tie_weights = false;
+  noScale.fold_scalar_mul = false;
+  noMerge.merge_linears = false;
   return {{"full", full},
           {"fuse=false", noFuse},
           {"fold-batchnorm=false", noFold},
-          {"tie-weights=false", noTie}};
+          {"tie-weights=false", noTie},
+          {"fold-scalar-mul=false", noScale},
+          {"merge-linears=false", noMerge}};
 }
 
 class PipelineEquivalenceTest
@@ -109,6 +113,64 @@ TEST_P(PipelineEquivalenceTest, OptimizedEqualsUnoptimized) {
 INSTANTIATE_TEST_SUITE_P(SeedModels, PipelineEquivalenceTest,
                          ::testing::ValuesIn(models::seed_models()),
                          [](const auto &info) { return info.param.name; });
+
+/// Self-attention written with three projections and explicit scalings,
+/// over enough rows (64) that nn-merge-linears' cost rule merges them and
+/// nn-fold-scalar-mul moves every scale: q's into the attention's scale,
+/// v's input scale and the output scale into the weights.
+class ThreeProjectionAttentionImpl
+    : public Cloneable<ThreeProjectionAttentionImpl> {
+public:
+  ThreeProjectionAttentionImpl() : Cloneable("ThreeProjectionAttention") {
+    q = register_module("q", Linear(16, 16));
+    k = register_module("k", Linear(16, 16));
+    v = register_module("v", Linear(16, 16));
+    out = register_module("out", Linear(16, 16));
+  }
+  Tensor forward(const Tensor &x) {
+    Tensor a = F::scaled_dot_product_attention(q(x) * 0.5, k(x), v(x));
+    return out(a * 2.0) / 4.0;
+  }
+  Linear q{nullptr}, k{nullptr}, v{nullptr}, out{nullptr};
+};
+NN_MODULE(ThreeProjectionAttention);
+
+TEST(AlgebraPassesTest, MergedAndRescaledAttentionKeepsItsOutputs) {
+  ThreeProjectionAttention model;
+  model->eval();
+  TracedModule traced = trace(model, {TensorSpec({64, 16})});
+
+  // The passes fired: one linear for q/k/v plus the output projection, and
+  // no multiply or divide left on activations (only on weights).
+  TracedModule optimized = traced.clone();
+  optimized.optimize();
+  std::string ir = optimized.to_string();
+  size_t linears = 0;
+  for (size_t at = ir.find("nn.linear"); at != std::string::npos;
+       at = ir.find("nn.linear", at + 1))
+    ++linears;
+  EXPECT_EQ(linears, 2u) << ir;
+  EXPECT_NE(ir.find("nn.cat"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("scale 1.250000e-01"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("tensor<64x16xf32>, tensor<f32>"), std::string::npos)
+      << ir;
+
+  CompileOptions plain;
+  plain.optimize = false;
+  auto reference = compile(traced, plain);
+  auto artifact = compile(traced);
+  std::vector<Tensor> inputs = randomInputs(*reference);
+  auto expected = reference->run(inputs);
+  auto actual = artifact->run(inputs);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  const Tensor &a = (*actual)[0], &e = (*expected)[0];
+  ASSERT_EQ(a.shape(), e.shape());
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    double x = a.item_as_double(i), y = e.item_as_double(i);
+    ASSERT_LE(std::abs(x - y), 1e-5 + 1.3e-6 * std::abs(y)) << "element " << i;
+  }
+}
 
 /// nn-tie-weights on TiedModel: one symbol remains, listing both names, and
 /// the artifact binds it once while describing both.

@@ -65,3 +65,46 @@ func.func @dead_load(%x: tensor<3xf32>) -> tensor<3xf32> {
   %w = nn.load @w : tensor<3xf32>
   return %x : tensor<3xf32>
 }
+
+// -----
+
+// x * 1 → x, whichever side the one is on.
+// CHECK-LABEL: func.func @mul_one
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3xf32>)
+// CHECK-NOT: nn.mul
+// CHECK: return %[[X]], %[[X]]
+func.func @mul_one(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %a = nn.mul %x, %one : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %b = nn.mul %one, %x : (tensor<f32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %a, %b : tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// A one that broadcasts x up, or a factor that is not one everywhere, is not
+// the identity.
+// CHECK-LABEL: func.func @mul_not_identity
+// CHECK-COUNT-2: nn.mul
+func.func @mul_not_identity(%x: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>) {
+  %one = arith.constant dense<1.0> : tensor<2x3xf32>
+  %ramp = arith.constant dense<[1.0, 2.0, 1.0]> : tensor<3xf32>
+  %a = nn.mul %x, %one : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %b = nn.mul %x, %ramp : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %a, %b : tensor<2x3xf32>, tensor<3xf32>
+}
+
+// -----
+
+// Integer x * 1 and x + 0 fold too.
+// CHECK-LABEL: func.func @integer_identities
+// CHECK-NOT: nn.mul
+// CHECK-NOT: nn.add
+// CHECK: return %arg0
+func.func @integer_identities(%x: tensor<4xi64>) -> tensor<4xi64> {
+  %one = arith.constant dense<1> : tensor<i64>
+  %zero = arith.constant dense<0> : tensor<4xi64>
+  %a = nn.mul %x, %one : (tensor<4xi64>, tensor<i64>) -> tensor<4xi64>
+  %b = nn.add %zero, %a : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  return %b : tensor<4xi64>
+}

@@ -119,3 +119,34 @@ func.func @no_fold_transpose(%x: tensor<6xf32>) -> tensor<3x2xf32> {
   %1 = nn.transpose %0 0, 1 : (tensor<2x3xf32>) -> tensor<3x2xf32>
   return %1 : tensor<3x2xf32>
 }
+
+// -----
+
+// Shape ops on constants fold at compile time: a reshaped constant keeps its
+// elements in row-major order, a transposed or permuted splat stays a splat.
+// CHECK-LABEL: func.func @constant_shapes
+// CHECK-DAG: %[[R:.+]] = arith.constant dense<{{\[\[}}1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
+// CHECK-DAG: %[[T:.+]] = arith.constant dense<2.500000e-01> : tensor<4x2x3xf32>
+// CHECK-NOT: nn.reshape
+// CHECK-NOT: nn.transpose
+// CHECK-NOT: nn.permute
+// CHECK: return %[[R]], %[[T]], %[[T]]
+func.func @constant_shapes() -> (tensor<3x2xf32>, tensor<4x2x3xf32>, tensor<4x2x3xf32>) {
+  %c = arith.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %s = arith.constant dense<0.25> : tensor<3x2x4xf32>
+  %r = nn.reshape %c [3, 2] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %t = nn.transpose %s 0, 2 : (tensor<3x2x4xf32>) -> tensor<4x2x3xf32>
+  %p = nn.permute %s [2, 1, 0] : (tensor<3x2x4xf32>) -> tensor<4x2x3xf32>
+  return %r, %t, %p : tensor<3x2xf32>, tensor<4x2x3xf32>, tensor<4x2x3xf32>
+}
+
+// -----
+
+// A non-splat constant is not permuted at compile time (see ShapeOps.cpp).
+// CHECK-LABEL: func.func @constant_permute_kept
+// CHECK: nn.transpose
+func.func @constant_permute_kept() -> tensor<3x2xf32> {
+  %c = arith.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %t = nn.transpose %c 0, 1 : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %t : tensor<3x2xf32>
+}

@@ -1,10 +1,12 @@
 // The nn-optimize pipeline: canonicalize, cse, tie-weights, fold-batchnorm,
-// fuse, canonicalize.
+// fold-scalar-mul, merge-linears, fuse, canonicalize.
 // RUN: nn-opt %s -nn-optimize | FileCheck %s
 // Each graph pass can be switched off.
 // RUN: nn-opt %s -nn-optimize=fuse=false | FileCheck %s --check-prefix=NOFUSE
 // RUN: nn-opt %s -nn-optimize=fold-batchnorm=false | FileCheck %s --check-prefix=NOFOLD
 // RUN: nn-opt %s -nn-optimize=tie-weights=false | FileCheck %s --check-prefix=NOTIE
+// RUN: nn-opt %s '-nn-optimize=fold-scalar-mul=false merge-linears=false' \
+// RUN:   -mlir-print-ir-after-all -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOALGEBRA
 // --mlir-print-ir-after-all shows every step, in order.
 // RUN: nn-opt %s -nn-optimize -mlir-print-ir-after-all -o /dev/null 2>&1 | FileCheck %s --check-prefix=STEPS
 
@@ -45,11 +47,17 @@ nn.parameter @unused : tensor<5xf32>
 // NOTIE: nn.parameter @fc2.weight : tensor<8x8xf32> tied_to @fc1.weight2
 // NOTIE-LABEL: func.func @forward
 // NOTIE: nn.load @fc2.weight
+// NOALGEBRA: IR Dump After FoldBatchNormPass
+// NOALGEBRA-NOT: FoldScalarMulPass
+// NOALGEBRA-NOT: MergeLinearsPass
+// NOALGEBRA: IR Dump After FusePass
 // STEPS: IR Dump After Canonicalizer
 // STEPS: IR Dump After CSE
 // STEPS: IR Dump After TieWeightsPass
 // STEPS: IR Dump After CSE
 // STEPS: IR Dump After FoldBatchNormPass
+// STEPS: IR Dump After FoldScalarMulPass
+// STEPS: IR Dump After MergeLinearsPass
 // STEPS: IR Dump After FusePass
 // STEPS: IR Dump After Canonicalizer
 func.func @forward(%x: tensor<3x4xf32>, %img: tensor<1x3x2x2xf32>) -> (tensor<3x8xf32>, tensor<1x8x2x2xf32>) {

@@ -47,6 +47,11 @@ struct OptimizeOptions {
   bool tie_weights = true;
   /// Fold eval batch norm into the conv/linear before it (nn-fold-batchnorm).
   bool fold_batchnorm = true;
+  /// Fold constant scalar factors into weights or the attention scale
+  /// (nn-fold-scalar-mul).
+  bool fold_scalar_mul = true;
+  /// Merge linears of one input into one (nn-merge-linears).
+  bool merge_linears = true;
   /// Run the fusion pass (nn-fuse).
   bool fuse = true;
 };

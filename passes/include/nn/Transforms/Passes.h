@@ -26,12 +26,19 @@ struct OptimizePipelineOptions
   Option<bool> foldBatchNorm{*this, "fold-batchnorm",
                              llvm::cl::desc("Run nn-fold-batchnorm"),
                              llvm::cl::init(true)};
+  Option<bool> foldScalarMul{*this, "fold-scalar-mul",
+                             llvm::cl::desc("Run nn-fold-scalar-mul"),
+                             llvm::cl::init(true)};
+  Option<bool> mergeLinears{*this, "merge-linears",
+                            llvm::cl::desc("Run nn-merge-linears"),
+                            llvm::cl::init(true)};
   Option<bool> fuse{*this, "fuse", llvm::cl::desc("Run nn-fuse"),
                     llvm::cl::init(true)};
 };
 
 /// The default graph optimization pipeline: canonicalize and CSE,
-/// nn-tie-weights, nn-fold-batchnorm, nn-fuse, canonicalize. Used by
+/// nn-tie-weights, nn-fold-batchnorm, nn-fold-scalar-mul, nn-merge-linears,
+/// nn-fuse, canonicalize. Used by
 /// nn-compile, the frontend and lit.
 void buildOptimizePipeline(OpPassManager &pm,
                            const OptimizePipelineOptions &options);

@@ -151,4 +151,107 @@ def TieWeightsPass : Pass<"nn-tie-weights", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::nn::NNDialect"];
 }
 
+def FoldScalarMulPass : Pass<"nn-fold-scalar-mul", "::mlir::func::FuncOp"> {
+  let summary = "Fold multiplications by a constant scalar into weights or the attention scale";
+  let description = [{
+    A multiplication (or division) by a constant scalar next to a linear map
+    moves onto the operand where it costs least:
+
+    * `linear(x, W, b) * s` → `linear(x, W * s, b * s)`
+    * `linear(x * s, W, b)` → `linear(x, W * s, b)`
+    * `scaled_dot_product_attention(q * s, k, v) scale σ`
+      → `scaled_dot_product_attention(q, k, v) scale σ·s` (likewise for `k`,
+      since q·(k·s)ᵀ = s·(q·kᵀ)); `/ s` works as `· 1/s`.
+
+    Here `s` is an `arith.constant` whose elements are all one value (the
+    tracer spells `x * 1.5` with a rank-0 constant) and which does not
+    broadcast the other operand to a larger shape.
+
+    The cost rule: the weights are not constants here (they are bound when
+    the artifact is loaded), so `W * s` is computed in the graph, once per
+    call, like nn-fold-batchnorm's prologue. Folding into the weights pays
+    only when the multiply it removes touches more elements than the one it
+    adds: `numel(linear result) ≥ numel(W) + numel(b)` for the first form,
+    `numel(x) ≥ numel(W)` for the second. The attention form always pays: it
+    removes a pass over `q` (or `k`) and changes only an attribute, since the
+    lowering applies `scale` inside the softmax's loop nest anyway.
+
+    The opposite direction — folding an attention's `scale` into the query
+    projection's weights — is deliberately not done: with the scale applied
+    inside the softmax loop nest for free, it would only add work.
+
+    Left alone: a multiply whose linear (or scaled value) has other users
+    (they need the unscaled value), a linear applying a fused activation
+    (act(z)·s ≠ act(z·s) in general), a non-constant or non-uniform factor,
+    integer tensors, and anything inside an `nn.fused` group. Results change
+    only by float rounding (the product is formed in a different order).
+
+    Before:
+    ```mlir
+    %s = arith.constant dense<5.000000e-01> : tensor<f32>
+    %y = nn.linear %x, %w, %b : (tensor<64x32xf32>, tensor<16x32xf32>, tensor<16xf32>) -> tensor<64x16xf32>
+    %z = nn.mul %y, %s : (tensor<64x16xf32>, tensor<f32>) -> tensor<64x16xf32>
+    ```
+    After:
+    ```mlir
+    %s = arith.constant dense<5.000000e-01> : tensor<f32>
+    %0 = nn.mul %w, %s : (tensor<16x32xf32>, tensor<f32>) -> tensor<16x32xf32>
+    %1 = nn.mul %b, %s : (tensor<16xf32>, tensor<f32>) -> tensor<16xf32>
+    %z = nn.linear %x, %0, %1 : (tensor<64x32xf32>, tensor<16x32xf32>, tensor<16xf32>) -> tensor<64x16xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::nn::NNDialect"];
+}
+
+def MergeLinearsPass : Pass<"nn-merge-linears", "::mlir::func::FuncOp"> {
+  let summary = "Merge linears that read the same input into one (q/k/v projections)";
+  let description = [{
+    Several `nn.linear`s of one input — the q, k and v projections of an
+    attention written with three Linear modules, or the heads of a
+    multi-head model — become one linear on the concatenated weights (and
+    biases), whose result is cut back into the original ones with
+    `nn.slice` along the last dimension:
+
+        [y1 | y2 | y3] = x · [W1; W2; W3]ᵀ + [b1; b2; b3]
+
+    so one matrix product runs with a wider N: the input is read and packed
+    once instead of once per projection, and the kernel gets a larger,
+    better parallelized problem.
+
+    The cost rule: the weights are external, so their concatenation is an
+    `nn.cat` in the graph, copying `ΣNᵢ·K` elements per call; merging reads
+    `(n−1)·M·K` fewer input elements (`M` rows, `n` linears). The linears are
+    merged when `(n−1)·M ≥ ΣNᵢ`, i.e. the input traffic saved is at least
+    the weight traffic added. (With the weights bound at compile time the
+    concatenation becomes a constant and the rule is moot.)
+
+    Merged together: linears of the same input in the same block whose
+    weights (and biases) are defined before the first of them, with the same
+    activation, all with or all without a bias, and of one element type.
+    Left alone: a lone linear, linears inside `nn.fused` groups, and linears
+    whose weight is computed after the first one (moving that computation is
+    not this pass's business).
+
+    Before:
+    ```mlir
+    %q = nn.linear %x, %wq, %bq : (tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>) -> tensor<64x32xf32>
+    %k = nn.linear %x, %wk, %bk : (tensor<64x32xf32>, tensor<32x32xf32>, tensor<32xf32>) -> tensor<64x32xf32>
+    ```
+    After:
+    ```mlir
+    %w = nn.cat %wq, %wk dim 0 : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<64x32xf32>
+    %b = nn.cat %bq, %bk dim 0 : (tensor<32xf32>, tensor<32xf32>) -> tensor<64xf32>
+    %y = nn.linear %x, %w, %b : (tensor<64x32xf32>, tensor<64x32xf32>, tensor<64xf32>) -> tensor<64x64xf32>
+    %q = nn.slice %y dim 1 [0 : 32 : 1] : (tensor<64x64xf32>) -> tensor<64x32xf32>
+    %k = nn.slice %y dim 1 [32 : 64 : 1] : (tensor<64x64xf32>) -> tensor<64x32xf32>
+    ```
+
+    Pre-transposing linear weights once (storing Wᵀ) is not done: the CPU
+    lowering passes the weight to the GEMM micro-kernel by pointer and
+    strides, and the kernel packs its B operand into register-tile panels on
+    every call whatever the layout, so a transposed copy would save nothing.
+  }];
+  let dependentDialects = ["::mlir::nn::NNDialect"];
+}
+
 #endif // NN_TRANSFORMS_PASSES_TD
