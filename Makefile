@@ -40,6 +40,8 @@ bench:
 # Regenerates the PyTorch goldens (committed; only needed when they change).
 goldens: bootstrap
 	@/usr/bin/python3 tests/reference/generate_goldens.py
+	@/usr/bin/python3 tests/reference/generate_module_goldens.py
+	@/usr/bin/python3 tests/reference/generate_zoo_goldens.py
 
 clean:
 	@rm -rf $(BUILD)

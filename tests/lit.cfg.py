@@ -13,6 +13,9 @@ config.test_exec_root = os.path.join(config.nn_obj_root, "tests")
 config.excludes = ["Inputs", "Unit", "reference", "E2E", "CMakeLists.txt", "lit.cfg.py"]
 
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+# Compiles in tests share a cache in the build tree, not the user's.
+config.environment["NN_CACHE_DIR"] = os.path.join(config.nn_obj_root, "nn-cache")
+config.environment.pop("NN_CACHE_DISABLE", None)
 llvm_config.use_default_substitutions()
 config.substitutions.append(("%nn_src", config.nn_source_root))
 config.substitutions.append(("%goldens", os.path.join(
@@ -20,5 +23,6 @@ config.substitutions.append(("%goldens", os.path.join(
 # Debian's torch imports only in the system interpreter.
 config.substitutions.append(("%torch_python", config.nn_python3))
 llvm_config.add_tool_substitutions(
-    ["nn-opt", "nn-compile", "nn-run"], [config.nn_tools_dir])
+    ["nn-opt", "nn-compile", "nn-run", "nn-trace-seed-model"],
+    [config.nn_tools_dir])
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -15,6 +15,7 @@
 #define NN_EXAMPLES_MODELS_SEEDMODELS_H
 
 #include "models/BlockStack.h"
+#include "models/ConvNet.h"
 #include "models/DynamicNet.h"
 #include "models/LSTMClassifier.h"
 #include "models/MultiHeadModel.h"
@@ -39,8 +40,18 @@ struct ModelCase {
   std::string name;
   /// Seeds the default generator with `seed`, then builds the model.
   std::function<std::shared_ptr<Module>(uint64_t seed)> make;
-  /// Traces a model `make` built, on the model's example input shapes.
-  std::function<TracedModule(const std::shared_ptr<Module> &)> trace;
+  /// The model's example inputs.
+  std::vector<TensorSpec> inputs;
+  /// Traces a model `make` built on `specs`; tests of bad input pass specs
+  /// other than `inputs`.
+  std::function<TracedModule(const std::shared_ptr<Module> &,
+                             const std::vector<TensorSpec> &specs)>
+      trace_on;
+
+  /// Traces a model `make` built, on the model's example inputs.
+  TracedModule trace(const std::shared_ptr<Module> &model) const {
+    return trace_on(model, inputs);
+  }
 };
 
 /// Lets gtest print a case by name.
@@ -57,9 +68,11 @@ ModelCase model_case(std::string name, std::vector<TensorSpec> inputs,
             manual_seed(seed);
             return Holder(args...).ptr();
           },
-          [inputs](const std::shared_ptr<Module> &model) {
+          inputs,
+          [](const std::shared_ptr<Module> &model,
+             const std::vector<TensorSpec> &specs) {
             return nn::trace(Holder(std::dynamic_pointer_cast<Impl>(model)),
-                             inputs);
+                             specs);
           }};
 }
 
@@ -81,6 +94,7 @@ inline const std::vector<ModelCase> &seed_models() {
       model_case<TiedEmbeddingLM>("TiedEmbeddingLM",
                                   {TensorSpec({2, 7}, DType::i64)}),
       model_case<ResNet>("ResNet", {TensorSpec({2, 3, 8, 8})}),
+      model_case<ConvNet>("ConvNet", {TensorSpec({2, 3, 8, 8})}),
   };
   return cases;
 }

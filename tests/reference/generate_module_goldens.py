@@ -300,9 +300,27 @@ class ResNet(nn.Module):
             self.stem(x))))))
 
 
+class ConvNet(nn.Module):
+    """Conv, BatchNorm, ReLU, max-pool, bilinear upsample, strided conv,
+    flatten, linear: one Sequential."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.Sequential(
+            nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Upsample(scale_factor=2.0, mode="bilinear",
+                        align_corners=False),
+            nn.Conv2d(8, 4, 3, stride=2, padding=1), nn.Flatten(),
+            nn.Linear(64, 10))
+
+    def forward(self, x):
+        return self.layers(x)
+
+
 MODELS = [SimpleMLP, TwoBranchModel, MultiHeadModel, BlockStack,
           PositionalEncoding, TiedModel, DynamicNet, MyLinear, LSTMClassifier,
-          TransformerStack, TiedEmbeddingLM, ResNet]
+          TransformerStack, TiedEmbeddingLM, ResNet, ConvNet]
 
 
 # --- Goldens -----------------------------------------------------------------

@@ -1,13 +1,19 @@
 //===- nn-run.cpp - Run a compiled model on safetensors inputs ------------===//
 //
 //   nn-run model.so weights.safetensors inputs.safetensors [-o outputs.safetensors]
-//          [--seed N] [--rng-offset N]
+//          [--state-out state.safetensors] [--seed N] [--rng-offset N]
 //
 // Loads a compiled model with the runtime alone (no LLVM, no MLIR), binds
 // the weights by state_dict name, runs it on the inputs ("input.0", ...),
 // prints one line per output and optionally saves them ("output.0", ...).
 // A model that draws random numbers (training dropout) draws them from the
 // generator state (--seed, --rng-offset; 0 and 0 by default).
+//
+// A model compiled in training mode writes its buffers as it runs (BatchNorm's
+// running_mean, running_var, num_batches_tracked): the artifact binds the
+// loaded weights without copying, so after the run they hold the updated
+// state, which --state-out saves (every tensor of the weights file, under its
+// name), ready to be the weights of the next step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,11 +56,13 @@ void summarize(const std::string &name, const nn::Tensor &t) {
 
 int main(int argc, char **argv) {
   std::vector<std::string> positional;
-  std::string outputPath;
+  std::string outputPath, statePath;
   nn::RngState rng;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "-o") == 0 && i + 1 < argc)
       outputPath = argv[++i];
+    else if (std::strcmp(argv[i], "--state-out") == 0 && i + 1 < argc)
+      statePath = argv[++i];
     else if ((std::strcmp(argv[i], "--seed") == 0 ||
               std::strcmp(argv[i], "--rng-offset") == 0) &&
              i + 1 < argc) {
@@ -76,8 +84,8 @@ int main(int argc, char **argv) {
   }
   if (positional.size() != 3)
     return fail("usage: nn-run model.so weights.safetensors "
-                "inputs.safetensors [-o outputs.safetensors] [--seed N] "
-                "[--rng-offset N]");
+                "inputs.safetensors [-o outputs.safetensors] "
+                "[--state-out state.safetensors] [--seed N] [--rng-offset N]");
 
   auto artifact = nn::Artifact::load(positional[0]);
   if (!artifact.ok())
@@ -97,6 +105,11 @@ int main(int argc, char **argv) {
     summarize(name, tensor);
   if (!outputPath.empty())
     if (auto saved = nn::save_safetensors(outputPath, *outputs); !saved.ok())
+      return fail(saved);
+  if (!statePath.empty())
+    if (auto saved = nn::save_safetensors(statePath, weights->tensors,
+                                          weights->metadata);
+        !saved.ok())
       return fail(saved);
   return 0;
 }
