@@ -65,8 +65,7 @@ struct MergeLinearsOfOneInput : public OpRewritePattern<LinearOp> {
     for (Operation *user : first.getInput().getUsers()) {
       auto linear = llvm::dyn_cast<LinearOp>(user);
       if (!linear || linear == first || linear.getInput() != first.getInput() ||
-          linear->getBlock() != first->getBlock() ||
-          !compatible(first, linear))
+          linear->getBlock() != first->getBlock() || !compatible(first, linear))
         continue;
       if (linear->isBeforeInBlock(first))
         return rewriter.notifyMatchFailure(
@@ -79,9 +78,8 @@ struct MergeLinearsOfOneInput : public OpRewritePattern<LinearOp> {
                                                 "input to merge with");
     // Program order, not use-list order: the concatenation is then the one
     // a person would write ([W_q; W_k; W_v]).
-    llvm::sort(group, [](LinearOp a, LinearOp b) {
-      return a->isBeforeInBlock(b);
-    });
+    llvm::sort(group,
+               [](LinearOp a, LinearOp b) { return a->isBeforeInBlock(b); });
 
     // Cost rule: the input reads saved against the weight copy added.
     auto inputType = llvm::cast<RankedTensorType>(first.getInput().getType());
@@ -147,8 +145,8 @@ struct MergeLinearsPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<MergeLinearsOfOneInput>(&getContext());
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
 };
