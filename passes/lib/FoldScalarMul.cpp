@@ -58,7 +58,9 @@ struct ScalarScale {
   static std::optional<ScalarScale> match(Operation *op) {
     if (!op || llvm::isa<FusedOp>(op->getParentOp()))
       return std::nullopt;
-    auto same = [&](Value v) { return v.getType() == op->getResult(0).getType(); };
+    auto same = [&](Value v) {
+      return v.getType() == op->getResult(0).getType();
+    };
     if (auto mul = llvm::dyn_cast<MulOp>(op)) {
       if (FloatAttr s = uniformFloat(mul.getRhs()); s && same(mul.getLhs()))
         return ScalarScale{mul.getLhs(), s, false};
@@ -137,8 +139,8 @@ struct FoldScaleOfLinear : public OpRewritePattern<OpTy> {
       return rewriter.notifyMatchFailure(
           op, "scaling the weights costs more than scaling the result");
 
-    LLVM_DEBUG(llvm::dbgs() << "nn-fold-scalar-mul: into the weights of "
-                            << linear << "\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "nn-fold-scalar-mul: into the weights of " << linear << "\n");
     // The scaled weights go right before the linear, where its weights are
     // known to be available (so nn-merge-linears can still merge it).
     Location loc = op.getLoc();
@@ -147,9 +149,9 @@ struct FoldScaleOfLinear : public OpRewritePattern<OpTy> {
     if (bias)
       bias = scale->applyTo(bias, rewriter, loc);
     rewriter.setInsertionPoint(op);
-    rewriter.replaceOpWithNewOp<LinearOp>(
-        op, op.getType(), linear.getInput(), weight, bias,
-        linear.getActivationAttr());
+    rewriter.replaceOpWithNewOp<LinearOp>(op, op.getType(), linear.getInput(),
+                                          weight, bias,
+                                          linear.getActivationAttr());
     rewriter.eraseOp(linear);
     return success();
   }
@@ -175,8 +177,8 @@ struct FoldScaledInputOfLinear : public OpRewritePattern<LinearOp> {
       return rewriter.notifyMatchFailure(
           linear, "scaling the weight costs more than scaling the input");
 
-    LLVM_DEBUG(llvm::dbgs() << "nn-fold-scalar-mul: input scale into "
-                            << linear << "\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "nn-fold-scalar-mul: input scale into " << linear << "\n");
     Value weight =
         scale->applyTo(linear.getWeight(), rewriter, producer->getLoc());
     rewriter.modifyOpInPlace(linear, [&] {
@@ -200,8 +202,8 @@ struct FoldScaleIntoAttention
       auto scale = ScalarScale::match(producer);
       if (!scale || !producer->hasOneUse())
         continue;
-      LLVM_DEBUG(llvm::dbgs() << "nn-fold-scalar-mul: into the scale of "
-                              << op << "\n");
+      LLVM_DEBUG(llvm::dbgs()
+                 << "nn-fold-scalar-mul: into the scale of " << op << "\n");
       double newScale = op.getScaleOrDefault() * scale->multiplier();
       rewriter.modifyOpInPlace(op, [&] {
         operand->set(scale->scaled);
@@ -223,8 +225,8 @@ struct FoldScalarMulPass
     patterns.add<FoldScaleOfLinear<MulOp>, FoldScaleOfLinear<DivOp>,
                  FoldScaledInputOfLinear, FoldScaleIntoAttention>(
         &getContext());
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
 };

@@ -40,6 +40,14 @@ bool compatible(LinearOp a, LinearOp b) {
          a.getType().getElementType() == b.getType().getElementType();
 }
 
+/// True when nn-fuse will give `linear` an epilogue (its only user is a
+/// pointwise op): merging would cut the result into slices, which no group
+/// can absorb, and lose the fused bias/activation store.
+bool feedsEpilogue(LinearOp linear) {
+  return linear->hasOneUse() &&
+         (*linear->user_begin())->hasTrait<OpTrait::nn::Pointwise>();
+}
+
 /// [l1, l2, ...] (each N_i × K, M rows) → one linear with the weights and
 /// biases concatenated along the output features, then slices.
 struct MergeLinearsOfOneInput : public OpRewritePattern<LinearOp> {
@@ -61,17 +69,20 @@ struct MergeLinearsOfOneInput : public OpRewritePattern<LinearOp> {
     if (!available(first))
       return rewriter.notifyMatchFailure(first, "weight defined after the "
                                                 "linear");
+    if (feedsEpilogue(first))
+      return rewriter.notifyMatchFailure(first, "nn-fuse will fuse its only "
+                                                "(pointwise) user into it");
     SmallVector<LinearOp> group{first};
     for (Operation *user : first.getInput().getUsers()) {
       auto linear = llvm::dyn_cast<LinearOp>(user);
       if (!linear || linear == first || linear.getInput() != first.getInput() ||
-          linear->getBlock() != first->getBlock() ||
-          !compatible(first, linear))
+          linear->getBlock() != first->getBlock() || !compatible(first, linear))
         continue;
       if (linear->isBeforeInBlock(first))
         return rewriter.notifyMatchFailure(
             first, "an earlier linear of the same input leads the group");
-      if (available(linear) && !llvm::is_contained(group, linear))
+      if (available(linear) && !feedsEpilogue(linear) &&
+          !llvm::is_contained(group, linear))
         group.push_back(linear);
     }
     if (group.size() < 2)
@@ -79,9 +90,8 @@ struct MergeLinearsOfOneInput : public OpRewritePattern<LinearOp> {
                                                 "input to merge with");
     // Program order, not use-list order: the concatenation is then the one
     // a person would write ([W_q; W_k; W_v]).
-    llvm::sort(group, [](LinearOp a, LinearOp b) {
-      return a->isBeforeInBlock(b);
-    });
+    llvm::sort(group,
+               [](LinearOp a, LinearOp b) { return a->isBeforeInBlock(b); });
 
     // Cost rule: the input reads saved against the weight copy added.
     auto inputType = llvm::cast<RankedTensorType>(first.getInput().getType());
@@ -147,8 +157,8 @@ struct MergeLinearsPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<MergeLinearsOfOneInput>(&getContext());
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
 };

@@ -23,7 +23,8 @@ func.func @qkv(%x: tensor<4x16x32xf32>, %wq: tensor<32x32xf32>, %wk: tensor<32x3
 // -----
 
 // Weights loaded from parameters (as traced) work the same; the users of
-// every result read their slice.
+// every result read their slice. (Each result is also returned: a linear
+// whose only user is pointwise is left to nn-fuse, see @leave_alone.)
 nn.parameter @q.weight : tensor<16x16xf32>
 nn.parameter @k.weight : tensor<16x16xf32>
 // CHECK-LABEL: func.func @loaded
@@ -32,14 +33,14 @@ nn.parameter @k.weight : tensor<16x16xf32>
 // CHECK-NEXT: %[[Q:.+]] = nn.slice %[[Y]] dim 1 [0 : 16 : 1]
 // CHECK-NEXT: %[[K:.+]] = nn.slice %[[Y]] dim 1 [16 : 32 : 1]
 // CHECK-NEXT: %[[S:.+]] = nn.add %[[Q]], %[[K]]
-// CHECK-NEXT: return %[[S]]
-func.func @loaded(%x: tensor<64x16xf32>) -> tensor<64x16xf32> {
+// CHECK-NEXT: return %[[S]], %[[Q]], %[[K]]
+func.func @loaded(%x: tensor<64x16xf32>) -> (tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>) {
   %wq = nn.load @q.weight : tensor<16x16xf32>
   %wk = nn.load @k.weight : tensor<16x16xf32>
   %q = nn.linear %x, %wq : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32>
   %k = nn.linear %x, %wk : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32>
   %s = nn.add %q, %k : (tensor<64x16xf32>, tensor<64x16xf32>) -> tensor<64x16xf32>
-  return %s : tensor<64x16xf32>
+  return %s, %q, %k : tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>
 }
 
 // -----
@@ -69,7 +70,9 @@ func.func @compatible_only(%x: tensor<64x16xf32>, %other: tensor<64x16xf32>, %w1
 // - a lone linear;
 // - a weight computed after the first linear (moving it is not this pass's
 //   business);
-// - linears inside nn.fused groups.
+// - linears inside nn.fused groups;
+// - a linear whose only user is pointwise (nn-fuse's epilogue); the other
+//   two linears of that input still merge.
 // CHECK-LABEL: func.func @leave_alone
 // CHECK-NOT: nn.cat
 // CHECK-NOT: nn.slice
@@ -79,9 +82,14 @@ func.func @compatible_only(%x: tensor<64x16xf32>, %other: tensor<64x16xf32>, %w1
 // CHECK: nn.neg
 // CHECK: nn.linear %arg2
 // CHECK: nn.fused
+// CHECK: nn.cat %arg3, %arg4 dim 0
+// CHECK-NEXT: nn.linear %arg5, %{{.+}} : (tensor<64x16xf32>, tensor<32x16xf32>)
+// CHECK-COUNT-2: nn.slice
+// CHECK-NEXT: %[[E:.+]] = nn.linear %arg5, %arg3 :
+// CHECK-NEXT: nn.relu %[[E]]
 // CHECK: return
-func.func @leave_alone(%small: tensor<2x16xf32>, %lone: tensor<64x16xf32>, %x: tensor<64x16xf32>, %w1: tensor<16x16xf32>, %w2: tensor<16x16xf32>)
-    -> (tensor<2x16xf32>, tensor<2x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>) {
+func.func @leave_alone(%small: tensor<2x16xf32>, %lone: tensor<64x16xf32>, %x: tensor<64x16xf32>, %w1: tensor<16x16xf32>, %w2: tensor<16x16xf32>, %y: tensor<64x16xf32>)
+    -> (tensor<2x16xf32>, tensor<2x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>) {
   %a = nn.linear %small, %w1 : (tensor<2x16xf32>, tensor<16x16xf32>) -> tensor<2x16xf32>
   %b = nn.linear %small, %w2 : (tensor<2x16xf32>, tensor<16x16xf32>) -> tensor<2x16xf32>
   %c = nn.linear %lone, %w1 : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32>
@@ -94,5 +102,9 @@ func.func @leave_alone(%small: tensor<2x16xf32>, %lone: tensor<64x16xf32>, %x: t
     %1 = nn.relu %0 : tensor<64x16xf32>
     nn.yield %1 : tensor<64x16xf32>
   }
-  return %a, %b, %c, %d, %e, %f : tensor<2x16xf32>, tensor<2x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>
+  %g = nn.linear %y, %w1 : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32>
+  %h = nn.linear %y, %w2 : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32>
+  %k = nn.linear %y, %w1 : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32>
+  %r = nn.relu %k : tensor<64x16xf32>
+  return %a, %b, %c, %d, %e, %f, %g, %h, %r : tensor<2x16xf32>, tensor<2x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>
 }

@@ -228,9 +228,10 @@ def MergeLinearsPass : Pass<"nn-merge-linears", "::mlir::func::FuncOp"> {
     Merged together: linears of the same input in the same block whose
     weights (and biases) are defined before the first of them, with the same
     activation, all with or all without a bias, and of one element type.
-    Left alone: a lone linear, linears inside `nn.fused` groups, and linears
+    Left alone: a lone linear, linears inside `nn.fused` groups, linears
     whose weight is computed after the first one (moving that computation is
-    not this pass's business).
+    not this pass's business), and a linear whose only user is a pointwise
+    op: nn-fuse makes that op its epilogue, which a sliced result would lose.
 
     Before:
     ```mlir
