@@ -385,7 +385,8 @@ Value reshapeRows(PatternRewriter &rewriter, Location loc, Value value,
   if (from.getRank() == type.getRank())
     return value;
   bool expand = type.getRank() > from.getRank();
-  int64_t rank = expand ? type.getRank() : from.getRank();
+  // The rank of the side that is not the GEMM's [rows, cols].
+  int64_t rank = from.getRank() == 2 ? type.getRank() : from.getRank();
   SmallVector<ReassociationIndices> groups;
   if (rank == 1) {
     groups.push_back({0, 1});

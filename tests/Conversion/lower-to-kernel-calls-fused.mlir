@@ -241,3 +241,21 @@ func.func @no_kernel_grouped_conv(%x: tensor<1x4x8x8xf32>, %w: tensor<4x2x3x3xf3
   }
   return %0 : tensor<1x4x6x6xf32>
 }
+
+// -----
+
+// A rank-1 linear is one GEMM row: [K] -> [1, K] in, [1, N] -> [N] out.
+// CHECK-LABEL: func.func @fused_linear_rank1_relu
+// CHECK: tensor.expand_shape %arg0 {{\[}}[0, 1]] output_shape [1, 5] : tensor<5xf32> into tensor<1x5xf32>
+// CHECK: call @nn_rt_sgemm(
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1]] : tensor<1x8xf32> into tensor<8xf32>
+// CHECK-NOT: nn.fused
+func.func @fused_linear_rank1_relu(%x: tensor<5xf32>, %w: tensor<8x5xf32>) -> tensor<8xf32> {
+  %0 = nn.fused (%x, %w) : (tensor<5xf32>, tensor<8x5xf32>) -> tensor<8xf32> {
+  ^bb0(%a: tensor<5xf32>, %k: tensor<8x5xf32>):
+    %1 = nn.linear %a, %k : (tensor<5xf32>, tensor<8x5xf32>) -> tensor<8xf32>
+    %2 = nn.relu %1 : tensor<8xf32>
+    nn.yield %2 : tensor<8xf32>
+  }
+  return %0 : tensor<8xf32>
+}
