@@ -1,7 +1,8 @@
 //===- Compile.cpp - Compiling traced modules -----------------------------===//
 //
 // Runs nn-optimize on a copy of the traced IR, then the CPU back end: JIT
-// (bound to the model's tensors) or a shared object on disk.
+// (bound to the model's tensors) or a shared object on disk, each answered
+// from the compile cache when it holds the product already.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 #include "nn/Init.h"
 
 #include <functional>
+#include <optional>
 
 namespace nn {
 
@@ -32,11 +34,35 @@ static TracedModule prepare(const TracedModule &traced,
   return work;
 }
 
+/// The compile cache `options` ask for, if the environment gives one.
+static std::optional<mlir::nn::CompileCache>
+cacheFor(const CompileOptions &options) {
+  if (!options.cache)
+    return std::nullopt;
+  std::optional<std::string> folder =
+      mlir::nn::CompileCache::directoryFromEnvironment();
+  if (!folder)
+    return std::nullopt;
+  return mlir::nn::CompileCache(*folder);
+}
+
+/// What decides the code besides the optimized IR, as the cache keys it.
+static std::string cacheOptions(const CompileOptions &options) {
+  const OptimizeOptions &o = options.optimize_options;
+  if (!options.optimize)
+    return "optimize=0";
+  return "optimize=1 tie_weights=" + std::to_string(o.tie_weights) +
+         " fold_batchnorm=" + std::to_string(o.fold_batchnorm) +
+         " fuse=" + std::to_string(o.fuse);
+}
+
 std::shared_ptr<Artifact> compile(const TracedModule &traced,
                                   const CompileOptions &options) {
   TracedModule work = prepare(traced, options);
   detail::DiagnosticCapture capture(work.impl()->context);
-  auto jit = mlir::nn::compileInProcess(*work.impl()->module);
+  std::optional<mlir::nn::CompileCache> cache = cacheFor(options);
+  auto jit = mlir::nn::compileInProcess(
+      *work.impl()->module, cache ? &*cache : nullptr, cacheOptions(options));
   if (mlir::failed(jit))
     throw Error("nn::compile failed: " + capture.message());
   // The engine owns the code; the artifact keeps the engine (and the engine
@@ -57,8 +83,10 @@ void compile_to_file(const TracedModule &traced, const std::string &path,
                      const CompileOptions &options) {
   TracedModule work = prepare(traced, options);
   detail::DiagnosticCapture capture(work.impl()->context);
-  if (mlir::failed(
-          mlir::nn::compileToSharedObject(*work.impl()->module, path)))
+  std::optional<mlir::nn::CompileCache> cache = cacheFor(options);
+  if (mlir::failed(mlir::nn::compileToSharedObject(*work.impl()->module, path,
+                                                   cache ? &*cache : nullptr,
+                                                   cacheOptions(options))))
     throw Error("nn::compile_to_file failed: " + capture.message());
 }
 

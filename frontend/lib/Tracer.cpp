@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ModuleError.h"
 #include "TraceContext.h"
 
 #include "nn/IR/NNOps.h"
@@ -172,6 +173,12 @@ mlir::Location TraceContext::location() {
 void TraceContext::fail(const std::string &message) const {
   throw Error((path().empty() ? std::string("<root>") : path()) + ": " +
               message);
+}
+
+void failInModule(const std::string &message) {
+  if (TraceContext *t = TraceContext::active())
+    t->fail(message);
+  throw Error(message);
 }
 
 void TraceContext::pushModule(const Module &module) {

@@ -209,21 +209,25 @@ TEST(LSTMTest, BadOptionsAndInputsSayWhatIsWrong) {
     }
     return "";
   };
+  // The LSTM is the traced root here, hence "<root>:" where a submodule
+  // would give its path ("lstm:").
   EXPECT_EQ(message({TensorSpec({5, 2, 7})}),
-            "LSTM: input.size(-1) must be equal to input_size. Expected 3, got 7");
+            "<root>: LSTM: input.size(-1) must be equal to input_size. "
+            "Expected 3, got 7 (input 5x2x7, weight_ih_l0 16x3)");
   EXPECT_EQ(message({TensorSpec({5, 2, 3}), TensorSpec({1, 2, 4}),
                      TensorSpec({2, 2, 4})}),
-            "LSTM: Expected hidden[0] size 2x2x4, got 1x2x4");
-  EXPECT_EQ(message({TensorSpec({5, 2, 3, 1})}),
-            "LSTM: Expected input to be 2-D or 3-D but received 4-D tensor");
+            "<root>: LSTM: Expected hidden[0] size 2x2x4, got 1x2x4");
+  EXPECT_EQ(
+      message({TensorSpec({5, 2, 3, 1})}),
+      "<root>: LSTM: Expected input to be 2-D or 3-D but received 4-D tensor");
   // With proj_size, h0 has proj_size features and c0 hidden_size.
   lstm = LSTM(LSTMOptions(3, 4).num_layers(2).proj_size(2));
   EXPECT_EQ(message({TensorSpec({5, 2, 3}), TensorSpec({2, 2, 4}),
                      TensorSpec({2, 2, 4})}),
-            "LSTM: Expected hidden[0] size 2x2x2, got 2x2x4");
+            "<root>: LSTM: Expected hidden[0] size 2x2x2, got 2x2x4");
   EXPECT_EQ(message({TensorSpec({5, 2, 3}), TensorSpec({2, 2, 2}),
                      TensorSpec({2, 2, 2})}),
-            "LSTM: Expected hidden[1] size 2x2x4, got 2x2x2");
+            "<root>: LSTM: Expected hidden[1] size 2x2x4, got 2x2x2");
 }
 
 } // namespace

@@ -9,6 +9,12 @@
 //   obj        a native object file
 //   so         a shared object loadable by nn::Artifact (the default)
 //
+// Shared objects come from the compile cache (nn/Conversion/CPU/CompileCache.h)
+// when it holds one for the optimized IR and these options: $NN_CACHE_DIR,
+// else $XDG_CACHE_HOME/nn, else ~/.cache/nn; --cache-dir overrides, --no-cache
+// or NN_CACHE_DISABLE=1 turn it off, and --cache-log prints what happened
+// ("nn-compile: cache hit <key>") on stderr.
+//
 //===----------------------------------------------------------------------===//
 
 #include "nn/Conversion/CPU/Compile.h"
@@ -48,6 +54,16 @@ static cl::opt<Emit> emit(
                clEnumValN(Emit::Shared, "so", "a shared object")));
 static cl::opt<bool> noOptimize("no-optimize",
                                 cl::desc("Skip the nn-optimize pipeline"));
+static cl::opt<std::string>
+    cacheDir("cache-dir",
+             cl::desc("Compile cache folder (default: $NN_CACHE_DIR, "
+                      "$XDG_CACHE_HOME/nn or ~/.cache/nn)"),
+             cl::value_desc("path"));
+static cl::opt<bool>
+    noCache("no-cache", cl::desc("Neither read nor write the compile cache"));
+static cl::opt<bool> cacheLog("cache-log",
+                              cl::desc("Say on stderr whether the compile "
+                                       "cache answered (hit, miss, rebuilt)"));
 
 /// Prints `module` to the output file.
 static int printModule(ModuleOp module) {
@@ -82,7 +98,26 @@ static int run(ModuleOp module) {
       llvm::errs() << "nn-compile: --emit=so needs an output path (-o)\n";
       return 1;
     }
-    return failed(nn::compileToSharedObject(module, outputFilename)) ? 1 : 0;
+    std::optional<std::string> folder;
+    if (!noCache)
+      folder = cacheDir.empty() ? nn::CompileCache::directoryFromEnvironment()
+                                : std::optional<std::string>(cacheDir);
+    std::optional<nn::CompileCache> cache;
+    if (folder)
+      cache.emplace(*folder);
+    // What decides the code besides the IR. The IR is already optimized, so
+    // this only keeps apart entries that differ in how they were made.
+    std::string options = noOptimize ? "optimize=0" : "optimize=1";
+    nn::CacheReport report;
+    if (failed(nn::compileToSharedObject(module, outputFilename,
+                                         cache ? &*cache : nullptr, options,
+                                         &report)))
+      return 1;
+    if (cacheLog)
+      llvm::errs() << "nn-compile: cache "
+                   << nn::cacheOutcomeName(report.outcome)
+                   << (report.key.empty() ? "" : " ") << report.key << "\n";
+    return 0;
   }
 
   FailureOr<std::string> description = nn::describeArtifact(module);

@@ -59,17 +59,12 @@ LogicalResult mlir::nn::lowerToLLVMDialect(ModuleOp module) {
   return pm.run(module);
 }
 
-LogicalResult mlir::nn::emitObjectFile(llvm::Module &llvmModule, StringRef path,
-                                       std::string &error) {
+LogicalResult mlir::nn::emitObject(llvm::Module &llvmModule,
+                                   llvm::raw_pwrite_stream &out,
+                                   std::string &error) {
   std::unique_ptr<llvm::TargetMachine> machine = createHostTargetMachine(error);
   if (!machine)
     return failure();
-  std::error_code ec;
-  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
-  if (ec) {
-    error = "cannot write '" + path.str() + "': " + ec.message();
-    return failure();
-  }
   llvm::legacy::PassManager pm;
   if (machine->addPassesToEmitFile(pm, out, nullptr,
                                    llvm::CodeGenFileType::ObjectFile)) {
@@ -77,6 +72,19 @@ LogicalResult mlir::nn::emitObjectFile(llvm::Module &llvmModule, StringRef path,
     return failure();
   }
   pm.run(llvmModule);
+  return success();
+}
+
+LogicalResult mlir::nn::emitObjectFile(llvm::Module &llvmModule, StringRef path,
+                                       std::string &error) {
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    error = "cannot write '" + path.str() + "': " + ec.message();
+    return failure();
+  }
+  if (failed(emitObject(llvmModule, out, error)))
+    return failure();
   out.flush();
   if (out.has_error()) {
     error = "writing '" + path.str() + "' failed: " + out.error().message();

@@ -2,7 +2,10 @@
 //
 // The JIT path shares everything with the ahead-of-time one up to LLVM IR
 // (translateToArtifactIR adds the same table), then hands the module to
-// mlir::ExecutionEngine (ORC) instead of writing an object file.
+// mlir::ExecutionEngine (ORC) instead of writing an object file. With the
+// compile cache, the object file is what is cached: jitLoadObject links one
+// (fresh or from the cache) into an ORC LLJIT of its own, with the same
+// symbols.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,11 +15,29 @@
 #include "nn/Runtime/Kernels.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 using namespace mlir;
 using namespace mlir::nn;
+
+/// The kernels the generated code calls, from this process's nn_kernels
+/// (linked into the compiler; not necessarily exported dynamically).
+static llvm::orc::SymbolMap
+kernelSymbols(llvm::orc::MangleAndInterner interner) {
+  llvm::orc::SymbolMap symbols;
+  auto add = [&](const char *name, void *address) {
+    symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                               llvm::JITSymbolFlags::Exported};
+  };
+  add("nn_rt_sgemm", reinterpret_cast<void *>(&nn_rt_sgemm));
+  add("nn_rt_conv2d_nchw", reinterpret_cast<void *>(&nn_rt_conv2d_nchw));
+  add("nn_rt_parallel_for", reinterpret_cast<void *>(&nn_rt_parallel_for));
+  return symbols;
+}
 
 FailureOr<JitArtifact> mlir::nn::jitCompile(ModuleOp module,
                                             StringRef description,
@@ -43,19 +64,7 @@ FailureOr<JitArtifact> mlir::nn::jitCompile(ModuleOp module,
                    : llvm::toString(engine.takeError());
     return failure();
   }
-  // The kernels the generated code calls, from this process's nn_kernels
-  // (linked into the compiler; not necessarily exported dynamically).
-  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    auto add = [&](const char *name, void *address) {
-      symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                                 llvm::JITSymbolFlags::Exported};
-    };
-    add("nn_rt_sgemm", reinterpret_cast<void *>(&nn_rt_sgemm));
-    add("nn_rt_conv2d_nchw", reinterpret_cast<void *>(&nn_rt_conv2d_nchw));
-    add("nn_rt_parallel_for", reinterpret_cast<void *>(&nn_rt_parallel_for));
-    return symbols;
-  });
+  (*engine)->registerSymbols(kernelSymbols);
   auto getter = (*engine)->lookup(NN_ARTIFACT_ENTRY_POINT);
   if (!getter) {
     error = llvm::toString(getter.takeError());
@@ -64,5 +73,40 @@ FailureOr<JitArtifact> mlir::nn::jitCompile(ModuleOp module,
   JitArtifact artifact;
   artifact.table = reinterpret_cast<nn_get_artifact_v1_fn>(*getter)();
   artifact.engine = std::shared_ptr<ExecutionEngine>(std::move(*engine));
+  return artifact;
+}
+
+FailureOr<JitArtifact> mlir::nn::jitLoadObject(StringRef object,
+                                               std::string &error) {
+  auto fail = [&](llvm::Error err) -> FailureOr<JitArtifact> {
+    error = llvm::toString(std::move(err));
+    return failure();
+  };
+  if (!createHostTargetMachine(error)) // initializes the native target
+    return failure();
+  auto jit = llvm::orc::LLJITBuilder().create();
+  if (!jit)
+    return fail(jit.takeError());
+  llvm::orc::JITDylib &dylib = (*jit)->getMainJITDylib();
+  // libm and libc (expf, malloc, ...) from this process; the kernels from
+  // this process's nn_kernels, defined first so that they win.
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*jit)->getDataLayout().getGlobalPrefix());
+  if (!process)
+    return fail(process.takeError());
+  dylib.addGenerator(std::move(*process));
+  if (llvm::Error err = dylib.define(
+          llvm::orc::absoluteSymbols(kernelSymbols(llvm::orc::MangleAndInterner(
+              (*jit)->getExecutionSession(), (*jit)->getDataLayout())))))
+    return fail(std::move(err));
+  if (llvm::Error err = (*jit)->addObjectFile(
+          llvm::MemoryBuffer::getMemBufferCopy(object, "nn-model.o")))
+    return fail(std::move(err));
+  auto getter = (*jit)->lookup(NN_ARTIFACT_ENTRY_POINT);
+  if (!getter)
+    return fail(getter.takeError());
+  JitArtifact artifact;
+  artifact.table = getter->toPtr<nn_get_artifact_v1_fn>()();
+  artifact.engine = std::shared_ptr<llvm::orc::LLJIT>(std::move(*jit));
   return artifact;
 }

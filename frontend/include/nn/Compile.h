@@ -28,6 +28,11 @@ struct CompileOptions {
   /// Run nn-optimize before lowering (skip for an already optimized module).
   bool optimize = true;
   OptimizeOptions optimize_options;
+  /// Answer a repeated compile (same optimized IR, options, CPU and nn
+  /// build) from the on-disk compile cache: $NN_CACHE_DIR, else
+  /// $XDG_CACHE_HOME/nn, else ~/.cache/nn; NN_CACHE_DISABLE=1 turns it off
+  /// everywhere.
+  bool cache = true;
 };
 
 /// JIT-compiles `traced` and binds it to the traced model's tensors (shared:

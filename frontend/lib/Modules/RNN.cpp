@@ -16,6 +16,8 @@
 #include "nn/Functional.h"
 #include "nn/Init.h"
 
+#include "../ModuleError.h"
+
 #include <cmath>
 #include <string_view>
 
@@ -121,20 +123,22 @@ LSTMImpl::forward(const Tensor &input,
                   std::optional<std::tuple<Tensor, Tensor>> hx) {
   const LSTMOptions &o = options;
   if (input.dim() != 2 && input.dim() != 3)
-    throw Error("LSTM: Expected input to be 2-D or 3-D but received " +
-                std::to_string(input.dim()) + "-D tensor");
+    detail::failInModule("LSTM: Expected input to be 2-D or 3-D but received " +
+                         std::to_string(input.dim()) + "-D tensor");
   bool batched = input.dim() == 3;
   // Unbatched input runs as a batch of one: [seq, 1, feature].
   Tensor x = batched ? input : F::unsqueeze(input, 1);
   int64_t timeDim = batched && o.batch_first() ? 1 : 0;
   int64_t batch = x.size(1 - timeDim);
   if (x.size(2) != o.input_size())
-    throw Error("LSTM: input.size(-1) must be equal to input_size. Expected " +
-                std::to_string(o.input_size()) + ", got " +
-                std::to_string(x.size(2)));
+    detail::failInModule(
+        "LSTM: input.size(-1) must be equal to input_size. Expected " +
+        std::to_string(o.input_size()) + ", got " + std::to_string(x.size(2)) +
+        " (input " + shape_str(input.shape()) + ", weight_ih_l0 " +
+        shape_str(get_parameter("weight_ih_l0").shape()) + ")");
   if (x.size(timeDim) == 0)
-    throw Error("LSTM: the input sequence " + shape_str(input.shape()) +
-                " is empty");
+    detail::failInModule("LSTM: the input sequence " +
+                         shape_str(input.shape()) + " is empty");
   int64_t directions = o.bidirectional() ? 2 : 1;
   Tensor h0, c0;
   if (hx) {
@@ -148,8 +152,9 @@ LSTMImpl::forward(const Tensor &input,
           std::tuple{"hidden[1]", c0, o.hidden_size()}}) {
       Shape expected = {o.num_layers() * directions, batch, features};
       if (state.shape() != expected)
-        throw Error(std::string("LSTM: Expected ") + name + " size " +
-                    shape_str(expected) + ", got " + shape_str(state.shape()));
+        detail::failInModule(std::string("LSTM: Expected ") + name + " size " +
+                             shape_str(expected) + ", got " +
+                             shape_str(state.shape()));
     }
   }
 

@@ -17,6 +17,8 @@
 #include "nn/Functional.h"
 #include "nn/Init.h"
 
+#include "../ModuleError.h"
+
 #include <cmath>
 
 namespace nn {
@@ -111,14 +113,16 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(
   const int64_t embed = options.embed_dim(), heads = options.num_heads();
   const bool batched = query.dim() == 3;
   if (!batched && query.dim() != 2)
-    throw Error("MultiheadAttention: query should be unbatched 2-D or batched "
-                "3-D, got " +
-                shapeText(query));
+    detail::failInModule(
+        "MultiheadAttention: query should be unbatched 2-D or batched "
+        "3-D, got " +
+        shapeText(query));
   if (key.dim() != query.dim() || value.dim() != query.dim())
-    throw Error("MultiheadAttention: query, key and value must have the same "
-                "rank (query " +
-                shapeText(query) + ", key " + shapeText(key) + ", value " +
-                shapeText(value) + ")");
+    detail::failInModule(
+        "MultiheadAttention: query, key and value must have the same "
+        "rank (query " +
+        shapeText(query) + ", key " + shapeText(key) + ", value " +
+        shapeText(value) + ")");
   // [seq, batch, embed] from here on.
   Tensor q = query, k = key, v = value, padding = key_padding_mask;
   if (batched && options.batch_first()) {
@@ -134,9 +138,10 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(
   }
   const int64_t L = q.shape()[0], N = q.shape()[1], S = k.shape()[0];
   if (q.shape()[2] != embed)
-    throw Error("MultiheadAttention: was expecting embedding dimension of " +
-                std::to_string(embed) + ", but got " +
-                std::to_string(q.shape()[2]));
+    detail::failInModule(
+        "MultiheadAttention: was expecting embedding dimension of " +
+        std::to_string(embed) + ", but got " + std::to_string(q.shape()[2]) +
+        " (query " + shapeText(query) + ")");
 
   // In-projection: one linear for self-attention, else one per input.
   Tensor qp, kp, vp;
@@ -182,32 +187,36 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(
   if (attn_mask.defined()) {
     if (attn_mask.dim() == 2) {
       if (attn_mask.shape() != Shape{L, S})
-        throw Error("MultiheadAttention: the shape of the 2D attn_mask is " +
-                    shapeText(attn_mask) + ", but should be " +
-                    shape_str({L, S}));
+        detail::failInModule(
+            "MultiheadAttention: the shape of the 2D attn_mask is " +
+            shapeText(attn_mask) + ", but should be " + shape_str({L, S}));
       mask = attn_mask;
     } else if (attn_mask.dim() == 3) {
       if (attn_mask.shape() != Shape{N * heads, L, S})
-        throw Error("MultiheadAttention: the shape of the 3D attn_mask is " +
-                    shapeText(attn_mask) + ", but should be " +
-                    shape_str({N * heads, L, S}));
+        detail::failInModule(
+            "MultiheadAttention: the shape of the 3D attn_mask is " +
+            shapeText(attn_mask) + ", but should be " +
+            shape_str({N * heads, L, S}));
       mask = F::reshape(attn_mask, {N, heads, L, S});
     } else {
-      throw Error("MultiheadAttention: attn_mask's dimension " +
-                  std::to_string(attn_mask.dim()) + " is not supported");
+      detail::failInModule("MultiheadAttention: attn_mask's dimension " +
+                           std::to_string(attn_mask.dim()) +
+                           " is not supported");
     }
     mask = F::canonical_mask(mask, q.dtype());
   } else if (is_causal) {
-    throw Error("MultiheadAttention: is_causal needs attn_mask (it is a hint "
-                "that attn_mask is the causal mask, as in PyTorch)");
+    detail::failInModule(
+        "MultiheadAttention: is_causal needs attn_mask (it is a hint "
+        "that attn_mask is the causal mask, as in PyTorch)");
   }
   // The op's causal triangle is the mask only over the original keys.
   const bool causal =
       is_causal && !padding.defined() && !need_weights && extraKeys == 0;
   if (padding.defined()) {
     if (padding.shape() != Shape{N, S})
-      throw Error("MultiheadAttention: expecting key_padding_mask shape of " +
-                  shape_str({N, S}) + ", but got " + shapeText(padding));
+      detail::failInModule(
+          "MultiheadAttention: expecting key_padding_mask shape of " +
+          shape_str({N, S}) + ", but got " + shapeText(padding));
     Tensor bias =
         F::reshape(F::canonical_mask(padding, q.dtype()), {N, 1, 1, S});
     mask = mask.defined() ? mask + bias : bias;
