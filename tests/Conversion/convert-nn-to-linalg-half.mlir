@@ -97,3 +97,17 @@ func.func @softmax_bf16(%x: tensor<3x17xbf16>) -> tensor<3x17xbf16> {
   %y = nn.softmax %x, dim = 1 : tensor<3x17xbf16>
   return %y : tensor<3x17xbf16>
 }
+
+// -----
+
+// sum/mean: widened, reduced in f32, rounded once.
+// CHECK-LABEL: func.func @sum_bf16
+// CHECK: %[[WIDE:.+]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<7x17xbf16>) outs(%{{.*}} : tensor<7x17xf32>)
+// CHECK: %[[SUM:.+]] = linalg.generic {{.*}} ins(%[[WIDE]] : tensor<7x17xf32>) outs(%{{.*}} : tensor<7xf32>)
+// CHECK: arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK: linalg.generic {{.*}} ins(%[[SUM]] : tensor<7xf32>) outs(%{{.*}} : tensor<7xbf16>)
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+func.func @sum_bf16(%x: tensor<7x17xbf16>) -> tensor<7xbf16> {
+  %y = nn.sum %x dims [1] : (tensor<7x17xbf16>) -> tensor<7xbf16>
+  return %y : tensor<7xbf16>
+}

@@ -176,7 +176,6 @@ struct ConvOpLowering : public OpRewritePattern<ConvOp> {
                              padHigh(op.getPadding(), rank), zero);
     // The convolution runs on the accumulator type; rounded at the end.
     Type elementType = computeType(storage);
-    RankedTensorType storageType = resultType;
     resultType = resultType.clone(elementType);
     Value init = biasOrZeros(rewriter, loc, resultType, op.getBias());
     Value weight = op.getWeight();
@@ -265,8 +264,7 @@ struct ConvOpLowering : public OpRewritePattern<ConvOp> {
         result = reshape(rewriter, loc, result, resultType.getShape(),
                          {{0}, {1}, {2, 3}});
     }
-    rewriter.replaceOp(op, convertElements(rewriter, loc, result,
-                                           storageType.getElementType()));
+    rewriter.replaceOp(op, convertElements(rewriter, loc, result, storage));
     return success();
   }
 };

@@ -290,10 +290,15 @@ struct ReductionLowering : public OpRewritePattern<OpTy> {
     if (!mask)
       return rewriter.notifyMatchFailure(op, "dims are out of range or repeat");
     Location loc = op.getLoc();
-    Value result = buildReduction(rewriter, loc, op.getInput(), *mask, kind);
+    // f16/bf16 reduce in f32 and round once, as PyTorch accumulates them.
+    Type storage = type.getElementType();
+    Value input =
+        convertElements(rewriter, loc, op.getInput(), computeType(storage));
+    Value result = buildReduction(rewriter, loc, input, *mask, kind);
     if (isMean)
       result = divideBy(rewriter, loc, result,
                         static_cast<double>(reducedCount(type, *mask)));
+    result = convertElements(rewriter, loc, result, storage);
     rewriter.replaceOp(
         op, expandToKeepdim(rewriter, loc, result,
                             llvm::cast<RankedTensorType>(op.getType()), *mask));

@@ -70,3 +70,7 @@ def cases():
         yield case("linear_relu_add_7x17",
                    lambda x, w, b, res: F.relu(F.linear(x, w, b)).to(dtype).float() + res,
                    r(7, 17), r(3, 17), r(3), r(7, 3))
+        # Reductions sum in float32 and round once.
+        yield case("sum_7x17_all", torch.sum, r(7, 17))
+        yield case("mean_2x7x17_dim1_keepdim", lambda x: x.mean(dim=1, keepdim=True),
+                   r(2, 7, 17))
