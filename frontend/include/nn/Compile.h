@@ -60,6 +60,10 @@ void compile_to_file(const TracedModule &traced, const std::string &path,
 ///   auto h = model->fc1->register_capture_hook("fc1");
 ///   nn::StateDict named = fast.run_named({{"input.0", x}});  // recompiles;
 ///                                            // named["fc1"] is the capture
+///
+/// A training forward with dropout draws a fresh mask on every call from
+/// the artifact's generator (see Artifact::run); a recompile reseeds it from
+/// nn's default generator.
 class CompiledModule {
 public:
   template <typename C>
