@@ -1,17 +1,22 @@
 //===- nn-run.cpp - Run a compiled model on safetensors inputs ------------===//
 //
 //   nn-run model.so weights.safetensors inputs.safetensors [-o outputs.safetensors]
+//          [--threads N]
 //
 // Loads a compiled model with the runtime alone (no LLVM, no MLIR), binds
 // the weights by state_dict name, runs it on the inputs ("input.0", ...),
 // prints one line per output and optionally saves them ("output.0", ...).
+// --threads N runs the model's parallel loops and kernels on N threads (0:
+// one per CPU; the default is 1).
 //
 //===----------------------------------------------------------------------===//
 
 #include "nn/Runtime/Artifact.h"
+#include "nn/Runtime/Kernels.h"
 #include "nn/Runtime/Safetensors.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <iostream>
 #include <limits>
@@ -49,6 +54,16 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "-o") == 0 && i + 1 < argc)
       outputPath = argv[++i];
+    else if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+      const char *text = argv[++i], *end = text + std::strlen(text);
+      int32_t threads = 0;
+      auto [last, error] = std::from_chars(text, end, threads);
+      if (error != std::errc() || last != end || threads < 0)
+        return fail(std::string("--threads expects a count >= 0, got '") +
+                    text + "'");
+      // Artifact::run passes this process's count on to the model.
+      nn_rt_set_num_threads(threads);
+    }
     else if (std::strcmp(argv[i], "-h") == 0 ||
              std::strcmp(argv[i], "--help") == 0)
       positional.clear(), i = argc;
@@ -57,7 +72,7 @@ int main(int argc, char **argv) {
   }
   if (positional.size() != 3)
     return fail("usage: nn-run model.so weights.safetensors "
-                "inputs.safetensors [-o outputs.safetensors]");
+                "inputs.safetensors [-o outputs.safetensors] [--threads N]");
 
   auto artifact = nn::Artifact::load(positional[0]);
   if (!artifact.ok())
