@@ -120,8 +120,8 @@ std::unique_ptr<Runner> torchTransformer(const NamedTensors &w, HostTensor x,
           .dropout(0.0));
   layer->eval();
   torch::NoGradGuard noGrad;
-  for (auto &[name, p] : layer->named_parameters())
-    p.copy_(at(w, name));
+  for (auto &item : layer->named_parameters())
+    item.value().copy_(at(w, item.key()));
   return std::make_unique<TorchRunner>([=]() mutable { return layer(in); });
 }
 

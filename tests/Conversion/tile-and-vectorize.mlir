@@ -178,3 +178,17 @@ func.func @row_max(%x: tensor<512x384xf32>, %init: tensor<512xf32>) -> tensor<51
   } -> tensor<512xf32>
   return %r : tensor<512xf32>
 }
+
+// -----
+
+// A copy out of a strided slice stays a (scalar) linalg.copy: vectorized,
+// its read/write pair would fold away and leave a strided memref.copy.
+// CHECK-LABEL: func.func @strided_copy
+// CHECK: linalg.copy
+// CHECK-NOT: vector.
+func.func @strided_copy(%x: tensor<17xf32>) -> tensor<6xf32> {
+  %s = tensor.extract_slice %x[0] [6] [3] : tensor<17xf32> to tensor<6xf32>
+  %e = tensor.empty() : tensor<6xf32>
+  %c = linalg.copy ins(%s : tensor<6xf32>) outs(%e : tensor<6xf32>) -> tensor<6xf32>
+  return %c : tensor<6xf32>
+}

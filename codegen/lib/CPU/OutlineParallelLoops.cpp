@@ -49,8 +49,8 @@ Value toWord(OpBuilder &b, Location loc, Value value) {
   if (type.isIndex())
     return b.create<arith::IndexCastOp>(loc, i64, value);
   if (auto f = llvm::dyn_cast<FloatType>(type))
-    value = b.create<arith::BitcastOp>(
-        loc, b.getIntegerType(f.getWidth()), value);
+    value =
+        b.create<arith::BitcastOp>(loc, b.getIntegerType(f.getWidth()), value);
   if (value.getType() != i64)
     value = b.create<arith::ExtUIOp>(loc, i64, value);
   return value;
@@ -82,12 +82,12 @@ struct OutlineParallelLoopsPass
     OpBuilder b(loop);
 
     // Bounds as values: their uses are captured like any other.
-    Value lb = getValueOrCreateConstantIndexOp(b, loc,
-                                               loop.getMixedLowerBound()[0]);
-    Value ub = getValueOrCreateConstantIndexOp(b, loc,
-                                               loop.getMixedUpperBound()[0]);
-    Value step = getValueOrCreateConstantIndexOp(b, loc,
-                                                 loop.getMixedStep()[0]);
+    Value lb =
+        getValueOrCreateConstantIndexOp(b, loc, loop.getMixedLowerBound()[0]);
+    Value ub =
+        getValueOrCreateConstantIndexOp(b, loc, loop.getMixedUpperBound()[0]);
+    Value step =
+        getValueOrCreateConstantIndexOp(b, loc, loop.getMixedStep()[0]);
     llvm::SetVector<Value> used;
     getUsedValuesDefinedAbove(loop.getRegion(), used);
     used.insert(lb);
@@ -140,8 +140,8 @@ struct OutlineParallelLoopsPass
       desc = fb.create<LLVM::InsertValueOp>(loc, desc, load(), 2);
       for (int64_t field : {3, 4})
         for (int64_t d = 0; d < memref.getRank(); ++d)
-          desc = fb.create<LLVM::InsertValueOp>(
-              loc, desc, load(), ArrayRef<int64_t>{field, d});
+          desc = fb.create<LLVM::InsertValueOp>(loc, desc, load(),
+                                                ArrayRef<int64_t>{field, d});
       map.map(v, fb.create<UnrealizedConversionCastOp>(loc, memref, desc)
                      .getResult(0));
     }

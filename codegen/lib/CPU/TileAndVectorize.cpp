@@ -9,8 +9,8 @@
 
 #include "nn/Conversion/Passes.h"
 
-#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
@@ -89,11 +89,18 @@ bool hasLowerableVectors(linalg::LinalgOp op) {
     Type element = getElementTypeOrSelf(v.getType());
     return !element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 == 0;
   });
-  bool singleResults = llvm::all_of(op.getBlock()->getOperations(),
-                                    [](Operation &inner) {
-                                      return inner.getNumResults() <= 1;
-                                    });
+  bool singleResults =
+      llvm::all_of(op.getBlock()->getOperations(),
+                   [](Operation &inner) { return inner.getNumResults() <= 1; });
   return bytes && singleResults;
+}
+
+/// Whether `op` only moves elements (linalg.copy, a transpose, a
+/// broadcast): its vectorized read/write pair folds away, and the copy it
+/// stood for becomes a memref.copy, which for strided views calls a
+/// runtime function compiled models do not link. Those stay loops.
+bool onlyMovesElements(linalg::LinalgOp op) {
+  return op.getBlock()->getOperations().size() == 1;
 }
 
 /// The inner tile along the vector dimension of extent `size`: the whole
@@ -157,9 +164,10 @@ struct TileAndVectorizePass
     int64_t vdim = vectorDim(op);
     if (int64_t rdim = innermostReductionDim(op); rdim >= 0)
       vdim = reductionOrderIsFree(op) ? rdim : -1;
-    int64_t vtile = vdim >= 0 && hasLowerableVectors(op)
-                        ? vectorTile(ranges[vdim], vectorSize)
-                        : 0;
+    int64_t vtile =
+        vdim >= 0 && hasLowerableVectors(op) && !onlyMovesElements(op)
+            ? vectorTile(ranges[vdim], vectorSize)
+            : 0;
 
     int64_t work = 1;
     for (int64_t r : ranges)
@@ -178,8 +186,8 @@ struct TileAndVectorizePass
       if (ptile) {
         SmallVector<int64_t> sizes(ranges.size(), 0);
         sizes[*pdim] = ptile;
-        linalg::LinalgOp tiled =
-            tile(rewriter, op, sizes, scf::SCFTilingOptions::LoopType::ForallOp);
+        linalg::LinalgOp tiled = tile(
+            rewriter, op, sizes, scf::SCFTilingOptions::LoopType::ForallOp);
         if (!tiled)
           return;
         op = tiled;

@@ -148,7 +148,10 @@ def TileAndVectorizePass
     threads but not vectorized: ops with i1 (or other sub-byte) operands,
     since a vector of i1 is stored as packed bits and a buffer of i1 as
     bytes; ops whose body has multi-result ops (`arith.mului_extended`,
-    which LLVM lowers only in 1-D form); ops whose vector dimension has no suitable divisor; ops
+    which LLVM lowers only in 1-D form); ops that only move elements
+    (copies, transposes: the vectorized read/write pair would fold back
+    into a strided `memref.copy`, which compiled models do not link); ops
+    whose vector dimension has no suitable divisor; ops
     `linalg::vectorize` declines.
 
     Before:
