@@ -53,10 +53,10 @@ std::unique_ptr<Runner> torchConvBnRelu(const NamedTensors &w, HostTensor x);
 /// "1." for a Sequential of two; "" for a lone block).
 std::unique_ptr<Runner> torchResidual(const NamedTensors &w, HostTensor x,
                                       const std::vector<std::string> &blocks);
-/// nn::TransformerEncoderLayer's twin with libtorch's own seeded weights.
-std::unique_ptr<Runner> torchTransformer(int64_t batch, int64_t seq,
-                                         int64_t dModel, int64_t heads,
-                                         int64_t dFF);
+/// torch::nn::TransformerEncoderLayer (eval, no dropout) with nn's weights
+/// `w` (same state_dict keys) on x [seq, batch, d_model].
+std::unique_ptr<Runner> torchTransformer(const NamedTensors &w, HostTensor x,
+                                         int64_t heads, int64_t dFF);
 std::unique_ptr<Runner> torchMatmul(HostTensor a, HostTensor b);
 std::unique_ptr<Runner> torchAffineRelu(HostTensor x, float a, float b);
 

@@ -123,8 +123,10 @@ void randomize(nn::Module &model, uint32_t seed) {
     for (int64_t i = 0; i < t.numel(); ++i)
       p[i] = dist(rng);
   };
+  // Batch-norm and layer-norm scales near 1, as trained models have them.
   auto isBn = [](const std::string &name) {
-    return name.find("bn") != std::string::npos;
+    return name.find("bn") != std::string::npos ||
+           name.find("norm") != std::string::npos;
   };
   for (auto &[name, t] : model.named_parameters()) {
     if (t.dim() >= 2) {
@@ -193,14 +195,18 @@ private:
   std::vector<nn::Tensor> inputs_, outputs_;
 };
 
+std::vector<nn::TensorSpec> specsOf(const std::vector<nn::Tensor> &inputs) {
+  std::vector<nn::TensorSpec> specs;
+  for (const nn::Tensor &t : inputs)
+    specs.emplace_back(t.shape());
+  return specs;
+}
+
 template <typename Holder>
 std::unique_ptr<Runner> compileNN(Holder &model,
                                   const std::vector<nn::Tensor> &inputs,
                                   const nn::CompileOptions &options = {}) {
-  std::vector<nn::TensorSpec> specs;
-  for (const nn::Tensor &t : inputs)
-    specs.emplace_back(t.shape());
-  auto traced = nn::trace(model, specs);
+  auto traced = nn::trace(model, specsOf(inputs));
   return std::make_unique<NNRunner>(nn::compile(traced, options), inputs);
 }
 
@@ -323,17 +329,23 @@ Runner *prepare(Workload &w, Impl impl, int threads, std::string &error) {
 }
 
 
-/// Keeps `holder`'s module alive in the workload and returns its runner
-/// factories' shared pieces.
-template <typename Holder>
-void adopt(Workload &w, Holder holder, std::vector<nn::Tensor> inputs,
-           uint32_t seed) {
-  w.model = holder.ptr();
+/// Keeps `model` alive in the workload (eval, seeded weights) with its
+/// inputs and state: the runner factories' shared pieces.
+void adoptState(Workload &w, std::shared_ptr<nn::Module> model,
+                std::vector<nn::Tensor> inputs, uint32_t seed) {
+  w.model = std::move(model);
   w.model->eval();
   randomize(*w.model, seed);
   w.inputs = std::move(inputs);
   w.state = w.model->state_dict();
   w.hostWeights = hostState(w.state);
+}
+
+/// adoptState, and nn's runner traces `holder`'s one-argument forward.
+template <typename Holder>
+void adopt(Workload &w, Holder holder, std::vector<nn::Tensor> inputs,
+           uint32_t seed) {
+  adoptState(w, holder.ptr(), std::move(inputs), seed);
   w.make[Impl::nn] = [&w, holder](int) { return compileNN(holder, w.inputs); };
 }
 
@@ -385,17 +397,29 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
   // Per token: QKV + output projections and the two FF matmuls; plus QK^T
   // and PV per sequence.
   const double tokens = 8 * 128;
-  Workload *w4 = add("W4_transformer_layer",
+  add("W4_transformer_layer",
       2.0 * tokens * (4 * 256 * 256 + 2 * 256 * 1024) +
           2.0 * 8 * 2 * 128 * 128 * 256,
       0, [](Workload &w) {
-        w.make[Impl::libtorch] = [](int) {
-          return bench::torchTransformer(8, 128, 256, 4, 1024);
+        // Sequence-first [seq, batch, d_model], as libtorch 1.13's C++ layer.
+        nn::TransformerEncoderLayer layer(
+            nn::TransformerEncoderLayerOptions(256, 4)
+                .dim_feedforward(1024)
+                .dropout(0.0));
+        adoptState(w, layer.ptr(), {randomTensor({128, 8, 256}, 14)}, 4);
+        // forward has optional mask arguments: trace the one-input call.
+        w.make[Impl::nn] = [&w, layer](int) -> std::unique_ptr<Runner> {
+          auto traced = nn::trace(
+              *layer, specsOf(w.inputs), [&](const auto &in) {
+                return std::vector<nn::Tensor>{layer->forward(in[0])};
+              });
+          return std::make_unique<NNRunner>(nn::compile(traced), w.inputs);
+        };
+        w.make[Impl::libtorch] = [&w](int) {
+          return bench::torchTransformer(w.hostWeights, host(w.inputs[0]), 4,
+                                         1024);
         };
       });
-
-  w4->skipNN = "nn::TransformerEncoderLayer does not exist on this branch "
-               "yet (it is being added on another branch); libtorch runs alone";
 
   add("W5_matmul_1024", 2.0 * 1024 * 1024 * 1024, 0, [](Workload &w) {
     adopt(w, Matmul(),

@@ -112,17 +112,17 @@ std::unique_ptr<Runner> torchResidual(const NamedTensors &w, HostTensor x,
   });
 }
 
-std::unique_ptr<Runner> torchTransformer(int64_t batch, int64_t seq,
-                                         int64_t dModel, int64_t heads,
-                                         int64_t dFF) {
-  torch::manual_seed(0);
+std::unique_ptr<Runner> torchTransformer(const NamedTensors &w, HostTensor x,
+                                         int64_t heads, int64_t dFF) {
+  auto in = toTorch(x);
   torch::nn::TransformerEncoderLayer layer(
-      torch::nn::TransformerEncoderLayerOptions(dModel, heads)
+      torch::nn::TransformerEncoderLayerOptions(in.size(2), heads)
           .dim_feedforward(dFF)
           .dropout(0.0));
   layer->eval();
-  // libtorch 1.13's C++ layer is sequence-first: [seq, batch, d_model].
-  auto in = torch::randn({seq, batch, dModel});
+  torch::NoGradGuard noGrad;
+  for (auto &item : layer->named_parameters())
+    item.value().copy_(at(w, item.key()));
   return std::make_unique<TorchRunner>([=]() mutable { return layer(in); });
 }
 

@@ -29,17 +29,26 @@ namespace {
 using namespace mlir;
 using namespace mlir::nn;
 
-/// The upstream part of the pipeline, after nn has become linalg on tensors.
+/// The upstream parts of the pipeline, after nn has become linalg on
+/// tensors, around nn's own tiling and outlining passes (added by object:
+/// textual pipelines only resolve registered passes).
 /// The function boundary keeps identity layouts so every memref is a plain
 /// contiguous buffer, and results become out-parameters the caller provides.
-static constexpr const char *kLinalgToLLVM =
+static constexpr const char *kFuseElementwise =
     "canonicalize,"
-    "func.func(linalg-fuse-elementwise-ops),"
+    "func.func(linalg-fuse-elementwise-ops)";
+static constexpr const char *kBufferize =
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{hoist-static-allocs},"
-    "buffer-deallocation-pipeline,"
+    "buffer-deallocation-pipeline";
+static constexpr const char *kToLLVM =
+    // What was not vectorized becomes scalar loops; vector transfers that
+    // LLVM cannot load directly (strided, transposed) become scalar ones.
     "func.func(convert-linalg-to-loops),"
+    "func.func(convert-vector-to-scf{full-unroll}),"
+    // Subviews at loop-dependent offsets become affine.apply here.
+    "expand-strided-metadata,"
     "lower-affine,"
     "convert-scf-to-cf,"
     // bf16 has no arithmetic on x86 without AVX512-BF16: what is left of it
@@ -49,29 +58,40 @@ static constexpr const char *kLinalgToLLVM =
     "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
     "math-legalize-to-f32,"
     "nn-expand-bf16-conversions,"
-    "expand-strided-metadata,"
-    "finalize-memref-to-llvm,"
     "convert-math-to-llvm,"
-    // What LLVM has no intrinsic for (erf, tanh) becomes a libm call.
+    // What LLVM has no intrinsic for (erf, tanh) becomes a libm call, per
+    // lane of a vector (vector.extract/insert, lowered next).
     "convert-math-to-libm,"
+    "convert-vector-to-llvm,"
+    "finalize-memref-to-llvm,"
     "convert-arith-to-llvm,"
     "convert-cf-to-llvm,"
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv},"
     "reconcile-unrealized-casts";
 
 void mlir::nn::buildLowerToLLVMPipeline(OpPassManager &pm) {
-  // Textual pipelines resolve pass names through the registry.
+  // Textual pipelines resolve pass names through the registry (kToLLVM
+  // names nn-expand-bf16-conversions).
   static std::once_flag registered;
   std::call_once(registered, [] {
     registerAllPasses();
     registerNNConversionPasses();
   });
+  auto parse = [&](const char *pipeline) {
+    if (failed(parsePassPipeline(pipeline, pm)))
+      llvm::report_fatal_error("nn: the built-in CPU lowering pipeline does "
+                               "not parse");
+  };
   pm.addPass(createLowerStateToArgumentsPass());
   pm.addPass(createLowerToKernelCallsPass());
   pm.addNestedPass<func::FuncOp>(createConvertNNToLinalgPass());
-  if (failed(parsePassPipeline(kLinalgToLLVM, pm)))
-    llvm::report_fatal_error("nn: the built-in CPU lowering pipeline does not "
-                             "parse");
+  parse(kFuseElementwise);
+  // scf.forall over the outer parallel loop, vectors in the inner tile.
+  pm.addNestedPass<func::FuncOp>(createTileAndVectorizePass());
+  parse(kBufferize);
+  // Each scf.forall becomes an nn_rt_parallel_for call.
+  pm.addPass(createOutlineParallelLoopsPass());
+  parse(kToLLVM);
 }
 
 void mlir::nn::registerCodegenDialects(DialectRegistry &registry) {

@@ -2,6 +2,7 @@
 //
 //   nn-run model.so weights.safetensors inputs.safetensors [-o outputs.safetensors]
 //          [--state-out state.safetensors] [--seed N] [--rng-offset N]
+//          [--threads N]
 //
 // Loads a compiled model with the runtime alone (no LLVM, no MLIR), binds
 // the weights by state_dict name, runs it on the inputs ("input.0", ...),
@@ -15,14 +16,18 @@
 // state, which --state-out saves (every tensor of the weights file, under its
 // name), ready to be the weights of the next step.
 //
+// --threads N runs the model's parallel loops and kernels on N threads (0:
+// one per CPU; the default is 1).
+//
 //===----------------------------------------------------------------------===//
 
 #include "nn/Runtime/Artifact.h"
+#include "nn/Runtime/Kernels.h"
 #include "nn/Runtime/Safetensors.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
+#include <charconv>
+#include <optional>
 #include <cstring>
 #include <iostream>
 #include <limits>
@@ -52,6 +57,16 @@ void summarize(const std::string &name, const nn::Tensor &t) {
   std::cout << "\n";
 }
 
+/// All of `text` as a base-10 integer >= 0 that fits T, or nothing.
+template <typename T> std::optional<T> parseCount(const char *text) {
+  T value{};
+  const char *end = text + std::strlen(text);
+  auto [last, error] = std::from_chars(text, end, value);
+  if (error != std::errc() || last != end || value < T(0))
+    return std::nullopt;
+  return value;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -69,12 +84,19 @@ int main(int argc, char **argv) {
       uint64_t &target =
           std::strcmp(argv[i], "--seed") == 0 ? rng.seed : rng.offset;
       const char *text = argv[++i];
-      char *end = nullptr;
-      errno = 0;
-      target = std::strtoull(text, &end, 10);
-      if (errno != 0 || end == text || *end != '\0' || text[0] == '-')
+      std::optional<uint64_t> value = parseCount<uint64_t>(text);
+      if (!value)
         return fail(std::string(argv[i - 1]) +
                     " needs a non-negative integer, got '" + text + "'");
+      target = *value;
+    } else if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+      const char *text = argv[++i];
+      std::optional<int32_t> threads = parseCount<int32_t>(text);
+      if (!threads)
+        return fail(std::string("--threads expects a count >= 0, got '") +
+                    text + "'");
+      // Artifact::run passes this process's count on to the model.
+      nn_rt_set_num_threads(*threads);
     }
     else if (std::strcmp(argv[i], "-h") == 0 ||
              std::strcmp(argv[i], "--help") == 0)
@@ -85,7 +107,8 @@ int main(int argc, char **argv) {
   if (positional.size() != 3)
     return fail("usage: nn-run model.so weights.safetensors "
                 "inputs.safetensors [-o outputs.safetensors] "
-                "[--state-out state.safetensors] [--seed N] [--rng-offset N]");
+                "[--state-out state.safetensors] [--seed N] [--rng-offset N] "
+                "[--threads N]");
 
   auto artifact = nn::Artifact::load(positional[0]);
   if (!artifact.ok())

@@ -167,4 +167,135 @@ def ExpandBF16ConversionsPass
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TileAndVectorizePass
+    : Pass<"nn-tile-and-vectorize", "::mlir::func::FuncOp"> {
+  let summary = "Tile linalg ops on tensors for threads and SIMD, then "
+                "vectorize the inner tiles";
+  let description = [{
+    Runs on linalg on tensors, after linalg-fuse-elementwise-ops and before
+    bufferization. Each linalg op with static loop ranges is tiled twice:
+
+    1. When its iteration space holds at least `min-parallel-work` points,
+       the outermost parallel loop with more than one iteration is tiled
+       into an `scf.forall` (tiles that divide the extent, about 64 of them,
+       so every tile has the same static shape). nn-outline-parallel-loops
+       later hands that loop to the runtime's thread pool.
+    2. The loop that walks the innermost dimension of the first output (the
+       vector dimension) is tiled to `vector-size` elements (or a smaller
+       power of two, or the whole extent when it is at most `vector-size`,
+       always dividing it), every other loop to 1, and the tile is
+       vectorized with `linalg::vectorize`. Unit vector dimensions are then
+       dropped so the vectors are 1-D, which is what LLVM maps onto
+       registers.
+
+    When an input is read along a reduction loop in its innermost
+    dimension, that loop is the vector dimension if the combiner does not
+    depend on the order (float maximum/minimum, as in softmax's row
+    maximum; integer arithmetic); for a float sum (softmax's or
+    layer_norm's row sum, a matmul's k) vectorizing would reassociate the
+    sum and change the last bits, and order-keeping lanes would be strided
+    gathers, so such an op is only split over threads. Reductions over
+    outer dimensions keep their order: each lane accumulates its own output
+    element.
+
+    Left alone (the scalar loops of convert-linalg-to-loops lower them
+    later): ops with dynamic shapes, ops with an indexing map that is not a
+    projected permutation (convolution windows), ops on buffers. Split over
+    threads but not vectorized: ops with i1 (or other sub-byte) operands,
+    since a vector of i1 is stored as packed bits and a buffer of i1 as
+    bytes; ops whose body has multi-result ops (`arith.mului_extended`,
+    which LLVM lowers only in 1-D form); ops that only move elements
+    (copies, transposes: the vectorized read/write pair would fold back
+    into a strided `memref.copy`, which compiled models do not link); ops
+    whose vector dimension has no suitable divisor; ops
+    `linalg::vectorize` declines.
+
+    Before:
+    ```mlir
+    %r = linalg.generic {indexing_maps = [#id, #id],
+                         iterator_types = ["parallel"]}
+        ins(%x : tensor<65536xf32>) outs(%e : tensor<65536xf32>) {...}
+    ```
+    After (abridged):
+    ```mlir
+    %r = scf.forall (%i) = (0) to (65536) step (1024)
+        shared_outs(%o = %e) -> (tensor<65536xf32>) {
+      %t = scf.for %j = %c0 to %c1024 step %c32 iter_args(%a = ...) {
+        %v = vector.transfer_read ... : tensor<32xf32>, vector<32xf32>
+        ... arith on vector<32xf32> ...
+        vector.transfer_write ...
+      }
+      scf.forall.in_parallel { tensor.parallel_insert_slice ... }
+    }
+    ```
+  }];
+  let options = [
+    Option<"vectorSize", "vector-size", "int64_t", /*default=*/"32",
+           "Elements per inner tile along the vector dimension (a power of "
+           "two; 32 floats are four AVX2 registers)">,
+    Option<"minParallelWork", "min-parallel-work", "int64_t",
+           /*default=*/"65536",
+           "Iteration points below which an op stays on the calling "
+           "thread; 0 turns parallel tiling off">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def OutlineParallelLoopsPass
+    : Pass<"nn-outline-parallel-loops", "::mlir::ModuleOp"> {
+  let summary = "Run scf.forall loops on buffers on the runtime's thread "
+                "pool through nn_rt_parallel_for";
+  let description = [{
+    Runs after bufferization. Each one-dimensional `scf.forall` without
+    results or mapping becomes a call
+
+    ```c
+    void nn_rt_parallel_for(int64_t n, void (*fn)(void *ctx, int64_t begin,
+                                                  int64_t end), void *ctx);
+    ```
+
+    (runtime/include/nn/Runtime/Kernels.h). The loop body moves into a new
+    private function `fn` that runs iterations [begin, end) in order. The
+    values the body uses from outside travel in `ctx`, an array of 64-bit
+    words on the caller's stack: a memref as its aligned pointer, offset,
+    sizes and strides (the callee rebuilds its descriptor), an integer,
+    index or float as its bits; constants are cloned into `fn` instead.
+    Nothing global is written, so the compiled function stays re-entrant.
+    A loop that uses a value of any other type is left alone.
+
+    Before:
+    ```mlir
+    scf.forall (%i) = (0) to (1024) step (64) {
+      %v = memref.subview %buf[%i] [64] [1] : ...
+      ...
+    }
+    ```
+    After:
+    ```mlir
+    %ctx = memref.alloca() : memref<3xi64>
+    ...                                         // store %buf's descriptor
+    %fn = func.constant @forward_parallel_0 : (!llvm.ptr, i64, i64) -> ()
+    call @nn_rt_parallel_for(%c16, %fn, %ctxp) : ...
+    func.func private @forward_parallel_0(%ctx: !llvm.ptr, %begin: i64, %end: i64) {
+      ...                                       // rebuild %buf
+      scf.for %k = %b to %e step %c1 { %i = k * 64; ... }
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 #endif // NN_CONVERSION_PASSES_TD
