@@ -13,6 +13,7 @@
 #include "nn/IR/NNOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/Constants.h"
@@ -219,6 +220,15 @@ static void addArtifactTable(llvm::Module &m, llvm::Function *impl,
 FailureOr<std::unique_ptr<llvm::Module>>
 mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
                                 StringRef description, StringRef funcName) {
+  // The nn.* argument attributes (each state argument's state_dict key) are
+  // in the description already; LLVM IR has no place for them, and the
+  // translation would warn about each.
+  module.walk([](FunctionOpInterface func) {
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      for (NamedAttribute attr : llvm::to_vector(func.getArgAttrs(i)))
+        if (attr.getName().getValue().starts_with("nn."))
+          func.removeArgAttr(i, attr.getName());
+  });
   // The translation interfaces are registered by lowerToLLVMDialect.
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, "nn");
