@@ -51,6 +51,33 @@ absl::Status parseTensorInfo(const json::Value &value, const std::string &source
                                                  "' has unknown dtype ",
                                                  dtype->getString()));
   info.dtype = *parsed;
+  if (const json::Value *checks = value.find("index_checks")) {
+    auto bad = [&] {
+      return descriptionError(source, absl::StrCat("'", info.name,
+                                                   "' has bad index_checks"));
+    };
+    if (!checks->isArray() || info.dtype != DType::i64)
+      return bad();
+    for (const json::Value &entry : checks->getArray()) {
+      const json::Value *op = entry.find("op");
+      const json::Value *high = entry.find("high");
+      if (!op || !op->isString() || !high || !high->getInteger() ||
+          *high->getInteger() < 0)
+        return bad();
+      IndexCheck check{op->getString(), "", *high->getInteger(), std::nullopt};
+      if (const json::Value *where = entry.find("where")) {
+        if (!where->isString())
+          return bad();
+        check.where = where->getString();
+      }
+      if (const json::Value *ignore = entry.find("ignore")) {
+        if (!ignore->getInteger())
+          return bad();
+        check.ignore = *ignore->getInteger();
+      }
+      info.index_checks.push_back(std::move(check));
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -148,6 +175,35 @@ absl::Status checkTensor(const char *role, const TensorInfo &info,
     return absl::InvalidArgumentError(absl::StrCat(
         role, " '", info.name, "': expected ", describe(info.shape, info.dtype),
         ", got ", describe(tensor.shape(), tensor.dtype())));
+  return absl::OkStatus();
+}
+
+/// Checks the values of an index input against what the ops reading it
+/// accept: "embed: embedding: input 'input.0' holds index 12 at [1, 3],
+/// out of range [0, 10)".
+absl::Status checkIndices(const TensorInfo &info, const Tensor &tensor) {
+  if (info.index_checks.empty())
+    return absl::OkStatus();
+  const int64_t *values = static_cast<const int64_t *>(tensor.raw_data());
+  for (int64_t i = 0, n = tensor.numel(); i < n; ++i)
+    for (const IndexCheck &check : info.index_checks) {
+      int64_t v = values[i];
+      if ((v >= 0 && v < check.high) || (check.ignore && v == *check.ignore))
+        continue;
+      // The element's coordinates, row-major.
+      std::vector<int64_t> at(tensor.shape().size());
+      for (int64_t rest = i, d = static_cast<int64_t>(at.size()) - 1; d >= 0;
+           --d) {
+        at[d] = rest % tensor.shape()[d];
+        rest /= tensor.shape()[d];
+      }
+      return absl::InvalidArgumentError(absl::StrCat(
+          check.where.empty() ? "" : check.where + ": ", check.op, ": input '",
+          info.name, "' holds index ", v, " at [", absl::StrJoin(at, ", "),
+          "], out of range [0, ", check.high, ")",
+          check.ignore ? absl::StrCat(" (ignore_index ", *check.ignore, ")")
+                       : ""));
+    }
   return absl::OkStatus();
 }
 
@@ -272,6 +328,9 @@ Artifact::run(const std::vector<Tensor> &inputs,
     args.push_back(const_cast<void *>(t.raw_data()));
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (absl::Status s = checkTensor("input", description_.inputs[i], inputs[i]);
+        !s.ok())
+      return s;
+    if (absl::Status s = checkIndices(description_.inputs[i], inputs[i]);
         !s.ok())
       return s;
     args.push_back(const_cast<void *>(inputs[i].raw_data()));

@@ -1,12 +1,14 @@
 //===- BoundaryTest.cpp - What crosses a compiled model's boundary --------===//
 //
 // Outputs are caller-owned buffers, also when forward returns an input as it
-// is or the same tensor twice.
+// is or the same tensor twice. Index inputs are checked against the ops that
+// read them before the compiled code runs.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nn/nn.h"
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 using namespace nn;
@@ -38,6 +40,59 @@ TEST(BoundaryTest, SameTensorReturnedTwiceFillsBothOutputs) {
     EXPECT_EQ(out.data_ptr<float>()[1], 2.0f);
     EXPECT_EQ(out.data_ptr<float>()[2], 0.0f);
   }
+}
+
+TEST(BoundaryTest, OutOfRangeEmbeddingIndexIsRefusedWithTheModulePath) {
+  Sequential model(Embedding(10, 4));
+  auto artifact = compile(trace(model, {TensorSpec({2, 3}, DType::i64)}));
+  auto ok = artifact->run({Tensor::from_vector<int64_t>({0, 9, 3, 4, 5, 6},
+                                                        {2, 3})});
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  for (int64_t bad : {10, -1}) {
+    auto outputs = artifact->run(
+        {Tensor::from_vector<int64_t>({0, 1, 2, bad, 4, 5}, {2, 3})});
+    ASSERT_FALSE(outputs.ok());
+    EXPECT_EQ(outputs.status().message(),
+              "0: embedding: input 'input.0' holds index " +
+                  std::to_string(bad) + " at [1, 0], out of range [0, 10)");
+  }
+}
+
+TEST(BoundaryTest, IndexChecksFollowViewsAndNameEveryReader) {
+  Module root("Gathers");
+  auto artifact = compile(trace(
+      root, {TensorSpec({5, 2}), TensorSpec({2, 2}, DType::i64)},
+      [](const auto &in) {
+        Tensor flat = F::flatten(in[1]);
+        return std::vector<Tensor>{F::index_select(in[0], 0, flat)};
+      }));
+  auto outputs = artifact->run({Tensor::zeros({5, 2}),
+                                Tensor::from_vector<int64_t>({0, 4, 5, 1},
+                                                             {2, 2})});
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_THAT(std::string(outputs.status().message()),
+              ::testing::EndsWith("index_select: input 'input.1' holds index "
+                                  "5 at [1, 0], out of range [0, 5)"));
+}
+
+TEST(BoundaryTest, NllLossTargetsOutOfRangeAreRefusedButIgnoreIndexIsNot) {
+  Module root("Loss");
+  auto artifact = compile(trace(
+      root, {TensorSpec({3, 4}), TensorSpec({3}, DType::i64)},
+      [](const auto &in) {
+        return std::vector<Tensor>{F::cross_entropy(in[0], in[1])};
+      }));
+  Tensor logits = Tensor::zeros({3, 4});
+  auto ignored =
+      artifact->run({logits, Tensor::from_vector<int64_t>({0, -100, 3}, {3})});
+  ASSERT_TRUE(ignored.ok()) << ignored.status();
+  auto outputs =
+      artifact->run({logits, Tensor::from_vector<int64_t>({0, 4, 3}, {3})});
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_THAT(std::string(outputs.status().message()),
+              ::testing::EndsWith("nll_loss: input 'input.1' holds index 4 at "
+                                  "[1], out of range [0, 4) (ignore_index "
+                                  "-100)"));
 }
 
 } // namespace

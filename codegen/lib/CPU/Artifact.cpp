@@ -76,6 +76,73 @@ static std::string boundaryName(DictionaryAttr attrs, StringRef prefix,
   return (prefix + "." + Twine(index)).str();
 }
 
+/// The range [0, high) an op that indexes with a tensor puts on its values
+/// (except `ignore`, nll_loss's ignore_index), and where the op came from.
+struct IndexBound {
+  StringRef op;
+  int64_t high;
+  std::optional<int64_t> ignore;
+  Location loc;
+};
+
+/// The bounds the index-taking uses of `value` put on its elements: through
+/// ops that keep every element (reshapes, permutes, expand, cat, stack; a
+/// slice or split is not followed, since elements it drops are never read)
+/// down to embedding, index_select, gather and nll_loss.
+static void collectIndexBounds(Value value, SmallVectorImpl<IndexBound> &out) {
+  auto dimSize = [](Value tensor, int64_t dim) {
+    auto type = llvm::cast<RankedTensorType>(tensor.getType());
+    int64_t rank = std::max<int64_t>(type.getRank(), 1);
+    return type.getRank() == 0 ? 1 : type.getDimSize(dim < 0 ? dim + rank : dim);
+  };
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    Location loc = user->getLoc();
+    if (auto op = llvm::dyn_cast<EmbeddingOp>(user)) {
+      if (use.get() == op.getIndices())
+        out.push_back({"embedding", dimSize(op.getWeight(), 0), {}, loc});
+    } else if (auto op = llvm::dyn_cast<IndexSelectOp>(user)) {
+      if (use.get() == op.getIndex())
+        out.push_back({"index_select",
+                       dimSize(op.getInput(), static_cast<int64_t>(op.getDim())),
+                       {}, loc});
+    } else if (auto op = llvm::dyn_cast<GatherOp>(user)) {
+      if (use.get() == op.getIndex())
+        out.push_back({"gather",
+                       dimSize(op.getInput(), static_cast<int64_t>(op.getDim())),
+                       {}, loc});
+    } else if (auto op = llvm::dyn_cast<NllLossOp>(user)) {
+      auto inputType = llvm::cast<RankedTensorType>(op.getInput().getType());
+      if (use.get() == op.getTarget())
+        out.push_back({"nll_loss",
+                       dimSize(op.getInput(), inputType.getRank() == 1 ? 0 : 1),
+                       op.getIgnoreIndex(), loc});
+    } else if (llvm::isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, ExpandOp,
+                         PermuteOp, TransposeOp, CatOp, StackOp>(user)) {
+      collectIndexBounds(user->getResult(0), out);
+    }
+  }
+}
+
+/// The description's "index_checks" of an input: one {"op", "high",
+/// "ignore"?, "where"?} per op that indexes with its values, so the runtime
+/// refuses an out-of-range index before the compiled code reads out of
+/// bounds (PyTorch raises there too).
+static llvm::json::Array describeIndexChecks(Value input) {
+  SmallVector<IndexBound> bounds;
+  collectIndexBounds(input, bounds);
+  llvm::json::Array checks;
+  for (const IndexBound &bound : bounds) {
+    llvm::json::Object check{{"op", bound.op.str()}, {"high", bound.high}};
+    if (bound.ignore)
+      check["ignore"] = *bound.ignore;
+    if (auto name = llvm::dyn_cast<NameLoc>(bound.loc))
+      check["where"] = name.getName().str();
+    checks.push_back(std::move(check));
+  }
+  return checks;
+}
+
 FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
                                                   StringRef funcName) {
   auto func = module.lookupSymbol<func::FuncOp>(funcName);
@@ -139,6 +206,9 @@ FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
                                 input);
     if (failed(entry))
       return failure();
+    if (llvm::json::Array checks = describeIndexChecks(func.getArgument(i));
+        !checks.empty())
+      (*entry)["index_checks"] = std::move(checks);
     inputs.push_back(std::move(*entry));
   }
   for (auto [i, result] : llvm::enumerate(type.getResults())) {

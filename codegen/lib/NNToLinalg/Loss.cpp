@@ -135,7 +135,9 @@ struct NllLossLowering : public OpRewritePattern<NllLossOp> {
                                            buildScalar(b, loc, i64, value));
           };
           // Targets other than ignore_index outside [0, C) count as ignored,
-          // so no read leaves the tensors.
+          // so no read leaves the tensors. (A target that is a model input
+          // never gets here out of range: Artifact::run refuses it, from the
+          // description's index_checks.)
           Value valid = b.create<arith::AndIOp>(
               loc, cmp(arith::CmpIPredicate::ne, ignoreIndex),
               b.create<arith::AndIOp>(loc, cmp(arith::CmpIPredicate::sge, 0),

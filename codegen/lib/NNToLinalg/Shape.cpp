@@ -12,8 +12,10 @@
 //       tensor (tensor.extract_slice / tensor.insert_slice around it);
 //   index_select, gather, embedding → a linalg.generic over the result whose
 //       body reads the source with tensor.extract.
-// Indices of the gathers are not checked at run time: an out-of-range index
-// is the caller's bug (as in PyTorch), and reads out of bounds.
+// The generated code does not check indices: an index that comes from a
+// model input is checked against the op's range at the boundary
+// (describeArtifact's "index_checks", Artifact::run), as PyTorch checks it;
+// one computed in the graph is in range by construction.
 //
 //===----------------------------------------------------------------------===//
 

@@ -36,10 +36,23 @@
 
 namespace nn {
 
+/// A range the values of an integer input must lie in, [0, high) except
+/// `ignore`: what an op that indexes with them (embedding, index_select,
+/// gather, nll_loss's targets) can read. run() checks it, so an index out of
+/// range is an error, as in PyTorch, and never a read out of bounds.
+struct IndexCheck {
+  std::string op;    // "embedding", "nll_loss", ...
+  std::string where; // the op's module path, when known
+  int64_t high = 0;
+  std::optional<int64_t> ignore;
+};
+
 struct TensorInfo {
   std::string name;
   Shape shape;
   DType dtype = DType::f32;
+  /// For inputs: the index ranges their values must respect.
+  std::vector<IndexCheck> index_checks;
 };
 
 struct StateInfo : TensorInfo {

@@ -19,7 +19,11 @@
 |* it binds by any of them. "rng" (optional) is present when forward draws   *|
 |* random numbers (training dropout): the caller passes the generator state  *|
 |* int64[2] = {seed, base} and advances base by "draws" after each run, so   *|
-|* runs get fresh numbers and a seed reproduces the sequence.                *|
+|* runs get fresh numbers and a seed reproduces the sequence. An I64 input   *|
+|* that ops index with has "index_checks" (optional): [{"op": "embedding",   *|
+|* "high": 10, "ignore": -100, "where": "embed"}, ...]; the caller refuses   *|
+|* any value outside [0, high) other than "ignore" before calling forward,   *|
+|* which does not check indices.                                             *|
 |* forward(ctx, args) reads args = [state whose "argument" is true (the      *|
 |* default)..., inputs..., rng (when present), outputs...] in that order and *|
 |* writes the outputs; it returns 0 on success. It keeps no global mutable   *|
