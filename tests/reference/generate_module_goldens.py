@@ -38,13 +38,10 @@ bit. (NaN is left out: torch's vectorized and scalar casts to bfloat16
 disagree about its bits.)
 """
 
-import argparse
-import filecmp
 import json
 import math
 import os
 import sys
-import tempfile
 
 import torch
 from torch import nn
@@ -53,6 +50,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # Leave no __pycache__ in the source tree.
 sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)
+import golden_cli  # noqa: E402
 import safetensors_io  # noqa: E402
 from generate_goldens import SimpleMLP  # noqa: E402
 
@@ -456,15 +454,10 @@ def load_nn_files(directory):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true",
-                        help="regenerate into a temporary folder and compare "
-                             "with the committed goldens")
+    parser = golden_cli.parser(__doc__, GOLDENS)
     parser.add_argument("--load-nn", metavar="DIR",
                         help="load the files nn wrote into DIR into the "
                              "PyTorch twins, strictly")
-    parser.add_argument("--out", default=GOLDENS,
-                        help="output folder (default: %(default)s)")
     args = parser.parse_args()
     if args.load_nn:
         errors = load_nn_files(args.load_nn)
@@ -475,25 +468,7 @@ def main():
         print(f"{len(MODELS)} models written by nn load strictly into "
               f"PyTorch {torch.__version__}")
         return 0
-    if not args.check:
-        for relative in generate(args.out):
-            print(os.path.join(args.out, relative))
-        return 0
-    with tempfile.TemporaryDirectory() as tmp:
-        stale = []
-        for relative in generate(tmp):
-            committed = os.path.join(args.out, relative)
-            if not (os.path.exists(committed) and filecmp.cmp(
-                    committed, os.path.join(tmp, relative), shallow=False)):
-                stale.append(committed)
-    if stale:
-        print("goldens differ from what generate_module_goldens.py writes "
-              "now (rerun it without --check):", file=sys.stderr)
-        for path in stale:
-            print("  " + path, file=sys.stderr)
-        return 1
-    print("module goldens are up to date")
-    return 0
+    return golden_cli.write_or_check(generate, args, "module goldens")
 
 
 if __name__ == "__main__":

@@ -34,17 +34,15 @@ Weights are the module goldens (torch.manual_seed(0)); inputs come from a
 generator seeded per case, so adding a case changes no other file.
 """
 
-import argparse
-import filecmp
 import os
 import sys
-import tempfile
 
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)
+import golden_cli  # noqa: E402
 import safetensors_io  # noqa: E402
 from generate_module_goldens import (GOLDENS, MODELS, weights_of)  # noqa: E402
 
@@ -194,32 +192,8 @@ def generate(out_dir):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true",
-                        help="regenerate into a temporary folder and compare "
-                             "with the committed goldens")
-    parser.add_argument("--out", default=GOLDENS,
-                        help="output folder (default: %(default)s)")
-    args = parser.parse_args()
-    if not args.check:
-        for relative in generate(args.out):
-            print(os.path.join(args.out, relative))
-        return 0
-    with tempfile.TemporaryDirectory() as tmp:
-        stale = []
-        for relative in generate(tmp):
-            committed = os.path.join(args.out, relative)
-            if not (os.path.exists(committed) and filecmp.cmp(
-                    committed, os.path.join(tmp, relative), shallow=False)):
-                stale.append(committed)
-    if stale:
-        print("goldens differ from what generate_zoo_goldens.py writes now "
-              "(rerun it without --check):", file=sys.stderr)
-        for path in stale:
-            print("  " + path, file=sys.stderr)
-        return 1
-    print("zoo goldens are up to date")
-    return 0
+    args = golden_cli.parser(__doc__, GOLDENS).parse_args()
+    return golden_cli.write_or_check(generate, args, "zoo goldens")
 
 
 if __name__ == "__main__":
