@@ -174,15 +174,18 @@ NamedTensors hostState(const nn::StateDict &state) {
 /// A compiled nn model (JIT) with its inputs.
 class NNRunner : public Runner {
 public:
+  /// The outputs are allocated once and written in place by every run, as
+  /// a serving loop would (Artifact::run_into).
   NNRunner(std::shared_ptr<nn::Artifact> artifact, std::vector<nn::Tensor> in)
-      : artifact_(std::move(artifact)), inputs_(std::move(in)) {}
+      : artifact_(std::move(artifact)), inputs_(std::move(in)) {
+    for (const nn::TensorInfo &info : artifact_->description().outputs)
+      outputs_.push_back(nn::Tensor::zeros(info.shape, info.dtype));
+  }
   void run() override {
-    auto out = artifact_->run(inputs_);
-    if (!out.ok()) {
-      std::cerr << "nn-bench: " << out.status().message() << "\n";
+    if (absl::Status s = artifact_->run_into(inputs_, outputs_); !s.ok()) {
+      std::cerr << "nn-bench: " << s.message() << "\n";
       std::exit(1);
     }
-    outputs_ = *std::move(out);
   }
   std::vector<float> output() override {
     const nn::Tensor &t = outputs_.at(0);

@@ -315,6 +315,18 @@ void Artifact::set_rng_state(RngState state) {
 absl::StatusOr<std::vector<Tensor>>
 Artifact::run(const std::vector<Tensor> &inputs,
               std::optional<RngState> rng) const {
+  std::vector<Tensor> outputs;
+  outputs.reserve(description_.outputs.size());
+  for (const TensorInfo &info : description_.outputs)
+    outputs.push_back(Tensor::zeros(info.shape, info.dtype));
+  if (absl::Status s = run_into(inputs, outputs, rng); !s.ok())
+    return s;
+  return outputs;
+}
+
+absl::Status Artifact::run_into(const std::vector<Tensor> &inputs,
+                                std::vector<Tensor> &outputs,
+                                std::optional<RngState> rng) const {
   if (!bound_)
     return absl::FailedPreconditionError(absl::StrCat(
         source_, ": weights are not bound; call bind() before run()"));
@@ -322,8 +334,12 @@ Artifact::run(const std::vector<Tensor> &inputs,
     return absl::InvalidArgumentError(
         absl::StrCat(source_, " takes ", description_.inputs.size(),
                      " inputs, got ", inputs.size()));
+  if (outputs.size() != description_.outputs.size())
+    return absl::InvalidArgumentError(
+        absl::StrCat(source_, " writes ", description_.outputs.size(),
+                     " outputs, got ", outputs.size()));
   std::vector<void *> args;
-  args.reserve(state_.size() + inputs.size() + 1 + description_.outputs.size());
+  args.reserve(state_.size() + inputs.size() + 1 + outputs.size());
   for (const Tensor &t : state_)
     args.push_back(const_cast<void *>(t.raw_data()));
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -334,6 +350,24 @@ Artifact::run(const std::vector<Tensor> &inputs,
         !s.ok())
       return s;
     args.push_back(const_cast<void *>(inputs[i].raw_data()));
+  }
+  // The forward writes outputs while it still reads inputs and state, and
+  // every output in full: a shared buffer would be read after it is written.
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const TensorInfo &info = description_.outputs[i];
+    if (absl::Status s = checkTensor("output", info, outputs[i]); !s.ok())
+      return s;
+    auto shares = [&](const std::vector<Tensor> &others, size_t count) {
+      for (size_t k = 0; k < count; ++k)
+        if (outputs[i].shares_storage(others[k]))
+          return true;
+      return false;
+    };
+    if (shares(inputs, inputs.size()) || shares(state_, state_.size()) ||
+        shares(outputs, i))
+      return absl::InvalidArgumentError(absl::StrCat(
+          "output '", info.name,
+          "' shares storage with an input, the bound state or another output"));
   }
   // The generator state: the caller's, or the artifact's, advanced past
   // this run's draws before the run so concurrent runs never share numbers.
@@ -348,17 +382,14 @@ Artifact::run(const std::vector<Tensor> &inputs,
     rngWords[1] = static_cast<int64_t>(rng->offset);
     args.push_back(rngWords);
   }
-  std::vector<Tensor> outputs;
-  for (const TensorInfo &info : description_.outputs) {
-    outputs.push_back(Tensor::zeros(info.shape, info.dtype));
-    args.push_back(outputs.back().raw_data());
-  }
+  for (Tensor &t : outputs)
+    args.push_back(t.raw_data());
   if (set_num_threads_)
     set_num_threads_(nn_rt_get_num_threads());
   if (int32_t rc = table_->forward(context_, args.data()); rc != 0)
     return absl::InternalError(
         absl::StrCat(source_, ": forward failed with code ", rc));
-  return outputs;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<StateDict> Artifact::run(const StateDict &inputs,

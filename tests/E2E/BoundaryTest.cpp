@@ -95,4 +95,41 @@ TEST(BoundaryTest, NllLossTargetsOutOfRangeAreRefusedButIgnoreIndexIsNot) {
                                   "-100)"));
 }
 
+TEST(BoundaryTest, RunIntoWritesTheCallersOutputsInPlace) {
+  Module root("Affine");
+  auto artifact = compile(trace(root, {TensorSpec({4})}, [](const auto &in) {
+    return std::vector<Tensor>{F::relu(in[0] * 2.0)};
+  }));
+  std::vector<Tensor> outputs{Tensor::zeros({4})};
+  const void *buffer = outputs[0].raw_data();
+  for (float scale : {1.0f, -1.0f}) {
+    Tensor x = Tensor::from_vector<float>({1 * scale, -2 * scale, 3 * scale,
+                                           -4 * scale},
+                                          {4});
+    ASSERT_TRUE(artifact->run_into({x}, outputs).ok());
+    EXPECT_EQ(outputs[0].raw_data(), buffer);
+    for (int64_t i = 0; i < 4; ++i)
+      EXPECT_EQ(outputs[0].data_ptr<float>()[i],
+                std::max(0.0f, 2 * x.data_ptr<float>()[i]));
+  }
+}
+
+TEST(BoundaryTest, RunIntoRefusesWrongOrAliasedOutputs) {
+  Module root("Affine");
+  auto artifact = compile(trace(root, {TensorSpec({4})}, [](const auto &in) {
+    return std::vector<Tensor>{F::relu(in[0] * 2.0)};
+  }));
+  Tensor x = Tensor::zeros({4});
+  std::vector<Tensor> wrong{Tensor::zeros({5})};
+  EXPECT_EQ(artifact->run_into({x}, wrong).message(),
+            "output 'output.0': expected 4 float32, got 5 float32");
+  std::vector<Tensor> none;
+  EXPECT_THAT(std::string(artifact->run_into({x}, none).message()),
+              ::testing::EndsWith(" writes 1 outputs, got 0"));
+  std::vector<Tensor> aliased{x};
+  EXPECT_EQ(artifact->run_into({x}, aliased).message(),
+            "output 'output.0' shares storage with an input, the bound state "
+            "or another output");
+}
+
 } // namespace

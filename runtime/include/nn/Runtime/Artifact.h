@@ -119,6 +119,13 @@ public:
   absl::StatusOr<std::vector<Tensor>>
   run(const std::vector<Tensor> &inputs,
       std::optional<RngState> rng = std::nullopt) const;
+  /// As run(inputs, rng), writing into `outputs`: caller-owned tensors of
+  /// the described shapes and dtypes, reused across runs so no output is
+  /// allocated (or faulted in) per call. None may share storage with an
+  /// input, the bound state or another output.
+  absl::Status run_into(const std::vector<Tensor> &inputs,
+                        std::vector<Tensor> &outputs,
+                        std::optional<RngState> rng = std::nullopt) const;
   /// Runs forward on named inputs ("input.0", ...); every input must be
   /// present and nothing else. Outputs are named as in the description.
   absl::StatusOr<StateDict> run(const StateDict &inputs,
