@@ -10,6 +10,17 @@ std::string caseName(const ::testing::TestParamInfo<OpCase> &info) {
   return info.param.name;
 }
 
+std::string traceError(const std::vector<TensorSpec> &specs,
+                       const std::function<Outputs(const Inputs &)> &fn) {
+  Module root("Root");
+  try {
+    trace(root, specs, fn);
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
 void expectClose(const Tensor &actual, const Tensor &expected,
                  const Tolerance &tolerance, const std::string &what) {
   ASSERT_EQ(shape_str(actual.shape()), shape_str(expected.shape())) << what;

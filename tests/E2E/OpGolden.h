@@ -56,6 +56,11 @@ std::string caseName(const ::testing::TestParamInfo<OpCase> &info);
 void expectClose(const Tensor &actual, const Tensor &expected,
                  const Tolerance &tolerance, const std::string &what);
 
+/// The message of the nn::Error that tracing `fn` on `specs` (in a root
+/// module) throws, or "" when tracing succeeds.
+std::string traceError(const std::vector<TensorSpec> &specs,
+                       const std::function<Outputs(const Inputs &)> &fn);
+
 class OpGoldenTest : public ::testing::TestWithParam<OpCase> {};
 
 } // namespace nn::testing

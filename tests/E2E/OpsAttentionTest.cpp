@@ -53,17 +53,6 @@ INSTANTIATE_TEST_SUITE_P(Attention, OpGoldenTest,
 // Errors at trace time
 //===----------------------------------------------------------------------===//
 
-std::string traceError(const std::vector<TensorSpec> &specs,
-                       const std::function<Outputs(const Inputs &)> &fn) {
-  Module root("Root");
-  try {
-    trace(root, specs, fn);
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 TEST(AttentionTraceTest, ShapeErrorNamesBothShapes) {
   EXPECT_EQ(traceError({TensorSpec({2, 5, 8}), TensorSpec({2, 7, 4}),
                         TensorSpec({2, 7, 3})},

@@ -236,18 +236,6 @@ TEST(HalfStateDictTest, BF16StateDictIsByteCompatibleWithPyTorch) {
 // Mixed dtypes
 //===----------------------------------------------------------------------===//
 
-/// The message of the error tracing `fn` on `specs` throws.
-std::string traceError(std::vector<TensorSpec> specs,
-                       std::function<Outputs(const Inputs &)> fn) {
-  Module root("Root");
-  try {
-    trace(root, specs, fn);
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 TEST(HalfTraceTest, LinearRefusesMixedDTypes) {
   EXPECT_EQ(traceError({TensorSpec({2, 4}, DType::bf16), TensorSpec({3, 4})},
                        [](const Inputs &in) {

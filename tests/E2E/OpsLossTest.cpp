@@ -181,16 +181,11 @@ void expectError(const std::string &message, const std::string &expected) {
   EXPECT_EQ(message, "<root>: " + expected);
 }
 
-/// The message nn::trace throws for `fn` on `specs`, or "" when it traces.
-std::string traceError(std::vector<TensorSpec> specs,
-                       std::function<Tensor(const Inputs &)> fn) {
-  Module root("Root");
-  try {
-    trace(root, specs, [&](const Inputs &in) { return Outputs{fn(in)}; });
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
+/// traceError for a function of one result.
+std::string traceError(const std::vector<TensorSpec> &specs,
+                       const std::function<Tensor(const Inputs &)> &fn) {
+  return testing::traceError(
+      specs, [&](const Inputs &in) { return Outputs{fn(in)}; });
 }
 
 TEST(LossErrorTest, ShapeMismatchesNameBothShapes) {

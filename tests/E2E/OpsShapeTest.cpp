@@ -174,19 +174,6 @@ TEST(ShapeLayers, TiedEmbeddingLMMatchesPyTorch) {
 // Trace-time errors of the functional API
 //===----------------------------------------------------------------------===//
 
-/// The nn::Error message of tracing `fn` on inputs of `shapes` (f32), or ""
-/// when tracing succeeds.
-std::string traceError(const std::vector<TensorSpec> &specs,
-                       const std::function<Outputs(const Inputs &)> &fn) {
-  Module root("Root");
-  try {
-    trace(root, specs, fn);
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
-
 TEST(ShapeFunctional, ShapeErrorsNameTheOpAndBothShapes) {
   EXPECT_EQ(traceError({TensorSpec({2, 3}), TensorSpec({3, 4})},
                        [](const Inputs &in) { return Outputs{F::cat(in, 1)}; }),
