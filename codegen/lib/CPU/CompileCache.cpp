@@ -10,6 +10,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -21,8 +22,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <dlfcn.h>
 #include <link.h>
+#include <utime.h>
 #include <unistd.h>
 #include <vector>
 
@@ -46,7 +49,9 @@ constexpr size_t kDigestSize = 32;
 // key hex, SHA-256 of the payload, payload size (u64 LE), magic.
 constexpr size_t kTrailerSize = kKeyHexSize + kDigestSize + 8 + 8;
 
-std::atomic<uint64_t> hits{0}, misses{0}, rejected{0}, stores{0};
+std::atomic<uint64_t> hits{0}, misses{0}, rejected{0}, stores{0}, evicted{0};
+
+constexpr uint64_t kDefaultMaxBytes = uint64_t(1) << 30;
 
 /// Finds the loaded object holding this code and reads its GNU build id.
 struct BuildIdSearch {
@@ -240,6 +245,9 @@ std::optional<std::string> CompileCache::lookup(llvm::StringRef key,
             storedDigest == llvm::toStringRef(llvm::ArrayRef<uint8_t>(actual));
     if (valid) {
       ++hits;
+      // Recently used: the trim evicts by modification time. A read-only
+      // cache folder just keeps the old time.
+      ::utime(path.c_str(), nullptr);
       return payload.str();
     }
   }
@@ -274,14 +282,90 @@ llvm::Error CompileCache::store(llvm::StringRef key,
   if (llvm::Error err = writeFileAtomically(entryPath(key), entry))
     return err;
   ++stores;
+  trim(key);
   return llvm::Error::success();
 }
 
-CompileCacheStats CompileCache::stats() {
-  return {hits.load(), misses.load(), rejected.load(), stores.load()};
+uint64_t CompileCache::maxSizeFromEnvironment() {
+  std::optional<std::string> text =
+      llvm::sys::Process::GetEnv("NN_CACHE_MAX_SIZE");
+  if (!text || text->empty())
+    return kDefaultMaxBytes;
+  llvm::StringRef rest(*text);
+  uint64_t value = 0;
+  if (rest.consumeInteger(10, value))
+    return kDefaultMaxBytes;
+  unsigned shift = 0;
+  if (rest.size() == 1)
+    shift = llvm::StringSwitch<unsigned>(rest.lower())
+                .Case("k", 10)
+                .Case("m", 20)
+                .Case("g", 30)
+                .Default(~0u);
+  else if (!rest.empty())
+    shift = ~0u;
+  if (shift == ~0u || (shift && value > (UINT64_MAX >> shift)))
+    return kDefaultMaxBytes;
+  return value << shift;
 }
 
-void CompileCache::resetStats() { hits = misses = rejected = stores = 0; }
+uint64_t CompileCache::trim(llvm::StringRef keep) const {
+  struct Entry {
+    std::string path;
+    uint64_t size;
+    llvm::sys::TimePoint<> time;
+  };
+  std::vector<Entry> entries;
+  uint64_t total = 0;
+  std::string kept = keep.empty() ? std::string() : entryPath(keep);
+  auto staleBefore = std::chrono::system_clock::now() - std::chrono::hours(1);
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(directory_, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    llvm::ErrorOr<llvm::sys::fs::basic_file_status> status = it->status();
+    if (!status || status->type() != llvm::sys::fs::file_type::regular_file)
+      continue;
+    if (name.contains(".entry.tmp-")) {
+      if (status->getLastModificationTime() < staleBefore)
+        llvm::sys::fs::remove(it->path());
+      continue;
+    }
+    if (!name.ends_with(".entry"))
+      continue;
+    total += status->getSize();
+    if (it->path() != kept)
+      entries.push_back(
+          {it->path(), status->getSize(), status->getLastModificationTime()});
+  }
+  if (maxBytes_ == 0 || total <= maxBytes_)
+    return 0;
+  llvm::sort(entries, [](const Entry &a, const Entry &b) {
+    return a.time < b.time || (a.time == b.time && a.path < b.path);
+  });
+  uint64_t target = maxBytes_ / 10 * 9, removed = 0;
+  for (const Entry &entry : entries) {
+    if (total <= target)
+      break;
+    // Another process may have evicted it already; only what this call
+    // removed is counted.
+    if (!llvm::sys::fs::remove(entry.path, /*IgnoreNonExisting=*/false)) {
+      ++removed;
+      ++evicted;
+    }
+    total -= entry.size;
+  }
+  return removed;
+}
+
+CompileCacheStats CompileCache::stats() {
+  return {hits.load(), misses.load(), rejected.load(), stores.load(),
+          evicted.load()};
+}
+
+void CompileCache::resetStats() {
+  hits = misses = rejected = stores = evicted = 0;
+}
 
 llvm::Error mlir::nn::writeFileAtomically(llvm::StringRef path,
                                           llvm::StringRef bytes) {

@@ -22,6 +22,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <utime.h>
 
 using mlir::nn::CompileCache;
 using mlir::nn::CompileCacheStats;
@@ -135,6 +136,88 @@ TEST_F(CompileCacheTest, CorruptTruncatedAndForeignEntriesAreMissesAndRemoved) {
   // The rebuilt entry is good again.
   ASSERT_FALSE(bool(cache.store(key, bytes)));
   EXPECT_EQ(cache.lookup(key).value_or(""), bytes);
+}
+
+/// Sets a file's modification time to `secondsAgo` before now.
+void age(const std::string &path, int secondsAgo) {
+  struct utimbuf times;
+  times.actime = times.modtime = ::time(nullptr) - secondsAgo;
+  ASSERT_EQ(::utime(path.c_str(), &times), 0) << path;
+}
+
+TEST_F(CompileCacheTest, TheLeastRecentlyUsedEntriesAreEvictedPastTheLimit) {
+  CompileCache cache(dir_);
+  std::string bytes(1000, 'x'); // about 1.1 KB per entry with its trailer
+  std::vector<std::string> keys;
+  for (int i = 0; i < 4; ++i)
+    keys.push_back(CompileCache::key("so", "", "model " + std::to_string(i)));
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_FALSE(bool(cache.store(keys[i], bytes)));
+    age(cache.entryPath(keys[i]), 300 - 100 * i); // 0 oldest, 2 newest
+  }
+  // Entry 0 is used again: the hit makes it the most recent.
+  ASSERT_TRUE(cache.lookup(keys[0]).has_value());
+
+  // Room for three and a half entries: storing a fourth evicts the least
+  // recently used (1), which brings the folder under 90% of the limit.
+  uint64_t entrySize = readFile(cache.entryPath(keys[0])).size();
+  cache.setMaxSize(3 * entrySize + entrySize / 2);
+  ASSERT_FALSE(bool(cache.store(keys[3], bytes)));
+  EXPECT_EQ(CompileCache::stats().evicted, 1u);
+  EXPECT_TRUE(llvm::sys::fs::exists(cache.entryPath(keys[0])));
+  EXPECT_FALSE(llvm::sys::fs::exists(cache.entryPath(keys[1])));
+  EXPECT_TRUE(llvm::sys::fs::exists(cache.entryPath(keys[2])));
+  EXPECT_TRUE(llvm::sys::fs::exists(cache.entryPath(keys[3])));
+
+  // The entry just stored is kept even when it alone is over the limit.
+  cache.setMaxSize(entrySize / 2);
+  ASSERT_FALSE(bool(cache.store(keys[1], bytes)));
+  EXPECT_EQ(entries().size(), 1u);
+  EXPECT_TRUE(llvm::sys::fs::exists(cache.entryPath(keys[1])));
+  EXPECT_EQ(CompileCache::stats().evicted, 4u);
+
+  // Unbounded: nothing goes.
+  cache.setMaxSize(0);
+  for (int i = 0; i < 4; ++i)
+    ASSERT_FALSE(bool(cache.store(keys[i], bytes)));
+  EXPECT_EQ(entries().size(), 4u);
+  EXPECT_EQ(CompileCache::stats().evicted, 4u);
+}
+
+TEST_F(CompileCacheTest, TheTrimRemovesOnlyStaleTemporaryFiles) {
+  CompileCache cache(dir_);
+  std::string key = CompileCache::key("so", "", "ir");
+  std::string stale = cache.entryPath(key) + ".tmp-deadbeef";
+  std::string fresh = cache.entryPath(key) + ".tmp-cafebabe";
+  writeFile(stale, "half an entry");
+  writeFile(fresh, "being written");
+  age(stale, 2 * 3600);
+  cache.trim();
+  EXPECT_FALSE(llvm::sys::fs::exists(stale));
+  EXPECT_TRUE(llvm::sys::fs::exists(fresh)); // a writer may still own it
+}
+
+TEST_F(CompileCacheTest, TheLimitComesFromTheEnvironment) {
+  auto limitFor = [](const char *text) {
+    ::setenv("NN_CACHE_MAX_SIZE", text, 1);
+    uint64_t limit = CompileCache::maxSizeFromEnvironment();
+    ::unsetenv("NN_CACHE_MAX_SIZE");
+    return limit;
+  };
+  constexpr uint64_t kDefault = uint64_t(1) << 30;
+  EXPECT_EQ(CompileCache::maxSizeFromEnvironment(), kDefault);
+  EXPECT_EQ(limitFor("12345"), 12345u);
+  EXPECT_EQ(limitFor("64K"), 64u << 10);
+  EXPECT_EQ(limitFor("500m"), 500u << 20);
+  EXPECT_EQ(limitFor("2G"), uint64_t(2) << 30);
+  EXPECT_EQ(limitFor("0"), 0u);
+  // Unreadable values fall back to the default rather than to unbounded.
+  EXPECT_EQ(limitFor("lots"), kDefault);
+  EXPECT_EQ(limitFor("5T"), kDefault);
+  EXPECT_EQ(limitFor("5MB"), kDefault);
+  EXPECT_EQ(limitFor("-1"), kDefault);
+  EXPECT_EQ(limitFor("99999999999999999999G"), kDefault);
+  EXPECT_EQ(CompileCache(dir_).maxSize(), kDefault);
 }
 
 TEST_F(CompileCacheTest, FolderComesFromTheEnvironment) {

@@ -23,6 +23,13 @@
 // The folder is $NN_CACHE_DIR, else $XDG_CACHE_HOME/nn, else
 // $HOME/.cache/nn; NN_CACHE_DISABLE=1 turns the cache off.
 //
+// The folder is bounded, least recently used first out: a hit refreshes the
+// entry's modification time, and every store trims the folder to 90% of its
+// limit when it has grown past it (as ccache does), so a long-lived cache
+// does not fill the disk. The limit is $NN_CACHE_MAX_SIZE (bytes, or with a
+// K, M or G suffix; 0 means unbounded), else 1 GiB. The entry just stored is
+// never evicted, even when it alone exceeds the limit.
+//
 //===----------------------------------------------------------------------===//
 #ifndef NN_CONVERSION_CPU_COMPILECACHE_H
 #define NN_CONVERSION_CPU_COMPILECACHE_H
@@ -59,6 +66,7 @@ struct CompileCacheStats {
   uint64_t misses = 0;   // including rejected entries
   uint64_t rejected = 0; // corrupt or foreign entries dropped
   uint64_t stores = 0;
+  uint64_t evicted = 0; // entries removed to keep the folder in its limit
 };
 
 class CompileCache {
@@ -68,8 +76,14 @@ public:
   static std::optional<std::string> directoryFromEnvironment();
 
   explicit CompileCache(std::string directory)
-      : directory_(std::move(directory)) {}
+      : directory_(std::move(directory)), maxBytes_(maxSizeFromEnvironment()) {}
   const std::string &directory() const { return directory_; }
+
+  /// The size limit $NN_CACHE_MAX_SIZE gives (see above): 1 GiB when unset
+  /// or unreadable, 0 for unbounded.
+  static uint64_t maxSizeFromEnvironment();
+  uint64_t maxSize() const { return maxBytes_; }
+  void setMaxSize(uint64_t bytes) { maxBytes_ = bytes; }
 
   /// The key (64 hex digits) of compiling `irText` into a product of
   /// `kind` under `options` (any canonical text naming them).
@@ -85,14 +99,21 @@ public:
                                     bool *rejected = nullptr) const;
 
   /// Stores `bytes` as the entry of `key` (temporary file + rename, so a
-  /// concurrent reader never sees half an entry).
+  /// concurrent reader never sees half an entry), then trims the folder.
   llvm::Error store(llvm::StringRef key, llvm::StringRef bytes) const;
+
+  /// When the entries exceed the limit, removes the least recently used
+  /// until they fit in 90% of it, sparing `keep` (a key); also removes
+  /// temporary files a crashed writer left more than an hour ago. Returns
+  /// how many entries it removed.
+  uint64_t trim(llvm::StringRef keep = {}) const;
 
   static CompileCacheStats stats();
   static void resetStats();
 
 private:
   std::string directory_;
+  uint64_t maxBytes_;
 };
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and
