@@ -33,7 +33,7 @@
 
 namespace {
 
-inline int64_t minI(int64_t a, int64_t b) { return a < b ? a : b; }
+constexpr int64_t minI(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /// The K, M and N blocks of one GEMM (see the loop nest above).
 struct Blocking {
@@ -60,9 +60,13 @@ constexpr Blocking kConvBlocking{KC, MC, NCConv};
 /// keeps KC x MC = 144 KiB of L2 and the B panel 4 MiB of L3, as before.
 constexpr Blocking kGemmBlocking{512, MR * 12, 2048 / NR * NR};
 
-constexpr int64_t kPackFloatsA = MC * KC > 512 * MR * 12 ? MC * KC : 512 * MR * 12;
-constexpr int64_t kPackFloatsB = 2048 / NR * NR * 512;
-static_assert(kPackFloatsB >= NCConv * KC, "B buffer too small for conv");
+constexpr int64_t maxI(int64_t a, int64_t b) { return a > b ? a : b; }
+/// The per-thread packing buffers hold a block of either blocking.
+constexpr int64_t kPackFloatsA =
+    maxI(kConvBlocking.mc * kConvBlocking.kc, kGemmBlocking.mc * kGemmBlocking.kc);
+constexpr int64_t kPackFloatsB =
+    maxI(kConvBlocking.nc * kConvBlocking.kc, kGemmBlocking.nc * kGemmBlocking.kc);
+
 inline int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
 /// Per-thread packing buffers, grown on demand and kept (a compiled model
