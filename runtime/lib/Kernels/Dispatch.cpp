@@ -237,6 +237,86 @@ void runConv(const nn_rt::ConvArgs &cv) {
   nn_rt_parallel_for(N * blocks, convChunk, &split);
 }
 
+/// The calling thread's buffer for a B packed once and read by every thread
+/// of one GEMM: grown on demand and kept, as the kernels' own packing
+/// buffers are (an allocation this size is an mmap plus a page fault per
+/// 4 KiB on every call). Thread-local because the workers only read it while
+/// the call that filled it waits, so GEMMs called from different threads
+/// never share one.
+struct SharedPackedB {
+  float *data = nullptr;
+  int64_t floats = 0;
+};
+thread_local SharedPackedB sharedPackedB;
+
+/// Larger packed Bs fall back to splitting N (each thread packs its columns).
+constexpr int64_t kMaxSharedPackedB = int64_t(1) << 24; // floats, 64 MiB
+
+float *sharedPackedBuffer(int64_t floats) {
+  if (floats > kMaxSharedPackedB)
+    return nullptr;
+  if (sharedPackedB.floats < floats) {
+    free(sharedPackedB.data);
+    size_t bytes = (size_t(floats) * sizeof(float) + 63) / 64 * 64;
+    sharedPackedB.data = static_cast<float *>(aligned_alloc(64, bytes));
+    sharedPackedB.floats = sharedPackedB.data ? floats : 0;
+  }
+  return sharedPackedB.data;
+}
+
+/// Each thread needs at least this many row tiles of C for the row split
+/// with a shared B: every thread reads all of the packed B, so it must reuse
+/// each B element for enough rows, and the split is in whole tiles (171
+/// tiles of 1024 rows split 86 / 85).
+constexpr int64_t kMinRowTilesPerThread = 8;
+
+struct SharedBSplit {
+  const nn_rt::GemmArgs *g;
+  float *packedB;
+  int64_t mr;
+};
+
+void packBChunk(void *ctx, int64_t begin, int64_t end) {
+  auto *s = static_cast<SharedBSplit *>(ctx);
+  if (isa() == Isa::avx512)
+    nn_rt::avx512::packBPanels(*s->g, begin, end, s->packedB);
+  else
+    nn_rt::avx2::packBPanels(*s->g, begin, end, s->packedB);
+}
+
+void rowChunk(void *ctx, int64_t begin, int64_t end) {
+  auto *s = static_cast<SharedBSplit *>(ctx);
+  int64_t m0 = begin * s->mr, m1 = end * s->mr < s->g->M ? end * s->mr : s->g->M;
+  if (isa() == Isa::avx512)
+    nn_rt::avx512::sgemmPackedB(*s->g, m0, m1, s->packedB);
+  else
+    nn_rt::avx2::sgemmPackedB(*s->g, m0, m1, s->packedB);
+}
+
+/// The threaded GEMM for tall C: B packed once, its column panels split over
+/// the threads, then C's rows split over them, each thread packing only its
+/// own rows of A. Splitting N instead has every thread pack all of A (10% of
+/// each thread's time at 1024^3 on 2 threads); splitting M alone, all of B.
+/// False when this does not apply (no vector ISA, too few rows, B too big).
+bool sgemmSharedB(const nn_rt::GemmArgs &g, int64_t threads) {
+  if (isa() != Isa::avx2 && isa() != Isa::avx512)
+    return false;
+  int64_t mr, nr;
+  tile(mr, nr);
+  int64_t rowTiles = (g.M + mr - 1) / mr;
+  if (rowTiles < kMinRowTilesPerThread * threads)
+    return false;
+  int64_t floats = isa() == Isa::avx512 ? nn_rt::avx512::packedBSize(g)
+                                        : nn_rt::avx2::packedBSize(g);
+  float *packedB = sharedPackedBuffer(floats);
+  if (!packedB)
+    return false;
+  SharedBSplit split{&g, packedB, mr};
+  nn_rt_parallel_for((g.N + nr - 1) / nr, packBChunk, &split);
+  nn_rt_parallel_for(rowTiles, rowChunk, &split);
+  return true;
+}
+
 /// `ep`, or no epilogue when null.
 nn_rt_epilogue epilogueOrNone(const nn_rt_epilogue *ep) {
   if (ep)
@@ -262,6 +342,8 @@ extern "C" void nn_rt_sgemm(int64_t M, int64_t N, int64_t K, const float *A,
     gemmRange(g, 0, M, 0, N);
     return;
   }
+  if (g.K > 0 && sgemmSharedB(g, threads))
+    return;
   int64_t mr, nr;
   tile(mr, nr);
   // Split the longer side of C in whole register tiles.

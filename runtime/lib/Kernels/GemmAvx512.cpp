@@ -32,6 +32,14 @@ inline void packTransposedPanel(const float *src, int64_t ld, int64_t kc,
       dst[k * NR + c] = src[c * ld + k];
 }
 
+/// dst[k * MR + r] = src[r * ld + k]: one full panel of a row-major A
+/// (in registers on AVX2; scalar here, for the same reason).
+inline void packAPanel(const float *src, int64_t ld, int64_t kc, float *dst) {
+  for (int64_t r = 0; r < MR; ++r)
+    for (int64_t k = 0; k < kc; ++k)
+      dst[k * MR + r] = src[r * ld + k];
+}
+
 inline void microKernel(const nn_rt::GemmArgs &g, int64_t kc, const float *Ap,
                         const float *Bp, float *C, int64_t m0, int64_t n0,
                         int64_t rows, int64_t cols, bool loadC, bool last) {

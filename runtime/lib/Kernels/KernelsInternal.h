@@ -89,6 +89,12 @@ static inline GemmArgs convGemmArgs(const ConvArgs &cv, int64_t image) {
   void conv2d(const ConvArgs &cv, int64_t image, int64_t p0, int64_t p1);      \
   int64_t packedWeightSize(const ConvArgs &cv);                                \
   void packWeights(const ConvArgs &cv, float *dst);                            \
+  /* B whole, packed once and shared by the threads of one GEMM. */           \
+  int64_t packedBSize(const GemmArgs &g);                                      \
+  void packBPanels(const GemmArgs &g, int64_t panel0, int64_t panel1,          \
+                   float *dst);                                                \
+  void sgemmPackedB(const GemmArgs &g, int64_t m0, int64_t m1,                 \
+                    const float *packedB);                                     \
   }
 NN_DECLARE_ISA(avx2)
 NN_DECLARE_ISA(avx512)

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -256,5 +257,56 @@ TEST_P(KernelsTest, ParallelForCoversTheRangeOnce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, KernelsTest, ::testing::Values(1, 3));
+
+/// GEMMs large enough to be threaded (the cases above are not), through both
+/// splits: tall C (rows split, B packed once and shared) and wide C (columns
+/// split), with edges of every block, a transposed B, accumulation and an
+/// epilogue. Each C element must be summed in the same order whatever the
+/// thread count, so the bits are compared, not a tolerance.
+TEST(KernelsThreadsTest, SgemmBitsDoNotDependOnThreads) {
+  std::mt19937 rng(7);
+  for (GemmCase c : {GemmCase{200, 181, 1100, false, true, true, true},
+                     GemmCase{301, 150, 900, true, false, false, false},
+                     GemmCase{20, 1500, 1200, false, false, false, true},
+                     GemmCase{13, 1203, 2200, true, true, true, false}}) {
+    SCOPED_TRACE(::testing::Message() << c.M << "x" << c.N << "x" << c.K);
+    ASSERT_GE(double(c.M) * c.N * c.K, double(1 << 25)) << "not threaded";
+    auto A = randomVector(c.M * c.K, rng), B = randomVector(c.K * c.N, rng);
+    auto bias = randomVector(c.rowBias ? c.M : c.N, rng);
+    auto C0 = randomVector(c.M * c.N, rng);
+    nn_rt_epilogue ep = {};
+    ep.addends[0] = {bias.data(), 0, c.rowBias ? 1 : 0, c.rowBias ? 0 : 1};
+    ep.activation = c.relu ? NN_RT_ACT_RELU : NN_RT_ACT_NONE;
+    auto run = [&](int threads) {
+      nn_rt_set_num_threads(threads);
+      std::vector<float> C = C0;
+      nn_rt_sgemm(c.M, c.N, c.K, A.data(), c.K, 1, B.data(),
+                  c.transposeB ? 1 : c.N, c.transposeB ? c.K : 1, C.data(),
+                  c.N, c.accumulate, &ep);
+      nn_rt_set_num_threads(1);
+      return C;
+    };
+    std::vector<float> one = run(1);
+    // Spot-check the values against plain loops (the bits are checked below).
+    for (int64_t m : {int64_t(0), c.M / 2, c.M - 1})
+      for (int64_t n : {int64_t(0), c.N / 3, c.N - 1}) {
+        double acc = c.accumulate ? C0[m * c.N + n] : 0.0;
+        for (int64_t k = 0; k < c.K; ++k)
+          acc += double(A[m * c.K + k]) *
+                 (c.transposeB ? B[n * c.K + k] : B[k * c.N + n]);
+        acc += bias[c.rowBias ? m : n];
+        if (c.relu)
+          acc = std::max(acc, 0.0);
+        ASSERT_NEAR(one[m * c.N + n], acc, 1e-4 * (1 + std::abs(acc)))
+            << "at " << m << "," << n;
+      }
+    for (int threads : {2, 3}) {
+      std::vector<float> many = run(threads);
+      ASSERT_EQ(0, std::memcmp(one.data(), many.data(),
+                               one.size() * sizeof(float)))
+          << threads << " threads";
+    }
+  }
+}
 
 } // namespace
