@@ -36,6 +36,8 @@ kernelSymbols(llvm::orc::MangleAndInterner interner) {
   add("nn_rt_sgemm", reinterpret_cast<void *>(&nn_rt_sgemm));
   add("nn_rt_conv2d_nchw", reinterpret_cast<void *>(&nn_rt_conv2d_nchw));
   add("nn_rt_parallel_for", reinterpret_cast<void *>(&nn_rt_parallel_for));
+  add("nn_rt_sgemm_batched", reinterpret_cast<void *>(&nn_rt_sgemm_batched));
+  add("nn_rt_attention", reinterpret_cast<void *>(&nn_rt_attention));
   return symbols;
 }
 

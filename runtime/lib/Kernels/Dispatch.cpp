@@ -373,3 +373,20 @@ extern "C" void nn_rt_conv2d_nchw(int64_t N, int64_t C, int64_t H, int64_t W,
   runConv(cv);
   free(packed);
 }
+
+//===----------------------------------------------------------------------===//
+// For the batched kernels (KernelsInternal.h)
+//===----------------------------------------------------------------------===//
+
+void nn_rt::gemmOnThisThread(const GemmArgs &g, int64_t m0, int64_t m1,
+                             int64_t n0, int64_t n1) {
+  gemmRange(g, m0, m1, n0, n1);
+}
+
+void nn_rt::registerTile(int64_t &mr, int64_t &nr) { tile(mr, nr); }
+
+bool nn_rt::worthParallel(double macs) {
+  return nn_rt_get_num_threads() > 1 && macs >= kMinParallelWork;
+}
+
+bool nn_rt::hasAvx2Fma() { return isa() == Isa::avx2 || isa() == Isa::avx512; }

@@ -100,6 +100,57 @@ NN_DECLARE_ISA(avx2)
 NN_DECLARE_ISA(avx512)
 #undef NN_DECLARE_ISA
 
+//===----------------------------------------------------------------------===//
+// Batched kernels (Batched.cpp, Attention.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Rows [m0, m1) and columns [n0, n1) of `g` on the calling thread, with the
+/// widest ISA this CPU has (Dispatch.cpp).
+void gemmOnThisThread(const GemmArgs &g, int64_t m0, int64_t m1, int64_t n0,
+                      int64_t n1);
+/// The register tile of that ISA (1 x 1 for the scalar loops).
+void registerTile(int64_t &mr, int64_t &nr);
+/// Whether `macs` multiply-adds are worth splitting over the thread pool.
+bool worthParallel(double macs);
+/// Whether the AVX2 + FMA row functions below may run.
+bool hasAvx2Fma();
+
+/// The number of batch indices of `batch` (NN_RT_MAX_BATCH_DIMS sizes).
+static inline int64_t batchCount(const int64_t *batch) {
+  int64_t n = 1;
+  for (int d = 0; d < NN_RT_MAX_BATCH_DIMS; ++d)
+    n *= batch[d];
+  return n;
+}
+
+/// The offset of flattened (row-major) batch index `flat` in a view of
+/// batch strides `strides`.
+static inline int64_t batchOffset(const int64_t *batch, const int64_t *strides,
+                                  int64_t flat) {
+  int64_t offset = 0;
+  for (int d = NN_RT_MAX_BATCH_DIMS - 1; d >= 0; --d) {
+    offset += (flat % batch[d]) * strides[d];
+    flat /= batch[d];
+  }
+  return offset;
+}
+
+/// The row pieces of attention's softmax, vectorized (AttentionAvx2.cpp).
+namespace avx2 {
+/// y[i] = exp(x[i]) for i < n (x and y may be the same). At most 1 ulp from
+/// the correctly rounded result over the whole float range, NaN, +-inf and
+/// denormal results included (checked in KernelsTest).
+void expRow(const float *x, float *y, int64_t n);
+/// x[i] = i < valid ? x[i] * scale (+ mask[i]) : -inf for i < n, with a
+/// contiguous mask or none (null); returns the maximum of the new x.
+float scaleMaskMaxRow(float *x, int64_t n, int64_t valid, float scale,
+                      const float *mask);
+/// x[i] = exp(x[i] - shift) for i < n; returns the sum of the new x.
+float expShiftSumRow(float *x, int64_t n, float shift);
+/// x[i] *= factor for i < n.
+void scaleRow(float *x, int64_t n, float factor);
+} // namespace avx2
+
 } // namespace nn_rt
 
 #endif // NN_RUNTIME_KERNELS_INTERNAL_H

@@ -7,10 +7,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "nn/Runtime/Kernels.h"
+// The vector exp of attention's softmax (runtime/lib on the include path).
+#include "Kernels/KernelsInternal.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -254,6 +257,236 @@ TEST_P(KernelsTest, ParallelForCoversTheRangeOnce) {
       &hits);
   for (auto &h : hits)
     ASSERT_EQ(h.load(), 1);
+}
+
+/// A strided view over `data`: batch strides (leading, padded to
+/// NN_RT_MAX_BATCH_DIMS), then the row and column strides.
+nn_rt_matrix view(float *data, std::vector<int64_t> batchStrides, int64_t row,
+                  int64_t col) {
+  nn_rt_matrix m = {};
+  m.data = data;
+  size_t pad = NN_RT_MAX_BATCH_DIMS - batchStrides.size();
+  for (size_t d = 0; d < batchStrides.size(); ++d)
+    m.batch_strides[pad + d] = batchStrides[d];
+  m.row_stride = row, m.col_stride = col;
+  return m;
+}
+
+/// Element (b, r, c) of `m` for batch index (b0, b1) of two batch dims.
+float at(const nn_rt_matrix &m, int64_t b0, int64_t b1, int64_t r, int64_t c) {
+  return m.data[b0 * m.batch_strides[NN_RT_MAX_BATCH_DIMS - 2] +
+                b1 * m.batch_strides[NN_RT_MAX_BATCH_DIMS - 1] +
+                r * m.row_stride + c * m.col_stride];
+}
+
+/// Two batch dims [2, 3]: A broadcast along the first (stride 0), B a
+/// transposed head-split view (the layout of kᵀ in attention), C with a
+/// padded row stride; an addend per image (its image stride), accumulate,
+/// relu. Shapes off the register tile, and large enough to be split.
+TEST_P(KernelsTest, SgemmBatchedMatchesLoops) {
+  // The second is above the kernels' threshold for splitting work.
+  for (auto [M, N, K] : {std::array<int64_t, 3>{37, 50, 129},
+                         std::array<int64_t, 3>{130, 150, 300}}) {
+  SCOPED_TRACE(::testing::Message() << M << "x" << N << "x" << K);
+  const int64_t B0 = 2, B1 = 3, H = B1;
+  const int64_t batch[NN_RT_MAX_BATCH_DIMS] = {1, 1, B0, B1};
+  auto a = randomVector(B1 * M * K, rng);
+  // B[b0, b1][k, n] = kv[n, b0, b1, k]: a [N, B0, B1, K] buffer.
+  auto bt = randomVector(N * B0 * H * K, rng);
+  auto res = randomVector(B0 * B1 * M * N, rng);
+  const int64_t ldc = N + 5;
+  auto c = randomVector(B0 * B1 * M * ldc, rng), c0 = c;
+  nn_rt_matrix A = view(a.data(), {0, M * K}, K, 1);
+  nn_rt_matrix Bm = view(bt.data(), {H * K, K}, 1, B0 * H * K);
+  nn_rt_matrix C = view(c.data(), {B1 * M * ldc, M * ldc}, ldc, 1);
+  nn_rt_epilogue ep = {};
+  ep.addends[0] = {res.data(), M * N, N, 1};
+  ep.activation = NN_RT_ACT_RELU;
+  nn_rt_sgemm_batched(batch, M, N, K, &A, &Bm, &C, 1, &ep);
+  for (int64_t b0 = 0; b0 < B0; ++b0)
+    for (int64_t b1 = 0; b1 < B1; ++b1)
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t n = 0; n < N; ++n) {
+          int64_t image = b0 * B1 + b1;
+          double want = c0[image * M * ldc + m * ldc + n];
+          for (int64_t k = 0; k < K; ++k)
+            want += double(at(A, b0, b1, m, k)) * at(Bm, b0, b1, k, n);
+          want = std::max(want + res[(image * M + m) * N + n], 0.0);
+          ASSERT_NEAR(c[image * M * ldc + m * ldc + n], want,
+                      1e-4 * (1 + std::abs(want)))
+              << "image " << image << " at " << m << "," << n;
+        }
+  }
+}
+
+struct AttentionCase {
+  int64_t B0, B1, L, S, E, Ev;
+  enum { none, shared, perBatch, perQueryRow } mask;
+  bool causal;
+};
+
+/// softmax(q·kᵀ·scale + mask)·v in double, one row at a time, for views
+/// laid out as attention's head split: q, k, v are [seq, B0, B1, E] buffers
+/// seen as [B0, B1, seq, E] (no copy), the output written through the
+/// strides of the head merge ([L, B0, B1, Ev]).
+TEST_P(KernelsTest, AttentionMatchesLoops) {
+  using C = AttentionCase;
+  for (C c : {C{2, 3, 17, 23, 8, 5, C::none, false},
+              C{1, 4, 128, 128, 64, 64, C::none, false},
+              C{2, 4, 256, 256, 64, 64, C::shared, false}, // split
+              C{2, 2, 40, 300, 16, 12, C::shared, false},
+              C{1, 2, 50, 31, 7, 9, C::perBatch, false},
+              C{2, 1, 9, 13, 6, 6, C::perQueryRow, false},
+              C{1, 3, 61, 61, 16, 16, C::none, true},
+              C{1, 2, 20, 270, 8, 8, C::none, true},
+              C{2, 2, 30, 20, 8, 4, C::none, true}}) {
+    SCOPED_TRACE(::testing::Message()
+                 << c.B0 << "x" << c.B1 << " L " << c.L << " S " << c.S
+                 << " E " << c.E << " Ev " << c.Ev << " mask " << c.mask
+                 << " causal " << c.causal);
+    const int64_t nb = c.B0 * c.B1;
+    const int64_t batch[NN_RT_MAX_BATCH_DIMS] = {1, 1, c.B0, c.B1};
+    auto qd = randomVector(c.L * nb * c.E, rng);
+    auto kd = randomVector(c.S * nb * c.E, rng);
+    auto vd = randomVector(c.S * nb * c.Ev, rng);
+    for (float &x : qd)
+      x *= 3.f; // scores of a few units: a softmax that is not flat
+    auto headSplit = [&](std::vector<float> &d, int64_t width) {
+      return view(d.data(), {c.B1 * width, width}, nb * width, 1);
+    };
+    nn_rt_matrix q = headSplit(qd, c.E), k = headSplit(kd, c.E),
+                 v = headSplit(vd, c.Ev);
+    std::vector<float> md, od(c.L * nb * c.Ev, NAN);
+    nn_rt_matrix mask = {}, out = headSplit(od, c.Ev);
+    switch (c.mask) {
+    case C::none:
+      break;
+    case C::shared: // [L, S]
+      md = randomVector(c.L * c.S, rng);
+      mask = view(md.data(), {0, 0}, c.S, 1);
+      break;
+    case C::perBatch: // [B0, B1, L, S] with -inf holes
+      md = randomVector(nb * c.L * c.S, rng);
+      for (size_t i = 0; i < md.size(); i += 3)
+        md[i] = -INFINITY;
+      mask = view(md.data(), {c.B1 * c.L * c.S, c.L * c.S}, c.S, 1);
+      break;
+    case C::perQueryRow: // [B0, 1, L, 1]: a key padding mask's transpose
+      md = randomVector(c.B0 * c.L, rng);
+      mask = view(md.data(), {c.L, 0}, 1, 0);
+      break;
+    }
+    float scale = 1.f / std::sqrt(float(c.E));
+    nn_rt_attention(batch, c.L, c.S, c.E, c.Ev, &q, &k, &v,
+                    c.mask == C::none ? nullptr : &mask, &out, scale,
+                    c.causal);
+    for (int64_t b0 = 0; b0 < c.B0; ++b0)
+      for (int64_t b1 = 0; b1 < c.B1; ++b1)
+        for (int64_t l = 0; l < c.L; ++l) {
+          std::vector<double> p(c.S);
+          double best = -INFINITY, sum = 0;
+          for (int64_t s = 0; s < c.S; ++s) {
+            double x = 0;
+            for (int64_t e = 0; e < c.E; ++e)
+              x += double(at(q, b0, b1, l, e)) * at(k, b0, b1, s, e);
+            x *= scale;
+            if (c.mask != C::none)
+              x += at(mask, b0, b1, l, s);
+            if (c.causal && s > l)
+              x = -INFINITY;
+            p[s] = x;
+            best = std::max(best, x);
+          }
+          for (double &x : p)
+            sum += x = std::exp(x - best);
+          for (int64_t e = 0; e < c.Ev; ++e) {
+            double want = 0;
+            for (int64_t s = 0; s < c.S; ++s)
+              want += p[s] / sum * at(v, b0, b1, s, e);
+            ASSERT_NEAR(at(out, b0, b1, l, e), want,
+                        1e-5 * (1 + std::abs(want)))
+                << "batch " << b0 << "," << b1 << " at " << l << "," << e;
+          }
+        }
+  }
+}
+
+/// A query row whose keys are all masked gives NaN (as PyTorch's math
+/// kernel); one whose first key block is all masked but a later one is not
+/// stays finite (the online softmax must not poison it).
+TEST_P(KernelsTest, AttentionFullyMaskedRows) {
+  const int64_t L = 3, S = 300, E = 4;
+  const int64_t batch[NN_RT_MAX_BATCH_DIMS] = {1, 1, 1, 1};
+  auto qd = randomVector(L * E, rng), kd = randomVector(S * E, rng),
+       vd = randomVector(S * E, rng);
+  std::vector<float> md(L * S, 0.f), od(L * E);
+  for (int64_t s = 0; s < S; ++s) {
+    md[0 * S + s] = -INFINITY;            // row 0: nothing
+    md[1 * S + s] = s < 290 ? -INFINITY : 0.f; // row 1: the last 10 keys
+  }
+  nn_rt_matrix q = view(qd.data(), {}, E, 1), k = view(kd.data(), {}, E, 1),
+               v = view(vd.data(), {}, E, 1), m = view(md.data(), {}, S, 1),
+               o = view(od.data(), {}, E, 1);
+  nn_rt_attention(batch, L, S, E, E, &q, &k, &v, &m, &o, 0.5f, 0);
+  for (int64_t e = 0; e < E; ++e) {
+    EXPECT_TRUE(std::isnan(od[e])) << e;
+    EXPECT_TRUE(std::isfinite(od[E + e])) << e;
+    EXPECT_TRUE(std::isfinite(od[2 * E + e])) << e;
+  }
+}
+
+
+/// The distance in units in the last place between two floats of one sign
+/// (or zero): the count of floats between them.
+int64_t ulpDistance(float a, float b) {
+  auto ordered = [](float f) {
+    int32_t i;
+    std::memcpy(&i, &f, sizeof i);
+    return i < 0 ? int64_t(INT32_MIN) - i : int64_t(i);
+  };
+  return std::abs(ordered(a) - ordered(b));
+}
+
+/// attention's vector exp against the correctly rounded exp (double exp
+/// rounded to float) on every 64th float from -110 to 100 (results from 0
+/// through the denormals to overflow), and on the special values.
+TEST(KernelsExpTest, VectorExpWithinOneUlp) {
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+    GTEST_SKIP() << "no AVX2 + FMA";
+  std::vector<float> x;
+  for (float f = -110.f; f < 100.f;) {
+    x.push_back(f);
+    int32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    bits += f < 0 ? -64 : 64;
+    if (f < 0 && bits < 0 && (bits & 0x7fffffff) < 64)
+      bits = 0; // step from -tiny over to +0
+    std::memcpy(&f, &bits, sizeof bits);
+  }
+  std::vector<float> y(x.size());
+  nn_rt::avx2::expRow(x.data(), y.data(), x.size());
+  int64_t worst = 0;
+  float worstAt = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    float want = static_cast<float>(std::exp(double(x[i])));
+    int64_t d = ulpDistance(y[i], want);
+    if (d > worst)
+      worst = d, worstAt = x[i];
+  }
+  EXPECT_LE(worst, 1) << "at x = " << worstAt << " of " << x.size();
+
+  float special[] = {NAN, INFINITY, -INFINITY, 0.f, -0.f, 88.72f, 88.73f,
+                     -87.5f, -103.9f, -104.5f, 1e-30f, 7.f};
+  float out[std::size(special)];
+  nn_rt::avx2::expRow(special, out, std::size(special)); // a masked tail
+  EXPECT_TRUE(std::isnan(out[0]));
+  EXPECT_EQ(out[1], INFINITY);
+  EXPECT_EQ(out[2], 0.f);
+  EXPECT_EQ(out[3], 1.f);
+  EXPECT_EQ(out[4], 1.f);
+  for (size_t i = 5; i < std::size(special); ++i)
+    EXPECT_LE(ulpDistance(out[i], float(std::exp(double(special[i])))), 1)
+        << "exp(" << special[i] << ") = " << out[i];
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, KernelsTest, ::testing::Values(1, 3));

@@ -87,6 +87,17 @@ def LowerToKernelCallsPass
     reads other epilogue values, ...) stays a pointwise `nn.fused` group over
     the kernel's result, which convert-nn-to-linalg makes one loop nest.
 
+    `nn.matmul` with batch dimensions (up to four) becomes
+    `nn_rt_sgemm_batched`, with the same epilogue (each batch index is an
+    image of the addends), and `nn.scaled_dot_product_attention` without
+    dropout (f32; no mask, a float mask or `causal`) becomes
+    `nn_rt_attention`, which fuses q·kᵀ, the scaled, masked softmax and ·v
+    per block of queries. Both read an operand through the `nn.permute` /
+    `nn.transpose` that made it and through an `nn.split` piece or its
+    dimension-splitting `nn.reshape` (attention's head split: strided views,
+    no copies), and write a single-use permute of their result that keeps
+    the last dimension last (the head merge) directly in that order.
+
     Operands are read through `bufferization.to_memref` (any strides: a
     transposed operand is only a stride change; addends contiguous), the
     result is a fresh 64-byte aligned `memref.alloc` handed back with
@@ -97,7 +108,8 @@ def LowerToKernelCallsPass
 
     Runs after nn-lower-state-to-arguments and before convert-nn-to-linalg,
     which lowers whatever is left (other element types, grouped or 1-D
-    convolutions, batched matmuls, and the groups led by them).
+    convolutions, attention with dropout or a boolean mask, dynamic shapes,
+    and the groups led by batched matmuls).
 
     Before:
     ```mlir

@@ -91,6 +91,52 @@ NN_RT_EXPORT void nn_rt_conv2d_nchw(int64_t N, int64_t C, int64_t H, int64_t W,
                                     int64_t OH, int64_t OW, float *output,
                                     const nn_rt_epilogue *epilogue);
 
+/// The most batch dimensions of the batched kernels (nn.matmul's and
+/// attention's leading dimensions); fewer are passed as leading 1s.
+#define NN_RT_MAX_BATCH_DIMS 4
+
+/// A strided view of a batch of matrices: element (b, r, c), b a batch
+/// index, is data[sum_i b[i] * batch_strides[i] + r * row_stride +
+/// c * col_stride]. A zero stride broadcasts along that dimension, so one
+/// operand may serve every batch index (a weight) and the views of
+/// transposes and head splits need no copy.
+typedef struct nn_rt_matrix {
+  float *data;
+  int64_t batch_strides[NN_RT_MAX_BATCH_DIMS];
+  int64_t row_stride, col_stride;
+} nn_rt_matrix;
+
+/// For every batch index b < batch (row-major over the NN_RT_MAX_BATCH_DIMS
+/// sizes): C_b[M, N] = epilogue(A_b[M, K] x B_b[K, N] (+ C_b)). C's
+/// col_stride must be 1. The epilogue's image is the flattened batch index
+/// (b[0] * batch[1] * batch[2] * batch[3] + ...). Split over the thread pool
+/// by batch and by register tiles.
+NN_RT_EXPORT void nn_rt_sgemm_batched(const int64_t *batch, int64_t M,
+                                      int64_t N, int64_t K,
+                                      const nn_rt_matrix *A,
+                                      const nn_rt_matrix *B,
+                                      const nn_rt_matrix *C,
+                                      int32_t accumulate,
+                                      const nn_rt_epilogue *epilogue);
+
+/// Scaled dot-product attention without dropout, for every batch index b
+/// (as nn_rt_sgemm_batched):
+///   out_b[L, Ev] = softmax(q_b[L, E] x k_b[S, E]^T * scale + mask_b) x v_b[S, Ev]
+/// mask (NULL: none) is a float [L, S] view added to the scaled scores;
+/// causal (exclusive with a mask) gives -inf to key positions s > l. The
+/// scores of one block of queries live in a per-thread buffer, a block of
+/// keys at a time, the softmax running over key blocks (flash attention):
+/// no [L, S] matrix is written to memory. A query row that attends to
+/// nothing gives NaN, as PyTorch's math kernel does.
+NN_RT_EXPORT void nn_rt_attention(const int64_t *batch, int64_t L, int64_t S,
+                                  int64_t E, int64_t Ev,
+                                  const nn_rt_matrix *q,
+                                  const nn_rt_matrix *k,
+                                  const nn_rt_matrix *v,
+                                  const nn_rt_matrix *mask,
+                                  const nn_rt_matrix *out, float scale,
+                                  int32_t causal);
+
 #ifdef __cplusplus
 }
 #endif

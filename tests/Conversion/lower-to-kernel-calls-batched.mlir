@@ -1,0 +1,116 @@
+// RUN: nn-opt %s -nn-lower-to-kernel-calls -split-input-file | FileCheck %s
+
+// MultiheadAttention's eval path (TransformerEncoderLayer, W4): the q/k/v
+// pieces of one in-projection, split into heads, attended and merged back.
+// The heads are read in place: q, k, v are strided views of the projection
+// (extract_slice + expand_shape, no nn.split / nn.reshape copies), the
+// permutes are only strides, and the attention writes its result straight
+// in the merged [seq, batch, heads, head_dim] order.
+// CHECK-LABEL: func.func @attention_head_split_merge
+// CHECK-DAG: tensor.extract_slice %[[QKV:.+]][0, 0, 0] [6, 2, 8] [1, 1, 1]
+// CHECK-DAG: tensor.extract_slice %[[QKV]][0, 0, 8] [6, 2, 8] [1, 1, 1]
+// CHECK-DAG: tensor.extract_slice %[[QKV]][0, 0, 16] [6, 2, 8] [1, 1, 1]
+// CHECK-DAG: %[[OUT:.+]] = memref.alloc() {alignment = 64 : i64} : memref<6x2x4x2xf32>
+// CHECK: %[[SCALE:.+]] = arith.constant 0.707106769 : f32
+// CHECK: %[[CAUSAL:.+]] = arith.constant 0 : i32
+// CHECK: call @nn_rt_attention(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NOMASK:.+]], %{{.*}}, %[[SCALE]], %[[CAUSAL]])
+// CHECK: %[[MERGED:.+]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<6x2x4x2xf32>
+// CHECK: nn.reshape %[[MERGED]] [6, 2, 8]
+// CHECK-NOT: nn.permute
+// CHECK-NOT: nn.scaled_dot_product_attention
+// CHECK: func.func private @nn_rt_attention(!llvm.ptr, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, f32, i32)
+func.func @attention_head_split_merge(%qkv: tensor<6x2x24xf32>) -> tensor<6x2x8xf32> {
+  %s:3 = nn.split %qkv [8, 8, 8] dim -1 : (tensor<6x2x24xf32>) -> (tensor<6x2x8xf32>, tensor<6x2x8xf32>, tensor<6x2x8xf32>)
+  %q0 = nn.reshape %s#0 [6, 2, 4, 2] : (tensor<6x2x8xf32>) -> tensor<6x2x4x2xf32>
+  %q = nn.permute %q0 [1, 2, 0, 3] : (tensor<6x2x4x2xf32>) -> tensor<2x4x6x2xf32>
+  %k0 = nn.reshape %s#1 [6, 2, 4, 2] : (tensor<6x2x8xf32>) -> tensor<6x2x4x2xf32>
+  %k = nn.permute %k0 [1, 2, 0, 3] : (tensor<6x2x4x2xf32>) -> tensor<2x4x6x2xf32>
+  %v0 = nn.reshape %s#2 [6, 2, 4, 2] : (tensor<6x2x8xf32>) -> tensor<6x2x4x2xf32>
+  %v = nn.permute %v0 [1, 2, 0, 3] : (tensor<6x2x4x2xf32>) -> tensor<2x4x6x2xf32>
+  %a = nn.scaled_dot_product_attention %q, %k, %v : (tensor<2x4x6x2xf32>, tensor<2x4x6x2xf32>, tensor<2x4x6x2xf32>) -> tensor<2x4x6x2xf32>
+  %m = nn.permute %a [2, 0, 1, 3] : (tensor<2x4x6x2xf32>) -> tensor<6x2x4x2xf32>
+  %o = nn.reshape %m [6, 2, 8] : (tensor<6x2x4x2xf32>) -> tensor<6x2x8xf32>
+  return %o : tensor<6x2x8xf32>
+}
+
+// -----
+
+// A float mask [L, S] shared by every batch index: batch strides 0; the
+// causal flag and an explicit scale reach the call.
+// CHECK-LABEL: func.func @attention_mask_and_causal
+// CHECK: %[[MASK:.+]] = bufferization.to_memref %arg3 read_only : memref<5x7xf32, strided<[?, ?], offset: ?>>
+// CHECK: %[[SCALE:.+]] = arith.constant 1.250000e-01 : f32
+// CHECK: call @nn_rt_attention(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[MSLOT:.+]], %{{.*}}, %[[SCALE]], %{{.*}})
+// CHECK: %[[CAUSAL:.+]] = arith.constant 1 : i32
+// CHECK: call @nn_rt_attention({{.*}}, %[[CAUSAL]])
+// CHECK-NOT: nn.scaled_dot_product_attention
+func.func @attention_mask_and_causal(%q: tensor<2x3x5x4xf32>, %k: tensor<2x3x7x4xf32>, %v: tensor<2x3x7x6xf32>, %mask: tensor<5x7xf32>) -> (tensor<2x3x5x6xf32>, tensor<2x3x5x6xf32>) {
+  %a = nn.scaled_dot_product_attention %q, %k, %v mask %mask scale 0.125 : (tensor<2x3x5x4xf32>, tensor<2x3x7x4xf32>, tensor<2x3x7x6xf32>, tensor<5x7xf32>) -> tensor<2x3x5x6xf32>
+  %c = nn.scaled_dot_product_attention %q, %k, %v causal : (tensor<2x3x5x4xf32>, tensor<2x3x7x4xf32>, tensor<2x3x7x6xf32>) -> tensor<2x3x5x6xf32>
+  return %a, %c : tensor<2x3x5x6xf32>, tensor<2x3x5x6xf32>
+}
+
+// -----
+
+// A batched matmul against a shared 2-D weight, with a residual of the
+// result's shape (one image per batch index) and a relu in the store.
+// CHECK-LABEL: func.func @batched_matmul_residual_relu
+// CHECK: %[[SIZES:.+]] = llvm.alloca %{{.*}} x !llvm.array<4 x i64>
+// CHECK: llvm.alloca %{{.*}} x !llvm.struct<(ptr, i64, i64, i64, i64, i64, i64)>
+// CHECK: %[[RELU:.+]] = arith.constant 1 : i32
+// CHECK: llvm.insertvalue %[[RELU]], %{{.*}}[8]
+// CHECK: %[[C:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2x3x8x4xf32>
+// CHECK: call @nn_rt_sgemm_batched(%[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK-NOT: nn.matmul
+// CHECK-NOT: nn.add
+// CHECK-NOT: nn.relu
+// CHECK: func.func private @nn_rt_sgemm_batched(!llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr)
+func.func @batched_matmul_residual_relu(%a: tensor<2x3x8x16xf32>, %b: tensor<16x4xf32>, %r: tensor<2x3x8x4xf32>) -> tensor<2x3x8x4xf32> {
+  %y = nn.matmul %a, %b : (tensor<2x3x8x16xf32>, tensor<16x4xf32>) -> tensor<2x3x8x4xf32>
+  %z = nn.add %y, %r : (tensor<2x3x8x4xf32>, tensor<2x3x8x4xf32>) -> tensor<2x3x8x4xf32>
+  %w = nn.relu %z : tensor<2x3x8x4xf32>
+  return %w : tensor<2x3x8x4xf32>
+}
+
+// -----
+
+// q·kᵀ written out (MultiheadAttention with need_weights): the transpose is
+// a swap of the key's strides, not a copy.
+// CHECK-LABEL: func.func @batched_matmul_transposed
+// CHECK: bufferization.to_memref %arg1 read_only : memref<2x4x6x3xf32, strided<[?, ?, ?, ?], offset: ?>>
+// CHECK: call @nn_rt_sgemm_batched
+// CHECK-NOT: nn.transpose
+// CHECK-NOT: nn.matmul
+func.func @batched_matmul_transposed(%q: tensor<2x4x5x3xf32>, %k: tensor<2x4x6x3xf32>) -> tensor<2x4x5x6xf32> {
+  %kt = nn.transpose %k -2, -1 : (tensor<2x4x6x3xf32>) -> tensor<2x4x3x6xf32>
+  %s = nn.matmul %q, %kt : (tensor<2x4x5x3xf32>, tensor<2x4x3x6xf32>) -> tensor<2x4x5x6xf32>
+  return %s : tensor<2x4x5x6xf32>
+}
+
+// -----
+
+// Left to convert-nn-to-linalg: dropout inside attention (training), a
+// boolean mask, f16 and bf16, dynamic shapes, more batch dims than the
+// kernels take.
+// CHECK-LABEL: func.func @no_kernel
+// CHECK-NOT: call @nn_rt_
+// CHECK: nn.scaled_dot_product_attention {{.*}} rng
+// CHECK: nn.scaled_dot_product_attention {{.*}} mask %{{.*}} :{{.*}}xi1>
+// CHECK: nn.scaled_dot_product_attention {{.*}}xf16>
+// CHECK: nn.matmul {{.*}}xbf16>
+// CHECK: nn.matmul {{.*}}tensor<?x8x16xf32>
+// CHECK: nn.matmul {{.*}}tensor<1x1x1x1x2x8x16xf32>
+func.func @no_kernel(%q: tensor<2x5x8xf32>, %k: tensor<2x7x8xf32>, %v: tensor<2x7x3xf32>, %rng: tensor<2xi64>, %bm: tensor<5x7xi1>,
+                     %hq: tensor<2x5x8xf16>, %hk: tensor<2x7x8xf16>, %hv: tensor<2x7x3xf16>,
+                     %ba: tensor<2x8x16xbf16>, %bb: tensor<2x16x4xbf16>,
+                     %da: tensor<?x8x16xf32>, %db: tensor<16x4xf32>,
+                     %ea: tensor<1x1x1x1x2x8x16xf32>)
+    -> (tensor<2x5x3xf32>, tensor<2x5x3xf32>, tensor<2x5x3xf16>, tensor<2x8x4xbf16>, tensor<?x8x4xf32>, tensor<1x1x1x1x2x8x4xf32>) {
+  %d = nn.scaled_dot_product_attention %q, %k, %v rng %rng {dropout_p = 0.25 : f64, offset = 0 : i64} : (tensor<2x5x8xf32>, tensor<2x7x8xf32>, tensor<2x7x3xf32>, tensor<2xi64>) -> tensor<2x5x3xf32>
+  %b = nn.scaled_dot_product_attention %q, %k, %v mask %bm : (tensor<2x5x8xf32>, tensor<2x7x8xf32>, tensor<2x7x3xf32>, tensor<5x7xi1>) -> tensor<2x5x3xf32>
+  %h = nn.scaled_dot_product_attention %hq, %hk, %hv : (tensor<2x5x8xf16>, tensor<2x7x8xf16>, tensor<2x7x3xf16>) -> tensor<2x5x3xf16>
+  %m = nn.matmul %ba, %bb : (tensor<2x8x16xbf16>, tensor<2x16x4xbf16>) -> tensor<2x8x4xbf16>
+  %y = nn.matmul %da, %db : (tensor<?x8x16xf32>, tensor<16x4xf32>) -> tensor<?x8x4xf32>
+  %e = nn.matmul %ea, %db : (tensor<1x1x1x1x2x8x16xf32>, tensor<16x4xf32>) -> tensor<1x1x1x1x2x8x4xf32>
+  return %d, %b, %h, %m, %y, %e : tensor<2x5x3xf32>, tensor<2x5x3xf32>, tensor<2x5x3xf16>, tensor<2x8x4xbf16>, tensor<?x8x4xf32>, tensor<1x1x1x1x2x8x4xf32>
+}
