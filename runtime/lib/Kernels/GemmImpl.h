@@ -217,17 +217,22 @@ void packAllA(const nn_rt::GemmArgs &g, float *dst) {
 template <typename PackB>
 void gemmBlock(const nn_rt::GemmArgs &g, int64_t m0, int64_t m1, int64_t n0,
                int64_t n1, int64_t ncMax, const float *packedA, PackB packB) {
-  float *Ap = packedA ? nullptr : packBufferA(), *Bp = packBufferB();
-  if ((!packedA && !Ap) || !Bp)
+  float *Ap = packedA ? nullptr : packBufferA();
+  float *Bbuf = g.packedB ? nullptr : packBufferB();
+  if ((!packedA && !Ap) || (!g.packedB && !Bbuf))
     abort(); // out of memory: the ABI has no error path for a kernel
-  const int64_t mpad = roundUp(g.M, MR);
+  const int64_t mpad = roundUp(g.M, MR), npad = roundUp(g.N, NR);
   for (int64_t jc = n0; jc < n1; jc += ncMax) {
     int64_t nc = minI(ncMax, n1 - jc);
     for (int64_t pc = 0; pc < g.K; pc += KC) {
       int64_t kc = minI(KC, g.K - pc);
       bool loadC = pc > 0 || g.accumulate;
       bool last = pc + kc == g.K;
-      packB(pc, kc, jc, nc, Bp);
+      // Pre-packed B (packAllB's layout): this block's panels are where
+      // packB would have put them; jc is a multiple of NR.
+      const float *Bp = g.packedB ? g.packedB + pc * npad + jc * kc : Bbuf;
+      if (!g.packedB)
+        packB(pc, kc, jc, nc, Bbuf);
       for (int64_t ic = m0; ic < m1; ic += MC) {
         int64_t mc = minI(MC, m1 - ic);
         const float *A = Ap;
@@ -256,10 +261,25 @@ void gemmBlock(const nn_rt::GemmArgs &g, int64_t m0, int64_t m1, int64_t n0,
   }
 }
 
+/// All of B (K x N) as gemmBlock reads it when g.packedB is set: K block
+/// k0 (of KC) at dst + k0 * roundUp(N, NR), its NR-column panels in order,
+/// so the panels of columns [jc, ..) of that block start jc * kc further.
+/// The layout depends only on the ISA's NR and KC, never on how the columns
+/// are later split over threads.
+void packAllBImpl(const nn_rt::GemmArgs &g, float *dst) {
+  int64_t npad = roundUp(g.N, NR);
+  for (int64_t pc = 0; pc < g.K; pc += KC)
+    packBStrided(g, pc, minI(KC, g.K - pc), 0, g.N, dst + pc * npad);
+}
+
 } // namespace
 
 namespace nn_rt {
 namespace NN_GEMM_NAMESPACE {
+
+int64_t packedBSize(int64_t K, int64_t N) { return K * roundUp(N, NR); }
+
+void packAllB(const GemmArgs &g, float *dst) { packAllBImpl(g, dst); }
 
 int64_t mr() { return MR; }
 int64_t nr() { return NR; }

@@ -26,6 +26,9 @@ struct GemmArgs {
   int64_t rsC;
   bool accumulate;
   nn_rt_epilogue ep;
+  /// B in the ISA's packed layout (packAllB), or null: B is read through
+  /// the strides and packed per block.
+  const float *packedB;
 };
 
 /// The operands of nn_rt_conv2d_nchw.
@@ -77,7 +80,7 @@ static inline GemmArgs convGemmArgs(const ConvArgs &cv, int64_t image) {
   int64_t k = cv.C * cv.KH * cv.KW, p = cv.OH * cv.OW;
   return GemmArgs{cv.O,      p, k, cv.weight, k, 1, nullptr, 0, 0,
                   cv.output + image * cv.O * p,
-                  p,         false, epilogueOfImage(cv.ep, image)};
+                  p,         false, epilogueOfImage(cv.ep, image), nullptr};
 }
 
 #define NN_DECLARE_ISA(isa)                                                    \
@@ -89,6 +92,8 @@ static inline GemmArgs convGemmArgs(const ConvArgs &cv, int64_t image) {
   void conv2d(const ConvArgs &cv, int64_t image, int64_t p0, int64_t p1);      \
   int64_t packedWeightSize(const ConvArgs &cv);                                \
   void packWeights(const ConvArgs &cv, float *dst);                            \
+  int64_t packedBSize(int64_t K, int64_t N);                                   \
+  void packAllB(const GemmArgs &g, float *dst);                                \
   }
 NN_DECLARE_ISA(avx2)
 NN_DECLARE_ISA(avx512)
