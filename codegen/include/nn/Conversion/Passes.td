@@ -161,6 +161,18 @@ def LowerToKernelCallsPass
     `llvm.alloca` slot of the function's entry block (no global state: the
     compiled forward stays re-entrant).
 
+    When the module has a `@prepare` (nn-hoist-state-computations), a B
+    operand or convolution weight that is the same on every call (a state
+    argument forward never writes, or a value forward reads from a context
+    slot) is packed there once: `@prepare` and every public function get an
+    `!llvm.ptr {nn.context}` argument; `@prepare` calls
+    `nn_rt_context_buffer` for a new slot (after the dense ones;
+    `nn.context_slots` counts them) and `nn_rt_sgemm_pack_b` /
+    `nn_rt_conv2d_pack_weight` into it, and forward loads the slot and calls
+    `nn_rt_sgemm_packed_b` / `nn_rt_conv2d_nchw_packed`. One operand read by
+    several calls is packed once. A function that reads no slot loses its
+    context argument again.
+
     Runs after nn-lower-state-to-arguments and before convert-nn-to-linalg,
     which lowers whatever is left (other element types, grouped or 1-D
     convolutions, batched matmuls, and the groups led by them).
