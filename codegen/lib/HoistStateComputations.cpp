@@ -92,6 +92,10 @@ struct HoistStateComputationsPass
     module.walk([&](StoreOp store) { written.insert(store.getName()); });
 
     Block &body = forward.getBody().front();
+    llvm::SmallPtrSet<Operation *, 4> deadBefore;
+    for (Operation &op : body.without_terminator())
+      if (op.getNumResults() != 0 && op.use_empty())
+        deadBefore.insert(&op);
     llvm::DenseSet<Value> stateOnly;
     SmallVector<Operation *> hoisted;
     for (Operation &op : body.without_terminator()) {
@@ -155,9 +159,11 @@ struct HoistStateComputationsPass
       Value(value).replaceAllUsesWith(forward.getArgument(slot));
     }
     // What moved is dead in forward now, except loads and constants that
-    // forward still reads itself.
+    // forward still reads itself. What was dead before stays: a dead load
+    // still makes its state an argument (the description, computed before
+    // lowering, lists it so), and removing it is canonicalization's job.
     for (Operation *op : llvm::reverse(hoisted))
-      if (op->use_empty())
+      if (op->use_empty() && !deadBefore.contains(op))
         op->erase();
 
     LLVM_DEBUG(llvm::dbgs() << "nn-hoist-state-computations: " << hoisted.size()

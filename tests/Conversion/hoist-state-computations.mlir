@@ -80,13 +80,14 @@ func.func @forward(%x: tensor<2x5xf32>) -> tensor<2x3xf32> {
 
 // Leave alone: what reads an input stays, a plain load stays a load, and an
 // expand that would materialize a bias per row stays in forward (its
-// parameter-only operand is no precomputed value either). @prepare exists,
-// empty, so every artifact has one.
+// parameter-only operand is no precomputed value either), and a load that
+// was dead before stays. @prepare exists, empty, so every artifact has one.
 // CHECK: module attributes {nn.context_bytes = array<i64>, nn.context_slots = 0 : i64}
 // CHECK-LABEL: func.func @prepare() {
 // CHECK-NEXT: return
 // CHECK-LABEL: func.func @forward
 // CHECK-SAME: (%[[X:.+]]: tensor<2x3xf32>)
+// CHECK: nn.load @unused
 // CHECK: %[[W:.+]] = nn.load @w
 // CHECK: %[[XW:.+]] = nn.mul %[[X]], %[[W]]
 // CHECK: %[[B:.+]] = nn.load @b
@@ -94,7 +95,11 @@ func.func @forward(%x: tensor<2x5xf32>) -> tensor<2x3xf32> {
 // CHECK: nn.add %[[XW]], %[[E]]
 nn.parameter @w : tensor<2x3xf32>
 nn.parameter @b : tensor<3xf32>
+nn.buffer @unused : tensor<7x7xf32>
 func.func @forward(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // Dead already: kept, so its buffer stays an argument as the artifact
+  // description (made before lowering) says.
+  %u = nn.load @unused : tensor<7x7xf32>
   %w = nn.load @w : tensor<2x3xf32>
   %xw = nn.mul %x, %w : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   %b = nn.load @b : tensor<3xf32>
