@@ -364,16 +364,22 @@ public:
 
   /// Declares `name` (no results) in the module on first use and calls it.
   void call(Operation *anchor, StringRef name, ValueRange args) {
+    (void)callResults(anchor, name, args, {});
+  }
+
+  /// As call(), for a callee returning `results`.
+  ValueRange callResults(Operation *anchor, StringRef name, ValueRange args,
+                         TypeRange results) {
     auto module = anchor->getParentOfType<ModuleOp>();
     auto callee = module.lookupSymbol<func::FuncOp>(name);
     if (!callee) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(module.getBody());
       callee = b.create<func::FuncOp>(
-          loc, name, b.getFunctionType(TypeRange(args), TypeRange{}));
+          loc, name, b.getFunctionType(TypeRange(args), results));
       callee.setPrivate();
     }
-    b.create<func::CallOp>(loc, callee, args);
+    return b.create<func::CallOp>(loc, callee, args).getResults();
   }
 
   PatternRewriter &b;
@@ -381,6 +387,142 @@ public:
   Type ptrType;
 };
 
+/// The attributes that mark the context's arguments (see
+/// nn-hoist-state-computations and translateToArtifactIR).
+constexpr StringLiteral kContextAttr = "nn.context";
+constexpr StringLiteral kContextSlotAttr = "nn.context_slot";
+constexpr StringLiteral kContextSlotsAttr = "nn.context_slots";
+
+/// The `nn.context` argument of `func`, or null.
+Value contextArgument(FunctionOpInterface func) {
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    if (func.getArgAttr(i, kContextAttr))
+      return func.getArgument(i);
+  return nullptr;
+}
+
+/// How a packed operand is laid out: by the kernel that reads it, and for a
+/// GEMM's B by whether the operand is the transposed weight of nn.linear.
+enum class PackKind { linearWeight, matmulRhs, convWeight };
+
+/// Packs state-only kernel operands once, in @prepare (made by
+/// nn-hoist-state-computations), into buffers of the artifact's context,
+/// where the kernel calls of forward read them packed. Without a @prepare
+/// nothing is packed ahead and every call packs its operands itself.
+class Packer {
+public:
+  explicit Packer(ModuleOp module) {
+    prepare = module.lookupSymbol<func::FuncOp>("prepare");
+    if (!prepare || prepare.isDeclaration() ||
+        !prepare.getBody().hasOneBlock()) {
+      prepare = nullptr;
+      return;
+    }
+    if (auto slots = module->getAttrOfType<IntegerAttr>(kContextSlotsAttr))
+      nextSlot = slots.getInt();
+    // Both entry points get the context: @prepare fills its slots, forward
+    // reads them (translateToArtifactIR passes it; unused ones are removed
+    // by finish()).
+    auto ptrType = LLVM::LLVMPointerType::get(module.getContext());
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func.isPublic() && !func.isDeclaration() && !contextArgument(func))
+        func.insertArgument(
+            func.getNumArguments(), ptrType,
+            DictionaryAttr::get(module.getContext(),
+                                {NamedAttribute(
+                                    StringAttr::get(module.getContext(),
+                                                    kContextAttr),
+                                    UnitAttr::get(module.getContext()))}),
+            func.getLoc());
+  }
+
+  /// The value in @prepare that equals `operand` (a value seen by a kernel
+  /// call in another function) on every call: the same state argument when
+  /// forward never writes it, or the @prepare result forward reads from a
+  /// context slot. Null when there is none (an input, an intermediate,
+  /// state forward writes).
+  Value sourceInPrepare(Value operand) {
+    auto arg = llvm::dyn_cast_or_null<BlockArgument>(operand);
+    if (!prepare || !arg)
+      return nullptr;
+    auto func = llvm::dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    if (!func || func == prepare || !func.isPublic())
+      return nullptr;
+    unsigned index = arg.getArgNumber();
+    if (auto slot = func.getArgAttrOfType<IntegerAttr>(index, kContextSlotAttr)) {
+      Operation *ret = prepare.getBody().front().getTerminator();
+      uint64_t i = slot.getValue().getZExtValue();
+      return i < ret->getNumOperands() ? ret->getOperand(i) : nullptr;
+    }
+    auto name = func.getArgAttrOfType<StringAttr>(index, "nn.state");
+    if (!name || func.getArgAttr(index, "bufferization.writable"))
+      return nullptr;
+    for (unsigned i = 0, e = prepare.getNumArguments(); i < e; ++i)
+      if (prepare.getArgAttrOfType<StringAttr>(i, "nn.state") == name)
+        return prepare.getArgument(i);
+    return nullptr;
+  }
+
+  /// The packed form of `operand` for `kind`, loaded from forward's context
+  /// at the rewriter's insertion point, or null when it cannot be packed
+  /// ahead. On first use of (operand, kind), `pack(cb, source, buffer)`
+  /// emits the packing into @prepare: it may call the size function and
+  /// must return the byte count it needs before `buffer` is used; the
+  /// packer allocates the slot's buffer in between.
+  template <typename SizeFn, typename PackFn>
+  Value packed(PatternRewriter &rewriter, Location loc, Value operand,
+               PackKind kind, SizeFn size, PackFn pack) {
+    Value source = sourceInPrepare(operand);
+    if (!source)
+      return nullptr;
+    auto func = llvm::cast<func::FuncOp>(
+        llvm::cast<BlockArgument>(operand).getOwner()->getParentOp());
+    Value context = contextArgument(func);
+    Value prepareContext = contextArgument(prepare);
+    if (!context || !prepareContext)
+      return nullptr;
+    auto key = std::make_pair(source, static_cast<int>(kind));
+    auto [it, inserted] = slots.try_emplace(key, nextSlot);
+    if (inserted) {
+      ++nextSlot;
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(prepare.getBody().front().getTerminator());
+      CallBuilder cb(rewriter, loc);
+      Value bytes = size(cb);
+      Value buffer =
+          cb.callResults(prepare, "nn_rt_context_buffer",
+                         {prepareContext, cb.i64(it->second), bytes},
+                         {cb.ptrType})[0];
+      pack(cb, source, buffer);
+    }
+    CallBuilder cb(rewriter, loc);
+    Value address = rewriter.create<LLVM::GEPOp>(
+        loc, cb.ptrType, cb.ptrType, context,
+        ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(it->second)});
+    return rewriter.create<LLVM::LoadOp>(loc, cb.ptrType, address);
+  }
+
+  /// Records the slot count and drops the context argument of functions
+  /// that read no slot.
+  void finish(ModuleOp module) {
+    if (!prepare)
+      return;
+    module->setAttr(kContextSlotsAttr,
+                    IntegerAttr::get(IntegerType::get(module.getContext(), 64),
+                                     nextSlot));
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func != prepare)
+        if (Value context = contextArgument(func); context && context.use_empty())
+          func.eraseArgument(llvm::cast<BlockArgument>(context).getArgNumber());
+  }
+
+private:
+  func::FuncOp prepare;
+  int64_t nextSlot = 0;
+  /// The slot of each (source in @prepare, PackKind) packed so far: a
+  /// weight read by several calls (tied, or reused) is packed once.
+  llvm::DenseMap<std::pair<Value, int>, int64_t> slots;
+};
 
 /// `value` reshaped between [d0, ..., dn] and [d0 * ... * dn-1, dn] (either
 /// direction, `type` being the target): nn.linear's leading dimensions are
@@ -411,7 +553,7 @@ Value reshapeRows(PatternRewriter &rewriter, Location loc, Value value,
 /// through `outside`) with the epilogue `e`, at the rewriter's insertion
 /// point; returns the result, of the contraction's type.
 Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
-                 OutsideFn outside, const KernelEpilogue &e) {
+                 OutsideFn outside, const KernelEpilogue &e, Packer &packer) {
   Location loc = contraction->getLoc();
   CallBuilder cb(rewriter, loc);
   auto resultType =
@@ -420,16 +562,31 @@ Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
   if (auto conv = llvm::dyn_cast<ConvOp>(contraction)) {
     // The kernel reads NCHW / OIHW row-major.
     Value input = outside(conv.getInput()), weight = outside(conv.getWeight());
-    Value inPtr = cb.pointer(cb.readView(input, true)).first;
-    Value wPtr = cb.pointer(cb.readView(weight, true)).first;
-    Value epilogue = cb.epilogue(contraction, e);
-    auto [alloc, outPtr] = cb.output(resultType);
     ArrayRef<int64_t> in = llvm::cast<RankedTensorType>(input.getType()).getShape(),
                       w = llvm::cast<RankedTensorType>(weight.getType()).getShape(),
                       out = resultType.getShape();
+    // A state-only weight is packed once by @prepare.
+    Value packed = packer.packed(
+        rewriter, loc, weight, PackKind::convWeight,
+        [&](CallBuilder &p) {
+          return p.callResults(contraction, "nn_rt_conv2d_pack_weight_size",
+                               {p.i64(w[0]), p.i64(w[1]), p.i64(w[2]),
+                                p.i64(w[3])},
+                               {p.b.getI64Type()})[0];
+        },
+        [&](CallBuilder &p, Value source, Value buffer) {
+          Value ptr = p.pointer(p.readView(source, true)).first;
+          p.call(contraction, "nn_rt_conv2d_pack_weight",
+                 {p.i64(w[0]), p.i64(w[1]), p.i64(w[2]), p.i64(w[3]), ptr,
+                  buffer});
+        });
+    Value inPtr = cb.pointer(cb.readView(input, true)).first;
+    Value wPtr = packed ? packed : cb.pointer(cb.readView(weight, true)).first;
+    Value epilogue = cb.epilogue(contraction, e);
+    auto [alloc, outPtr] = cb.output(resultType);
     ArrayRef<int64_t> stride = conv.getStride(), padding = conv.getPadding(),
                       dilation = conv.getDilation();
-    cb.call(contraction, "nn_rt_conv2d_nchw",
+    cb.call(contraction, packed ? "nn_rt_conv2d_nchw_packed" : "nn_rt_conv2d_nchw",
             {cb.i64(in[0]), cb.i64(in[1]), cb.i64(in[2]), cb.i64(in[3]), inPtr,
              cb.i64(w[0]), cb.i64(w[2]), cb.i64(w[3]), wPtr,
              cb.i64(stride[0]), cb.i64(stride[1]), cb.i64(padding[0]),
@@ -439,12 +596,12 @@ Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
   }
 
   // C[M, N] = A[M, K] x B[K, N].
-  Value lhs, bPtr, rsB, csB;
+  Value lhs, rhs;
+  bool transposed; // B[k, n] = rhs[n, k] (nn.linear's weight)
   int64_t M, N, K;
   if (auto matmul = llvm::dyn_cast<MatmulOp>(contraction)) {
-    lhs = outside(matmul.getLhs());
-    auto [ptr, strides] = cb.pointer(cb.readView(outside(matmul.getRhs())));
-    bPtr = ptr, rsB = strides[0], csB = strides[1];
+    lhs = outside(matmul.getLhs()), rhs = outside(matmul.getRhs());
+    transposed = false;
     M = resultType.getDimSize(0), N = resultType.getDimSize(1);
     K = llvm::cast<RankedTensorType>(lhs.getType()).getDimSize(1);
   } else {
@@ -454,17 +611,40 @@ Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
     M = input.getNumElements() / K;
     lhs = reshapeRows(rewriter, loc, outside(linear.getInput()),
                       RankedTensorType::get({M, K}, rewriter.getF32Type()));
-    // B[k, n] = weight[n, k]: the weight's strides swapped.
-    auto [ptr, strides] = cb.pointer(cb.readView(outside(linear.getWeight())));
-    bPtr = ptr, rsB = strides[1], csB = strides[0];
+    rhs = outside(linear.getWeight()), transposed = true;
   }
+  /// B's address and strides (swapped for a transposed operand).
+  auto bOperand = [&](CallBuilder &p, Value value) {
+    auto [ptr, strides] = p.pointer(p.readView(value));
+    return transposed ? std::make_tuple(ptr, strides[1], strides[0])
+                      : std::make_tuple(ptr, strides[0], strides[1]);
+  };
+  Value packed = packer.packed(
+      rewriter, loc, rhs,
+      transposed ? PackKind::linearWeight : PackKind::matmulRhs,
+      [&](CallBuilder &p) {
+        return p.callResults(contraction, "nn_rt_sgemm_pack_b_size",
+                             {p.i64(K), p.i64(N)}, {p.b.getI64Type()})[0];
+      },
+      [&](CallBuilder &p, Value source, Value buffer) {
+        auto [ptr, rs, cs] = bOperand(p, source);
+        p.call(contraction, "nn_rt_sgemm_pack_b",
+               {p.i64(K), p.i64(N), ptr, rs, cs, buffer});
+      });
   auto [aPtr, aStrides] = cb.pointer(cb.readView(lhs));
   Value epilogue = cb.epilogue(contraction, e);
   auto outType = RankedTensorType::get({M, N}, rewriter.getF32Type());
   auto [alloc, cPtr] = cb.output(outType);
-  cb.call(contraction, "nn_rt_sgemm",
-          {cb.i64(M), cb.i64(N), cb.i64(K), aPtr, aStrides[0], aStrides[1],
-           bPtr, rsB, csB, cPtr, cb.i64(N), cb.i32(0), epilogue});
+  if (packed) {
+    cb.call(contraction, "nn_rt_sgemm_packed_b",
+            {cb.i64(M), cb.i64(N), cb.i64(K), aPtr, aStrides[0], aStrides[1],
+             packed, cPtr, cb.i64(N), cb.i32(0), epilogue});
+  } else {
+    auto [bPtr, rsB, csB] = bOperand(cb, rhs);
+    cb.call(contraction, "nn_rt_sgemm",
+            {cb.i64(M), cb.i64(N), cb.i64(K), aPtr, aStrides[0], aStrides[1],
+             bPtr, rsB, csB, cPtr, cb.i64(N), cb.i32(0), epilogue});
+  }
   return reshapeRows(rewriter, loc, cb.result(alloc, outType), resultType);
 }
 
@@ -472,7 +652,9 @@ Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
 /// absorbs (conv → add → relu written as separate ops).
 template <typename OpTy>
 struct ContractionToKernel : public OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
+  ContractionToKernel(MLIRContext *context, Packer &packer)
+      : OpRewritePattern<OpTy>(context), packer(packer) {}
+  Packer &packer;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     if (op->template getParentOfType<FusedOp>())
@@ -485,7 +667,7 @@ struct ContractionToKernel : public OpRewritePattern<OpTy> {
     // An addend is defined before the consumer that reads it, maybe after op.
     rewriter.setInsertionPoint(e.absorbed.empty() ? op.getOperation()
                                                   : e.absorbed.back());
-    Value result = emitKernel(rewriter, op, same, e);
+    Value result = emitKernel(rewriter, op, same, e, packer);
     rewriter.replaceAllUsesWith(e.result, result);
     for (Operation *consumer : llvm::reverse(e.absorbed))
       rewriter.eraseOp(consumer);
@@ -528,7 +710,9 @@ Value buildPointwiseGroup(PatternRewriter &rewriter, Location loc,
 /// rest (gelu, sigmoid, a chain reading other epilogue values, ...) stays a
 /// pointwise group over the kernel's result, one loop nest as before.
 struct FusedGroupToKernel : public OpRewritePattern<FusedOp> {
-  using OpRewritePattern::OpRewritePattern;
+  FusedGroupToKernel(MLIRContext *context, Packer &packer)
+      : OpRewritePattern(context), packer(packer) {}
+  Packer &packer;
   LogicalResult matchAndRewrite(FusedOp op,
                                 PatternRewriter &rewriter) const override {
     Operation *anchor = op.getAnchor();
@@ -552,7 +736,7 @@ struct FusedGroupToKernel : public OpRewritePattern<FusedOp> {
     rewriter.setInsertionPoint(op);
     Value result = emitKernel(rewriter, anchor, [&](Value v) {
       return outside.lookupOrNull(v);
-    }, e);
+    }, e, packer);
 
     SmallVector<Operation *> rest;
     for (Operation &inner : body.without_terminator())
@@ -939,10 +1123,11 @@ struct AttentionToKernel
 struct LowerToKernelCallsPass
     : public nn::impl::LowerToKernelCallsPassBase<LowerToKernelCallsPass> {
   void runOnOperation() override {
+    Packer packer(getOperation());
     RewritePatternSet patterns(&getContext());
     patterns.add<ContractionToKernel<MatmulOp>, ContractionToKernel<LinearOp>,
                  ContractionToKernel<ConvOp>, FusedGroupToKernel>(
-        &getContext());
+        &getContext(), packer);
     patterns.add<BatchedMatmulToKernel, AttentionToKernel>(&getContext());
     GreedyRewriteConfig config;
     config.maxIterations = 1;
@@ -950,6 +1135,7 @@ struct LowerToKernelCallsPass
     config.strictMode = GreedyRewriteStrictness::ExistingOps;
     (void)applyPatternsAndFoldGreedily(getOperation(), std::move(patterns),
                                        config);
+    packer.finish(getOperation());
   }
 };
 

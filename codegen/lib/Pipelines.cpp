@@ -82,6 +82,8 @@ void mlir::nn::buildLowerToLLVMPipeline(OpPassManager &pm) {
       llvm::report_fatal_error("nn: the built-in CPU lowering pipeline does "
                                "not parse");
   };
+  // What depends on the state alone moves into @prepare (run at bind).
+  pm.addPass(createHoistStateComputationsPass());
   pm.addPass(createLowerStateToArgumentsPass());
   pm.addPass(createLowerToKernelCallsPass());
   pm.addNestedPass<func::FuncOp>(createConvertNNToLinalgPass());

@@ -129,6 +129,15 @@ uint64_t CompiledModule::fingerprint() const {
   return h;
 }
 
+uint64_t CompiledModule::data_fingerprint() const {
+  uint64_t h = 0;
+  for (const auto &named : {root_->named_parameters(), root_->named_buffers()})
+    for (const auto &entry : named)
+      if (const std::shared_ptr<Storage> &storage = entry.second.storage())
+        hashCombine(h, storage->version());
+  return h;
+}
+
 bool CompiledModule::is_stale() const {
   return !artifact_ || fingerprint() != fingerprint_;
 }
@@ -138,7 +147,14 @@ const std::shared_ptr<Artifact> &CompiledModule::artifact() {
   if (!artifact_ || now != fingerprint_) {
     artifact_ = compile(retrace_(), options_);
     fingerprint_ = now;
+    data_fingerprint_ = data_fingerprint();
     ++compiles_;
+  } else if (uint64_t data = data_fingerprint(); data != data_fingerprint_) {
+    // Same tensors, new values: only what prepare derived is stale.
+    if (absl::Status s = artifact_->prepare(); !s.ok())
+      throw Error(std::string(s.message()));
+    data_fingerprint_ = data;
+    ++reprepares_;
   }
   return artifact_;
 }

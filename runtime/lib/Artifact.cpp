@@ -89,8 +89,13 @@ absl::StatusOr<ArtifactDescription> parseDescription(std::string_view text,
   if (!root->isObject())
     return descriptionError(source, "not a JSON object");
   const json::Value *version = root->find("abi_version");
-  if (!version || version->getInteger() != NN_ARTIFACT_ABI_VERSION)
-    return descriptionError(source, "abi_version is missing or not 1");
+  if (!version || !version->getInteger())
+    return descriptionError(source, "abi_version is missing");
+  if (*version->getInteger() != NN_ARTIFACT_ABI_VERSION)
+    return descriptionError(
+        source, absl::StrCat("abi_version is ", *version->getInteger(),
+                             ", this runtime reads version ",
+                             NN_ARTIFACT_ABI_VERSION));
 
   ArtifactDescription description;
   auto list = [&](const char *key) -> absl::StatusOr<const json::Array *> {
@@ -217,8 +222,13 @@ Artifact::load(const std::string &path) {
     return absl::NotFoundError(
         absl::StrCat("cannot load compiled model '", path, "': ", dlerror()));
   std::shared_ptr<void> owner(handle, [](void *h) { dlclose(h); });
-  auto getter = reinterpret_cast<nn_get_artifact_v1_fn>(
+  auto getter = reinterpret_cast<nn_get_artifact_v2_fn>(
       dlsym(handle, NN_ARTIFACT_ENTRY_POINT));
+  if (!getter && dlsym(handle, NN_ARTIFACT_ENTRY_POINT_V1))
+    return absl::FailedPreconditionError(absl::StrCat(
+        "'", path, "' was compiled for artifact ABI version 1 (it exports "
+        NN_ARTIFACT_ENTRY_POINT_V1 "); this runtime reads version ",
+        NN_ARTIFACT_ABI_VERSION, ": compile it again with this nn"));
   if (!getter)
     return absl::InvalidArgumentError(
         absl::StrCat("'", path, "' is not an nn compiled model: it does not "
@@ -234,7 +244,7 @@ Artifact::load(const std::string &path) {
 }
 
 absl::StatusOr<std::shared_ptr<Artifact>>
-Artifact::from_table(const nn_artifact_v1 *table, std::shared_ptr<void> owner,
+Artifact::from_table(const nn_artifact_v2 *table, std::shared_ptr<void> owner,
                      std::string source) {
   if (!table)
     return absl::InvalidArgumentError(
@@ -244,7 +254,7 @@ Artifact::from_table(const nn_artifact_v1 *table, std::shared_ptr<void> owner,
         source, ": artifact ABI version ", table->abi_version,
         ", this runtime reads version ", NN_ARTIFACT_ABI_VERSION));
   if (!table->description_json || !table->create_context ||
-      !table->destroy_context || !table->forward)
+      !table->destroy_context || !table->forward || !table->prepare)
     return absl::InvalidArgumentError(
         absl::StrCat(source, ": the artifact table has null entries"));
   std::shared_ptr<Artifact> artifact(new Artifact());
@@ -298,7 +308,28 @@ absl::Status Artifact::bind(const StateDict &state) {
     return absl::InvalidArgumentError(message);
   }
   state_ = std::move(bound);
+  has_binding_ = true;
+  return prepare();
+}
+
+absl::Status Artifact::prepare() {
+  // Until prepare succeeds the context may hold values of no binding (or
+  // half of one): run() refuses.
+  bound_ = false;
+  if (!has_binding_)
+    return absl::FailedPreconditionError(absl::StrCat(
+        source_, ": weights are not bound; call bind() before prepare()"));
+  std::vector<void *> args;
+  args.reserve(state_.size());
+  for (const Tensor &t : state_)
+    args.push_back(const_cast<void *>(t.raw_data()));
+  if (set_num_threads_)
+    set_num_threads_(nn_rt_get_num_threads());
+  if (int32_t rc = table_->prepare(context_, args.data()); rc != 0)
+    return absl::InternalError(
+        absl::StrCat(source_, ": prepare failed with code ", rc));
   bound_ = true;
+  ++prepares_;
   return absl::OkStatus();
 }
 
@@ -329,7 +360,10 @@ absl::Status Artifact::run_into(const std::vector<Tensor> &inputs,
                                 std::optional<RngState> rng) const {
   if (!bound_)
     return absl::FailedPreconditionError(absl::StrCat(
-        source_, ": weights are not bound; call bind() before run()"));
+        source_, has_binding_
+                     ? ": the last prepare failed; run() needs a prepare() "
+                       "that succeeds"
+                     : ": weights are not bound; call bind() before run()"));
   if (inputs.size() != description_.inputs.size())
     return absl::InvalidArgumentError(
         absl::StrCat(source_, " takes ", description_.inputs.size(),

@@ -278,7 +278,10 @@ size_t Tensor::nbytes() const {
 }
 
 void *Tensor::raw_data() {
-  return const_cast<void *>(static_cast<const Tensor *>(this)->raw_data());
+  void *data = const_cast<void *>(static_cast<const Tensor *>(this)->raw_data());
+  // A mutable pointer may be written through (see Storage::version).
+  storage_->bump_version();
+  return data;
 }
 
 const void *Tensor::raw_data() const {

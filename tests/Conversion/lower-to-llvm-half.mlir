@@ -4,7 +4,7 @@
 // no arithmetic on bf16.
 // RUN: nn-opt %s -nn-optimize -nn-lower-to-llvm | FileCheck %s
 
-// CHECK-NOT: nn.
+// CHECK-NOT: = nn.
 // CHECK-LABEL: llvm.func @forward
 // Scalars or vectors, as nn-tile-and-vectorize leaves them.
 // CHECK-NOT: llvm.fptrunc {{.*}} to {{.*}}bf16

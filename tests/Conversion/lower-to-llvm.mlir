@@ -1,10 +1,17 @@
 // The whole CPU pipeline: nn in, LLVM dialect out, every tensor a bare
-// pointer in the order state, inputs, outputs.
+// pointer in the order state, inputs, outputs. @prepare packs the weight
+// into context slot 0, which forward reads through its context argument.
 // RUN: nn-opt %s -nn-optimize -nn-lower-to-llvm | FileCheck %s
 
-// CHECK-NOT: nn.
+// CHECK: module attributes {nn.context_bytes = array<i64>, nn.context_slots = 1 : i64}
+// CHECK-NOT: = nn.
+// CHECK-LABEL: llvm.func @prepare
+// CHECK-SAME: (%{{.*}}: !llvm.ptr {nn.state = "fc.weight"}, %{{.*}}: !llvm.ptr {nn.state = "fc.bias"}, %{{.*}}: !llvm.ptr {nn.context})
+// CHECK: llvm.call @nn_rt_sgemm_pack_b(
 // CHECK-LABEL: llvm.func @forward
-// CHECK-SAME: (%{{.*}}: !llvm.ptr {nn.state = "fc.weight"}, %{{.*}}: !llvm.ptr {nn.state = "fc.bias"}, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+// CHECK-SAME: (%{{.*}}: !llvm.ptr {nn.state = "fc.weight"}, %{{.*}}: !llvm.ptr {nn.state = "fc.bias"}, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {nn.context}, %{{.*}}: !llvm.ptr)
+// CHECK-NOT: = nn.
+// CHECK: llvm.call @nn_rt_sgemm_packed_b(
 // CHECK-NOT: llvm.return %
 nn.parameter @fc.weight : tensor<3x4xf32>
 nn.parameter @fc.bias : tensor<3xf32>

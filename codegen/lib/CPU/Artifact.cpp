@@ -232,51 +232,156 @@ FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
   return os.str();
 }
 
-/// Adds the nn_artifact_v1 table around `impl` (the lowered forward, every
-/// argument a bare pointer) and the exported getter.
+/// Where the artifact's C entry points find each argument of a lowered
+/// entry point (read off its `nn.*` argument attributes before
+/// translation drops them).
+struct ArgSource {
+  enum Kind {
+    fromArray,   // the next pointer of the caller's array (args, state_args)
+    fromContext, // the context itself (nn.context)
+    fromSlot,    // the buffer in context slot `slot` (nn.context_slot)
+  } kind = fromArray;
+  int64_t slot = 0;
+};
+
+/// The context the entry points share: `slots` buffers, the first
+/// `denseBytes.size()` of which @prepare returns (out-parameters after
+/// bufferization, allocated by the C prepare with these sizes), the rest
+/// allocated by @prepare itself (packed operands of CPU-dependent size).
+struct ContextLayout {
+  int64_t slots = 0;
+  SmallVector<int64_t> denseBytes;
+};
+
+/// The sources of `func`'s arguments. In @prepare (`isPrepare`) the
+/// arguments without a mark after the state are its results turned
+/// out-parameters: dense slots 0, 1, ... in order.
+static FailureOr<SmallVector<ArgSource>>
+argumentSources(FunctionOpInterface func, bool isPrepare,
+                const ContextLayout &layout) {
+  SmallVector<ArgSource> sources;
+  int64_t dense = 0;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+    ArgSource source;
+    if (func.getArgAttr(i, "nn.context")) {
+      source.kind = ArgSource::fromContext;
+    } else if (auto slot =
+                   func.getArgAttrOfType<IntegerAttr>(i, "nn.context_slot")) {
+      source = {ArgSource::fromSlot, slot.getInt()};
+    } else if (isPrepare && !func.getArgAttr(i, "nn.state")) {
+      source = {ArgSource::fromSlot, dense++};
+    }
+    if (source.kind == ArgSource::fromSlot &&
+        (source.slot < 0 || source.slot >= layout.slots))
+      return func.emitError() << "argument " << i << " reads context slot "
+                              << source.slot << " of " << layout.slots;
+    sources.push_back(source);
+  }
+  if (isPrepare && dense != static_cast<int64_t>(layout.denseBytes.size()))
+    return func.emitError() << "@prepare writes " << dense
+                            << " context slots, the module declares "
+                            << layout.denseBytes.size();
+  return sources;
+}
+
+/// Adds the nn_artifact_v2 table around `impl` (the lowered forward, every
+/// argument a bare pointer) and `prepareImpl` (the lowered @prepare, or
+/// null: nothing to prepare), and the exported getter.
 static void addArtifactTable(llvm::Module &m, llvm::Function *impl,
+                             ArrayRef<ArgSource> forwardSources,
+                             llvm::Function *prepareImpl,
+                             ArrayRef<ArgSource> prepareSources,
+                             const ContextLayout &layout,
                              StringRef description) {
   llvm::LLVMContext &ctx = m.getContext();
   llvm::IRBuilder<> b(ctx);
   auto *ptrTy = llvm::PointerType::get(ctx, 0);
   auto *i32Ty = b.getInt32Ty();
+  auto *i64Ty = b.getInt64Ty();
   auto internal = llvm::GlobalValue::InternalLinkage;
+  auto runtime = [&](StringRef name, llvm::Type *result,
+                     ArrayRef<llvm::Type *> params) {
+    return m.getOrInsertFunction(name,
+                                 llvm::FunctionType::get(result, params, false));
+  };
+  auto slotAddress = [&](llvm::Value *context, int64_t slot) {
+    return b.CreateConstInBoundsGEP1_64(ptrTy, context, slot);
+  };
+  /// The call of `callee` with arguments from `sources`: the next pointer
+  /// of `array`, the context, or a slot's buffer.
+  auto callWith = [&](llvm::Function *callee, ArrayRef<ArgSource> sources,
+                      llvm::Value *context, llvm::Value *array) {
+    SmallVector<llvm::Value *> callArgs;
+    int64_t next = 0;
+    for (const ArgSource &source : sources) {
+      if (source.kind == ArgSource::fromContext)
+        callArgs.push_back(context);
+      else if (source.kind == ArgSource::fromSlot)
+        callArgs.push_back(b.CreateLoad(ptrTy, slotAddress(context, source.slot)));
+      else
+        callArgs.push_back(b.CreateLoad(
+            ptrTy, b.CreateConstInBoundsGEP1_64(ptrTy, array, next++)));
+    }
+    b.CreateCall(callee, callArgs);
+  };
 
   // int32_t forward(void *ctx, void *const *args)
   auto *forward = llvm::Function::Create(
       llvm::FunctionType::get(i32Ty, {ptrTy, ptrTy}, false), internal,
       "nn_forward", m);
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", forward));
-  llvm::Value *args = forward->getArg(1);
-  SmallVector<llvm::Value *> callArgs;
-  for (unsigned i = 0; i < impl->arg_size(); ++i) {
-    llvm::Value *slot = b.CreateConstInBoundsGEP1_64(ptrTy, args, i);
-    callArgs.push_back(b.CreateLoad(ptrTy, slot));
-  }
-  b.CreateCall(impl, callArgs);
+  callWith(impl, forwardSources, forward->getArg(0), forward->getArg(1));
   b.CreateRet(b.getInt32(0));
 
-  // The context carries nothing yet; a non-null pointer to a constant keeps
-  // the contract (create returns a handle, destroy releases it).
-  auto *tag = new llvm::GlobalVariable(m, b.getInt8Ty(), true, internal,
-                                       b.getInt8(0), "nn_context_tag");
+  // int32_t prepare(void *ctx, void *const *state_args): the dense slots
+  // allocated, @prepare run, then every slot checked (a packed operand's
+  // buffer is null when its allocation failed, and the packing skipped it).
+  auto *prepare = llvm::Function::Create(
+      llvm::FunctionType::get(i32Ty, {ptrTy, ptrTy}, false), internal,
+      "nn_prepare", m);
+  auto *entry = llvm::BasicBlock::Create(ctx, "entry", prepare);
+  auto *fail = llvm::BasicBlock::Create(ctx, "fail", prepare);
+  b.SetInsertPoint(fail);
+  b.CreateRet(b.getInt32(1));
+  b.SetInsertPoint(entry);
+  llvm::Value *context = prepare->getArg(0);
+  auto bufferFn = runtime("nn_rt_context_buffer", ptrTy, {ptrTy, i64Ty, i64Ty});
+  auto failIfNull = [&](llvm::Value *pointer) {
+    auto *ok = llvm::BasicBlock::Create(ctx, "ok", prepare);
+    b.CreateCondBr(b.CreateIsNull(pointer), fail, ok);
+    b.SetInsertPoint(ok);
+  };
+  for (auto [slot, bytes] : llvm::enumerate(layout.denseBytes))
+    failIfNull(b.CreateCall(bufferFn, {context, b.getInt64(slot),
+                                       b.getInt64(bytes)}));
+  if (prepareImpl)
+    callWith(prepareImpl, prepareSources, context, prepare->getArg(1));
+  for (int64_t slot = 0; slot < layout.slots; ++slot)
+    failIfNull(b.CreateLoad(ptrTy, slotAddress(context, slot)));
+  b.CreateRet(b.getInt32(0));
+
+  // The context: `slots` buffer pointers (nn_rt_context_*, in nn_kernels).
   auto *create = llvm::Function::Create(
       llvm::FunctionType::get(ptrTy, false), internal, "nn_create_context", m);
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", create));
-  b.CreateRet(tag);
+  b.CreateRet(b.CreateCall(runtime("nn_rt_context_create", ptrTy, {i64Ty}),
+                           {b.getInt64(layout.slots)}));
   auto *destroy = llvm::Function::Create(
       llvm::FunctionType::get(b.getVoidTy(), {ptrTy}, false), internal,
       "nn_destroy_context", m);
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", destroy));
+  b.CreateCall(runtime("nn_rt_context_destroy", b.getVoidTy(), {ptrTy, i64Ty}),
+               {destroy->getArg(0), b.getInt64(layout.slots)});
   b.CreateRetVoid();
 
   auto *jsonInit = llvm::ConstantDataArray::getString(ctx, description, true);
   auto *json = new llvm::GlobalVariable(m, jsonInit->getType(), true, internal,
                                         jsonInit, "nn_description");
-  auto *tableTy = llvm::StructType::get(ctx, {i32Ty, ptrTy, ptrTy, ptrTy, ptrTy});
+  auto *tableTy =
+      llvm::StructType::get(ctx, {i32Ty, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy});
   auto *tableInit = llvm::ConstantStruct::get(
       tableTy, {b.getInt32(NN_ARTIFACT_ABI_VERSION), json, create, destroy,
-                forward});
+                forward, prepare});
   auto *table = new llvm::GlobalVariable(m, tableTy, true, internal, tableInit,
                                          "nn_artifact_table");
 
@@ -290,6 +395,38 @@ static void addArtifactTable(llvm::Module &m, llvm::Function *impl,
 FailureOr<std::unique_ptr<llvm::Module>>
 mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
                                 StringRef description, StringRef funcName) {
+  // The context's layout and how each entry point's arguments are supplied,
+  // from the attributes nn-hoist-state-computations and
+  // nn-lower-to-kernel-calls left.
+  ContextLayout layout;
+  if (auto slots = module->getAttrOfType<IntegerAttr>("nn.context_slots"))
+    layout.slots = slots.getInt();
+  if (auto bytes =
+          module->getAttrOfType<DenseI64ArrayAttr>("nn.context_bytes"))
+    layout.denseBytes.assign(bytes.asArrayRef().begin(),
+                             bytes.asArrayRef().end());
+  if (static_cast<int64_t>(layout.denseBytes.size()) > layout.slots)
+    return module.emitError() << "the context has " << layout.slots
+                              << " slots but " << layout.denseBytes.size()
+                              << " of them dense";
+  auto lookup = [&](StringRef name) {
+    return module.lookupSymbol<FunctionOpInterface>(name);
+  };
+  FunctionOpInterface forwardOp = lookup(funcName), prepareOp = lookup("prepare");
+  if (!forwardOp)
+    return module.emitError() << "the lowered module has no function '"
+                              << funcName << "'";
+  auto forwardSources = argumentSources(forwardOp, false, layout);
+  if (failed(forwardSources))
+    return failure();
+  FailureOr<SmallVector<ArgSource>> prepareSources = SmallVector<ArgSource>();
+  if (prepareOp)
+    prepareSources = argumentSources(prepareOp, true, layout);
+  if (failed(prepareSources))
+    return failure();
+  module->removeAttr("nn.context_slots");
+  module->removeAttr("nn.context_bytes");
+
   // The nn.* argument attributes (each state argument's state_dict key) are
   // in the description already; LLVM IR has no place for them, and the
   // translation would warn about each.
@@ -308,13 +445,22 @@ mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
   if (!impl)
     return module.emitError() << "the lowered module has no function '"
                               << funcName << "'";
-  for (llvm::Type *param : impl->getFunctionType()->params())
-    if (!param->isPointerTy())
+  llvm::Function *prepareImpl =
+      prepareOp ? llvmModule->getFunction("prepare") : nullptr;
+  for (auto [fn, sources] : {std::pair{impl, &*forwardSources},
+                             std::pair{prepareImpl, &*prepareSources}}) {
+    if (!fn)
+      continue;
+    if (fn->arg_size() != sources->size() ||
+        llvm::any_of(fn->getFunctionType()->params(),
+                     [](llvm::Type *param) { return !param->isPointerTy(); }))
       return module.emitError()
-             << "'" << funcName
+             << "'" << fn->getName()
              << "' must take every tensor as a bare pointer after lowering";
-  impl->setLinkage(llvm::GlobalValue::InternalLinkage);
-  addArtifactTable(*llvmModule, impl, description);
+    fn->setLinkage(llvm::GlobalValue::InternalLinkage);
+  }
+  addArtifactTable(*llvmModule, impl, *forwardSources, prepareImpl,
+                   *prepareSources, layout, description);
 
   std::string error;
   std::unique_ptr<llvm::TargetMachine> machine = createHostTargetMachine(error);

@@ -38,6 +38,21 @@ kernelSymbols(llvm::orc::MangleAndInterner interner) {
   add("nn_rt_parallel_for", reinterpret_cast<void *>(&nn_rt_parallel_for));
   add("nn_rt_sgemm_batched", reinterpret_cast<void *>(&nn_rt_sgemm_batched));
   add("nn_rt_attention", reinterpret_cast<void *>(&nn_rt_attention));
+  // Operands packed once by prepare, and the context slots holding them.
+  add("nn_rt_sgemm_pack_b_size",
+      reinterpret_cast<void *>(&nn_rt_sgemm_pack_b_size));
+  add("nn_rt_sgemm_pack_b", reinterpret_cast<void *>(&nn_rt_sgemm_pack_b));
+  add("nn_rt_sgemm_packed_b", reinterpret_cast<void *>(&nn_rt_sgemm_packed_b));
+  add("nn_rt_conv2d_pack_weight_size",
+      reinterpret_cast<void *>(&nn_rt_conv2d_pack_weight_size));
+  add("nn_rt_conv2d_pack_weight",
+      reinterpret_cast<void *>(&nn_rt_conv2d_pack_weight));
+  add("nn_rt_conv2d_nchw_packed",
+      reinterpret_cast<void *>(&nn_rt_conv2d_nchw_packed));
+  add("nn_rt_context_create", reinterpret_cast<void *>(&nn_rt_context_create));
+  add("nn_rt_context_buffer", reinterpret_cast<void *>(&nn_rt_context_buffer));
+  add("nn_rt_context_destroy",
+      reinterpret_cast<void *>(&nn_rt_context_destroy));
   return symbols;
 }
 
@@ -73,7 +88,7 @@ FailureOr<JitArtifact> mlir::nn::jitCompile(ModuleOp module,
     return failure();
   }
   JitArtifact artifact;
-  artifact.table = reinterpret_cast<nn_get_artifact_v1_fn>(*getter)();
+  artifact.table = reinterpret_cast<nn_get_artifact_v2_fn>(*getter)();
   artifact.engine = std::shared_ptr<ExecutionEngine>(std::move(*engine));
   return artifact;
 }
@@ -108,7 +123,7 @@ FailureOr<JitArtifact> mlir::nn::jitLoadObject(StringRef object,
   if (!getter)
     return fail(getter.takeError());
   JitArtifact artifact;
-  artifact.table = getter->toPtr<nn_get_artifact_v1_fn>()();
+  artifact.table = getter->toPtr<nn_get_artifact_v2_fn>()();
   artifact.engine = std::shared_ptr<llvm::orc::LLJIT>(std::move(*jit));
   return artifact;
 }

@@ -90,17 +90,27 @@ public:
   bool is_stale() const;
   /// How many times the model has been compiled.
   size_t compile_count() const { return compiles_; }
+  /// How many times the artifact's prepare step ran again without a
+  /// recompile, because a parameter or buffer was written in place
+  /// (load_state_dict, an optimizer step, data_ptr writes).
+  size_t reprepare_count() const { return reprepares_; }
 
 private:
   /// A hash of everything a trace depends on besides the input specs.
   uint64_t fingerprint() const;
+  /// A hash of the state's data versions (Storage::version): when it moves,
+  /// the values prepare derived from the state (folded, packed weights) are
+  /// stale and prepare runs again before the next call.
+  uint64_t data_fingerprint() const;
 
   std::shared_ptr<Module> root_;
   std::function<TracedModule()> retrace_;
   CompileOptions options_;
   std::shared_ptr<Artifact> artifact_;
   uint64_t fingerprint_ = 0;
+  uint64_t data_fingerprint_ = 0;
   size_t compiles_ = 0;
+  size_t reprepares_ = 0;
 };
 
 } // namespace nn

@@ -272,16 +272,17 @@ constexpr int64_t kMinRowTilesPerThread = 8;
 
 struct SharedBSplit {
   const nn_rt::GemmArgs *g;
-  float *packedB;
+  float *packInto;       // where packBChunk writes B (null: already packed)
+  const float *packedB;  // what rowChunk reads
   int64_t mr;
 };
 
 void packBChunk(void *ctx, int64_t begin, int64_t end) {
   auto *s = static_cast<SharedBSplit *>(ctx);
   if (isa() == Isa::avx512)
-    nn_rt::avx512::packBPanels(*s->g, begin, end, s->packedB);
+    nn_rt::avx512::packBPanels(*s->g, begin, end, s->packInto);
   else
-    nn_rt::avx2::packBPanels(*s->g, begin, end, s->packedB);
+    nn_rt::avx2::packBPanels(*s->g, begin, end, s->packInto);
 }
 
 void rowChunk(void *ctx, int64_t begin, int64_t end) {
@@ -306,12 +307,17 @@ bool sgemmSharedB(const nn_rt::GemmArgs &g, int64_t threads) {
   int64_t rowTiles = (g.M + mr - 1) / mr;
   if (rowTiles < kMinRowTilesPerThread * threads)
     return false;
-  int64_t floats = isa() == Isa::avx512 ? nn_rt::avx512::packedBSize(g)
-                                        : nn_rt::avx2::packedBSize(g);
-  float *packedB = sharedPackedBuffer(floats);
-  if (!packedB)
+  if (g.packedB) { // packed once, before this call
+    SharedBSplit split{&g, nullptr, g.packedB, mr};
+    nn_rt_parallel_for(rowTiles, rowChunk, &split);
+    return true;
+  }
+  int64_t floats = isa() == Isa::avx512 ? nn_rt::avx512::packedBSize(g.K, g.N)
+                                        : nn_rt::avx2::packedBSize(g.K, g.N);
+  float *packed = sharedPackedBuffer(floats);
+  if (!packed)
     return false;
-  SharedBSplit split{&g, packedB, mr};
+  SharedBSplit split{&g, packed, packed, mr};
   nn_rt_parallel_for((g.N + nr - 1) / nr, packBChunk, &split);
   nn_rt_parallel_for(rowTiles, rowChunk, &split);
   return true;
@@ -325,18 +331,9 @@ nn_rt_epilogue epilogueOrNone(const nn_rt_epilogue *ep) {
   return none;
 }
 
-} // namespace
-
-extern "C" void nn_rt_sgemm(int64_t M, int64_t N, int64_t K, const float *A,
-                            int64_t rsA, int64_t csA, const float *B,
-                            int64_t rsB, int64_t csB, float *C, int64_t rsC,
-                            int32_t accumulate,
-                            const nn_rt_epilogue *epilogue) {
-  if (M <= 0 || N <= 0)
-    return;
-  nn_rt::GemmArgs g{M,   N, K,   A,           rsA, csA,
-                    B,   rsB, csB, C,         rsC, accumulate != 0,
-                    epilogueOrNone(epilogue)};
+/// Runs the GEMM `g` (B packed or not) over the thread pool.
+void runGemm(const nn_rt::GemmArgs &g) {
+  const int64_t M = g.M, N = g.N, K = g.K;
   int64_t threads = nn_rt_get_num_threads();
   if (threads <= 1 || double(M) * N * K < kMinParallelWork) {
     gemmRange(g, 0, M, 0, N);
@@ -350,6 +347,131 @@ extern "C" void nn_rt_sgemm(int64_t M, int64_t N, int64_t K, const float *A,
   GemmSplit split{&g, N >= M ? nr : mr, N >= M};
   int64_t units = ((split.alongN ? N : M) + split.unit - 1) / split.unit;
   nn_rt_parallel_for(units, gemmChunk, &split);
+}
+
+/// Floats of B[K, N] packed for the chosen ISA; without one, the packed
+/// form is a row-major copy the scalar loops read.
+int64_t packedBFloats(int64_t K, int64_t N) {
+  switch (isa()) {
+  case Isa::avx512:
+    return nn_rt::avx512::packedBSize(K, N);
+  case Isa::avx2:
+    return nn_rt::avx2::packedBSize(K, N);
+  default:
+    return K * N;
+  }
+}
+
+/// The shape-only ConvArgs the weight packing reads (O, C, KH, KW, weight).
+nn_rt::ConvArgs weightOnlyConvArgs(int64_t O, int64_t C, int64_t KH,
+                                   int64_t KW, const float *weight) {
+  nn_rt::ConvArgs cv = {};
+  cv.O = O, cv.C = C, cv.KH = KH, cv.KW = KW, cv.weight = weight;
+  return cv;
+}
+
+} // namespace
+
+extern "C" void nn_rt_sgemm(int64_t M, int64_t N, int64_t K, const float *A,
+                            int64_t rsA, int64_t csA, const float *B,
+                            int64_t rsB, int64_t csB, float *C, int64_t rsC,
+                            int32_t accumulate,
+                            const nn_rt_epilogue *epilogue) {
+  if (M <= 0 || N <= 0)
+    return;
+  runGemm(nn_rt::GemmArgs{M, N, K, A, rsA, csA, B, rsB, csB, C, rsC,
+                          accumulate != 0, epilogueOrNone(epilogue), nullptr});
+}
+
+extern "C" int64_t nn_rt_sgemm_pack_b_size(int64_t K, int64_t N) {
+  if (K <= 0 || N <= 0)
+    return 0;
+  return packedBFloats(K, N) * static_cast<int64_t>(sizeof(float));
+}
+
+extern "C" void nn_rt_sgemm_pack_b(int64_t K, int64_t N, const float *B,
+                                   int64_t rsB, int64_t csB, float *packed) {
+  if (K <= 0 || N <= 0 || !packed)
+    return;
+  nn_rt::GemmArgs g = {};
+  g.N = N, g.K = K, g.B = B, g.rsB = rsB, g.csB = csB;
+  switch (isa()) {
+  case Isa::avx512:
+    return nn_rt::avx512::packAllB(g, packed);
+  case Isa::avx2:
+    return nn_rt::avx2::packAllB(g, packed);
+  default:
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t n = 0; n < N; ++n)
+        packed[k * N + n] = B[k * rsB + n * csB];
+  }
+}
+
+extern "C" void nn_rt_sgemm_packed_b(int64_t M, int64_t N, int64_t K,
+                                     const float *A, int64_t rsA, int64_t csA,
+                                     const float *packedB, float *C,
+                                     int64_t rsC, int32_t accumulate,
+                                     const nn_rt_epilogue *epilogue) {
+  if (M <= 0 || N <= 0)
+    return;
+  nn_rt::GemmArgs g{M, N, K, A, rsA, csA, nullptr, 0, 0, C, rsC,
+                    accumulate != 0, epilogueOrNone(epilogue), packedB};
+  if (isa() == Isa::scalar) // the row-major copy, read through strides
+    g.B = packedB, g.rsB = N, g.csB = 1, g.packedB = nullptr;
+  runGemm(g);
+}
+
+extern "C" int64_t nn_rt_conv2d_pack_weight_size(int64_t O, int64_t C,
+                                                 int64_t KH, int64_t KW) {
+  if (O <= 0 || C * KH * KW <= 0)
+    return 0;
+  nn_rt::ConvArgs cv = weightOnlyConvArgs(O, C, KH, KW, nullptr);
+  int64_t floats;
+  switch (isa()) {
+  case Isa::avx512:
+    floats = nn_rt::avx512::packedWeightSize(cv);
+    break;
+  case Isa::avx2:
+    floats = nn_rt::avx2::packedWeightSize(cv);
+    break;
+  default:
+    floats = O * C * KH * KW;
+  }
+  return floats * static_cast<int64_t>(sizeof(float));
+}
+
+extern "C" void nn_rt_conv2d_pack_weight(int64_t O, int64_t C, int64_t KH,
+                                         int64_t KW, const float *weight,
+                                         float *packed) {
+  if (O <= 0 || C * KH * KW <= 0 || !packed)
+    return;
+  nn_rt::ConvArgs cv = weightOnlyConvArgs(O, C, KH, KW, weight);
+  switch (isa()) {
+  case Isa::avx512:
+    return nn_rt::avx512::packWeights(cv, packed);
+  case Isa::avx2:
+    return nn_rt::avx2::packWeights(cv, packed);
+  default:
+    for (int64_t i = 0, n = O * C * KH * KW; i < n; ++i)
+      packed[i] = weight[i];
+  }
+}
+
+extern "C" void nn_rt_conv2d_nchw_packed(
+    int64_t N, int64_t C, int64_t H, int64_t W, const float *input, int64_t O,
+    int64_t KH, int64_t KW, const float *packedWeight, int64_t strideH,
+    int64_t strideW, int64_t padTop, int64_t padLeft, int64_t dilationH,
+    int64_t dilationW, int64_t OH, int64_t OW, float *output,
+    const nn_rt_epilogue *epilogue) {
+  if (N <= 0 || O <= 0 || OH <= 0 || OW <= 0)
+    return;
+  bool scalar = isa() == Isa::scalar; // the packed form is the OIHW copy
+  nn_rt::ConvArgs cv{N,         C,         H,      W,       input,
+                     O,         KH,        KW,     scalar ? packedWeight : nullptr,
+                     strideH,   strideW,   padTop, padLeft, dilationH,
+                     dilationW, OH,        OW,     output,  epilogueOrNone(epilogue),
+                     scalar ? nullptr : packedWeight};
+  runConv(cv);
 }
 
 extern "C" void nn_rt_conv2d_nchw(int64_t N, int64_t C, int64_t H, int64_t W,

@@ -306,6 +306,12 @@ int64_t mr() { return MR; }
 int64_t nr() { return NR; }
 
 void sgemm(const GemmArgs &g, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+  if (g.packedB) // packed once (nn_rt_sgemm_pack_b); n0 is a multiple of NR
+    return gemmBlock(
+        g, m0, m1, n0, n1, kGemmBlocking, nullptr,
+        [&](int64_t k0, int64_t, int64_t q0, int64_t, float *) {
+          return g.packedB + packedBOffset(g, k0, q0 / NR);
+        });
   gemmBlock(g, m0, m1, n0, n1, kGemmBlocking, nullptr,
             [&](int64_t k0, int64_t kc, int64_t q0, int64_t nc, float *dst) {
               packBStrided(g, k0, kc, q0, nc, dst);
@@ -313,7 +319,8 @@ void sgemm(const GemmArgs &g, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
             });
 }
 
-int64_t packedBSize(const GemmArgs &g) { return g.K * roundUp(g.N, NR); }
+int64_t packedBSize(int64_t K, int64_t N) { return K * roundUp(N, NR); }
+
 
 void packBPanels(const GemmArgs &g, int64_t panel0, int64_t panel1,
                  float *dst) {
@@ -321,6 +328,13 @@ void packBPanels(const GemmArgs &g, int64_t panel0, int64_t panel1,
   for (int64_t pc = 0; pc < g.K; pc += kGemmBlocking.kc)
     packBStrided(g, pc, minI(kGemmBlocking.kc, g.K - pc), n0, n1 - n0,
                  dst + packedBOffset(g, pc, panel0));
+}
+
+/// All of B in packBPanels' layout, which gemmBlock reads when g.packedB
+/// is set: it depends on NR and kGemmBlocking.kc only, never on how C is
+/// later split over threads.
+void packAllB(const GemmArgs &g, float *dst) {
+  packBPanels(g, 0, (g.N + NR - 1) / NR, dst);
 }
 
 void sgemmPackedB(const GemmArgs &g, int64_t m0, int64_t m1,

@@ -26,6 +26,9 @@ struct GemmArgs {
   int64_t rsC;
   bool accumulate;
   nn_rt_epilogue ep;
+  /// B in the ISA's packed layout (packAllB, packBPanels), or null: B is read through
+  /// the strides and packed per block.
+  const float *packedB;
 };
 
 /// The operands of nn_rt_conv2d_nchw.
@@ -77,7 +80,7 @@ static inline GemmArgs convGemmArgs(const ConvArgs &cv, int64_t image) {
   int64_t k = cv.C * cv.KH * cv.KW, p = cv.OH * cv.OW;
   return GemmArgs{cv.O,      p, k, cv.weight, k, 1, nullptr, 0, 0,
                   cv.output + image * cv.O * p,
-                  p,         false, epilogueOfImage(cv.ep, image)};
+                  p,         false, epilogueOfImage(cv.ep, image), nullptr};
 }
 
 #define NN_DECLARE_ISA(isa)                                                    \
@@ -90,11 +93,13 @@ static inline GemmArgs convGemmArgs(const ConvArgs &cv, int64_t image) {
   int64_t packedWeightSize(const ConvArgs &cv);                                \
   void packWeights(const ConvArgs &cv, float *dst);                            \
   /* B whole, packed once and shared by the threads of one GEMM. */           \
-  int64_t packedBSize(const GemmArgs &g);                                      \
+  int64_t packedBSize(int64_t K, int64_t N);                                   \
   void packBPanels(const GemmArgs &g, int64_t panel0, int64_t panel1,          \
                    float *dst);                                                \
   void sgemmPackedB(const GemmArgs &g, int64_t m0, int64_t m1,                 \
                     const float *packedB);                                     \
+  /* B whole, packed once for many calls (nn_rt_sgemm_pack_b). */            \
+  void packAllB(const GemmArgs &g, float *dst);                                \
   }
 NN_DECLARE_ISA(avx2)
 NN_DECLARE_ISA(avx512)

@@ -10,6 +10,8 @@
 
 #include "nn/Runtime/Artifact.h"
 
+#include "ArtifactTestTable.h"
+
 #include "gtest/gtest.h"
 
 namespace nn {
@@ -24,14 +26,9 @@ int32_t forward(void *, void *const *args) {
       return 1;
   return 0;
 }
-void *createContext() {
-  static char tag;
-  return &tag;
-}
-void destroyContext(void *) {}
 
 std::string description(const std::string &checks) {
-  return R"({"abi_version": 1, "state": [],
+  return R"({"abi_version": 2, "state": [],
              "inputs": [{"name": "input.0", "shape": [3], "dtype": "I64",
                          "index_checks": )" +
          checks + R"(}],
@@ -41,8 +38,7 @@ std::string description(const std::string &checks) {
 absl::StatusOr<std::vector<Tensor>> runWith(const std::string &checks,
                                             std::vector<int64_t> index) {
   std::string json = description(checks);
-  nn_artifact_v1 table{NN_ARTIFACT_ABI_VERSION, json.c_str(), createContext,
-                       destroyContext, forward};
+  nn_artifact_v2 table = testing::tableWith(json.c_str(), forward);
   auto artifact = Artifact::from_table(&table, nullptr, "<table>");
   if (!artifact.ok())
     return artifact.status();

@@ -11,6 +11,8 @@
 
 #include "nn/Runtime/Artifact.h"
 
+#include "ArtifactTestTable.h"
+
 #include "gtest/gtest.h"
 
 #include <cstring>
@@ -26,11 +28,6 @@ int32_t copyRngForward(void *, void *const *args) {
   return 0;
 }
 
-void *createContext() {
-  static char tag;
-  return &tag;
-}
-void destroyContext(void *) {}
 
 constexpr const char *kTensors =
     R"("state": [],
@@ -38,15 +35,14 @@ constexpr const char *kTensors =
        "outputs": [{"name": "output.0", "shape": [2], "dtype": "I64"}])";
 
 std::string description(const std::string &rng) {
-  return std::string(R"({"abi_version": 1, )") + kTensors +
+  return std::string(R"({"abi_version": 2, )") + kTensors +
          (rng.empty() ? "" : ", \"rng\": " + rng) + "}";
 }
 
 struct TableArtifact {
   explicit TableArtifact(const std::string &rng)
       : json(description(rng)),
-        table{NN_ARTIFACT_ABI_VERSION, json.c_str(), createContext,
-              destroyContext, copyRngForward} {}
+        table(testing::tableWith(json.c_str(), copyRngForward)) {}
   absl::StatusOr<std::shared_ptr<Artifact>> load() {
     auto artifact = Artifact::from_table(&table, nullptr, "<table>");
     if (artifact.ok())
@@ -54,7 +50,7 @@ struct TableArtifact {
     return artifact;
   }
   std::string json;
-  nn_artifact_v1 table;
+  nn_artifact_v2 table;
 };
 
 constexpr const char *kRng =

@@ -16,7 +16,9 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -487,6 +489,114 @@ TEST(KernelsExpTest, VectorExpWithinOneUlp) {
   for (size_t i = 5; i < std::size(special); ++i)
     EXPECT_LE(ulpDistance(out[i], float(std::exp(double(special[i])))), 1)
         << "exp(" << special[i] << ") = " << out[i];
+}
+
+/// A 64-byte aligned buffer of `bytes` (the packed operands' alignment).
+std::unique_ptr<float, decltype(&free)> alignedBuffer(int64_t bytes) {
+  size_t rounded = (static_cast<size_t>(bytes) + 63) / 64 * 64;
+  return {static_cast<float *>(aligned_alloc(64, rounded ? rounded : 64)),
+          &free};
+}
+
+/// The packed-B GEMM gives the very bits of nn_rt_sgemm: plain and
+/// transposed B, partial tiles, several K blocks, accumulation, epilogues,
+/// and shapes above the threading threshold split along M and along N.
+TEST_P(KernelsTest, SgemmPackedBIsBitIdentical) {
+  for (GemmCase c : {GemmCase{1, 1, 1, false, false, false, false},
+                     GemmCase{7, 13, 5, true, false, false, true},
+                     GemmCase{64, 256, 784, true, false, false, true},
+                     GemmCase{37, 53, 300, false, true, false, false},
+                     GemmCase{150, 33, 257, true, true, true, false},
+                     GemmCase{300, 200, 600, true, false, true, true},
+                     GemmCase{100, 600, 600, false, false, false, true}}) {
+    SCOPED_TRACE(::testing::Message() << c.M << "x" << c.N << "x" << c.K);
+    auto A = randomVector(c.M * c.K, rng), B = randomVector(c.K * c.N, rng);
+    auto bias = randomVector(c.rowBias ? c.M : c.N, rng);
+    auto C = randomVector(c.M * c.N, rng), packedC = C;
+    nn_rt_epilogue ep = {};
+    ep.addends[0] = {bias.data(), 0, c.rowBias ? 1 : 0, c.rowBias ? 0 : 1};
+    ep.activation = c.relu ? NN_RT_ACT_RELU : NN_RT_ACT_NONE;
+    int64_t rsB = c.transposeB ? 1 : c.N, csB = c.transposeB ? c.K : 1;
+    nn_rt_sgemm(c.M, c.N, c.K, A.data(), c.K, 1, B.data(), rsB, csB, C.data(),
+                c.N, c.accumulate, &ep);
+    int64_t bytes = nn_rt_sgemm_pack_b_size(c.K, c.N);
+    ASSERT_GE(bytes, static_cast<int64_t>(c.K * c.N * sizeof(float)));
+    auto packed = alignedBuffer(bytes);
+    nn_rt_sgemm_pack_b(c.K, c.N, B.data(), rsB, csB, packed.get());
+    nn_rt_sgemm_packed_b(c.M, c.N, c.K, A.data(), c.K, 1, packed.get(),
+                         packedC.data(), c.N, c.accumulate, &ep);
+    ASSERT_EQ(0, memcmp(C.data(), packedC.data(), C.size() * sizeof(float)));
+  }
+}
+
+/// A weight packed on one thread count serves every other: the layout does
+/// not depend on how the kernel splits the work.
+TEST_P(KernelsTest, PackedBLayoutDoesNotDependOnThreads) {
+  const int64_t M = 300, N = 200, K = 600;
+  auto A = randomVector(M * K, rng), B = randomVector(K * N, rng);
+  auto packed = alignedBuffer(nn_rt_sgemm_pack_b_size(K, N));
+  nn_rt_set_num_threads(1);
+  nn_rt_sgemm_pack_b(K, N, B.data(), 1, K, packed.get());
+  std::vector<float> want(M * N), got(M * N);
+  nn_rt_sgemm(M, N, K, A.data(), K, 1, B.data(), 1, K, want.data(), N, 0,
+              nullptr);
+  nn_rt_set_num_threads(GetParam());
+  nn_rt_sgemm_packed_b(M, N, K, A.data(), K, 1, packed.get(), got.data(), N, 0,
+                       nullptr);
+  ASSERT_EQ(0, memcmp(want.data(), got.data(), want.size() * sizeof(float)));
+}
+
+/// The packed-weight convolution gives the very bits of nn_rt_conv2d_nchw,
+/// through the gather and the 1x1 plain-GEMM path, with several K and row
+/// blocks and the per-image and per-pixel thread splits.
+TEST_P(KernelsTest, Conv2dPackedWeightIsBitIdentical) {
+  for (ConvCase c : {ConvCase{2, 5, 9, 11, 7, 3, 3, 1, 1, 1, true, false},
+                     ConvCase{3, 4, 10, 8, 9, 3, 3, 2, 1, 1, false, true},
+                     ConvCase{1, 3, 12, 12, 20, 3, 2, 1, 2, 2, true, true},
+                     ConvCase{4, 16, 7, 7, 8, 1, 1, 1, 0, 1, true, false},
+                     ConvCase{2, 40, 9, 13, 70, 3, 3, 1, 1, 1, true, true},
+                     ConvCase{1, 8, 6, 6, 150, 3, 3, 1, 1, 1, true, false},
+                     ConvCase{2, 64, 28, 28, 64, 3, 3, 1, 1, 1, true, true}}) {
+    int64_t OH = (c.H + 2 * c.pad - c.dilation * (c.KH - 1) - 1) / c.stride + 1;
+    int64_t OW = (c.W + 2 * c.pad - c.dilation * (c.KW - 1) - 1) / c.stride + 1;
+    auto in = randomVector(c.N * c.C * c.H * c.W, rng);
+    auto w = randomVector(c.O * c.C * c.KH * c.KW, rng);
+    auto b = randomVector(c.O, rng);
+    std::vector<float> want(c.N * c.O * OH * OW, NAN), got = want;
+    nn_rt_epilogue ep = {};
+    if (c.bias)
+      ep.addends[0] = {b.data(), 0, 1, 0};
+    ep.activation = c.relu ? NN_RT_ACT_RELU : NN_RT_ACT_NONE;
+    nn_rt_conv2d_nchw(c.N, c.C, c.H, c.W, in.data(), c.O, c.KH, c.KW, w.data(),
+                      c.stride, c.stride, c.pad, c.pad, c.dilation, c.dilation,
+                      OH, OW, want.data(), &ep);
+    int64_t bytes = nn_rt_conv2d_pack_weight_size(c.O, c.C, c.KH, c.KW);
+    ASSERT_GE(bytes, static_cast<int64_t>(w.size() * sizeof(float)));
+    auto packed = alignedBuffer(bytes);
+    nn_rt_conv2d_pack_weight(c.O, c.C, c.KH, c.KW, w.data(), packed.get());
+    nn_rt_conv2d_nchw_packed(c.N, c.C, c.H, c.W, in.data(), c.O, c.KH, c.KW,
+                             packed.get(), c.stride, c.stride, c.pad, c.pad,
+                             c.dilation, c.dilation, OH, OW, got.data(), &ep);
+    ASSERT_EQ(0, memcmp(want.data(), got.data(), want.size() * sizeof(float)))
+        << c.N << "x" << c.C << "x" << c.H << "x" << c.W << " -> " << c.O;
+  }
+}
+
+/// A context's slots: allocated on first ask, 64-byte aligned, kept (not
+/// reallocated) when prepare asks again, freed with the context.
+TEST(KernelsContextTest, SlotsAreAllocatedOnceAndFreedWithTheContext) {
+  void **slots = nn_rt_context_create(2);
+  ASSERT_NE(slots, nullptr);
+  EXPECT_EQ(slots[0], nullptr);
+  void *first = nn_rt_context_buffer(slots, 1, 100);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % 64, 0u);
+  EXPECT_EQ(slots[1], first);
+  EXPECT_EQ(nn_rt_context_buffer(slots, 1, 100), first);
+  nn_rt_context_destroy(slots, 2);
+  void **empty = nn_rt_context_create(0);
+  EXPECT_NE(empty, nullptr);
+  nn_rt_context_destroy(empty, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, KernelsTest, ::testing::Values(1, 3));

@@ -43,6 +43,72 @@ def LowerStateToArgumentsPass
                            "::mlir::bufferization::BufferizationDialect"];
 }
 
+def HoistStateComputationsPass
+    : Pass<"nn-hoist-state-computations", "::mlir::ModuleOp"> {
+  let summary = "Move what depends only on the state from forward into "
+                "@prepare";
+  let description = [{
+    Splits `@forward` into the artifact's two entry points (ArtifactABI.h):
+    a new public `@prepare` computes, once per binding of the weights,
+    every value of forward that depends only on state forward never writes
+    (`nn.load` of a symbol no `nn.store` in the module writes) and on
+    constants; forward receives those values as leading arguments marked
+    `nn.context_slot = <i>` and only reads them. This is batch-norm folding
+    and `nn-fold-scalar-mul`'s `W * s` done at bind time instead of on every
+    call. nn-lower-to-kernel-calls later adds the packing of state-only
+    weights to `@prepare`.
+
+    An op moves when it is pure, has no region that could read values from
+    above, every operand is state-only, and none of its results has more
+    elements than its largest operand (so an `nn.expand` of a bias to the
+    batch stays in forward: precomputing it would trade a cheap broadcast
+    for memory). Values crossing to forward are those a remaining op reads;
+    a crossing `nn.load` or constant is not a precomputed value and stays
+    in forward. Train-mode batch-norm writes its running statistics
+    (`nn.store`), so nothing computed from them moves; neither does
+    anything that reads an input.
+
+    The module gets `nn.context_slots` (how many slots the context has) and
+    `nn.context_bytes` (each crossing value's size); slot i is @prepare's
+    result i. `@prepare` is created, empty, even when nothing moves, so
+    every artifact has one. Fails when the module already has a `@prepare`.
+
+    Before:
+    ```mlir
+    nn.parameter @w : tensor<8x3xf32>
+    nn.parameter @g : tensor<8xf32>
+    func.func @forward(%x: tensor<2x3xf32>) -> tensor<2x8xf32> {
+      %w = nn.load @w : tensor<8x3xf32>
+      %g = nn.load @g : tensor<8xf32>
+      %s = nn.reshape %g [8, 1] : (tensor<8xf32>) -> tensor<8x1xf32>
+      %ws = nn.mul %w, %s : (tensor<8x3xf32>, tensor<8x1xf32>) -> tensor<8x3xf32>
+      %y = nn.linear %x, %ws : (tensor<2x3xf32>, tensor<8x3xf32>) -> tensor<2x8xf32>
+      return %y : tensor<2x8xf32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @prepare() -> tensor<8x3xf32> {
+      %w = nn.load @w : tensor<8x3xf32>
+      %g = nn.load @g : tensor<8xf32>
+      %s = nn.reshape %g [8, 1] : (tensor<8xf32>) -> tensor<8x1xf32>
+      %ws = nn.mul %w, %s : (tensor<8x3xf32>, tensor<8x1xf32>) -> tensor<8x3xf32>
+      return %ws : tensor<8x3xf32>
+    }
+    func.func @forward(%ws: tensor<8x3xf32> {nn.context_slot = 0 : i64},
+                       %x: tensor<2x3xf32>) -> tensor<2x8xf32> {
+      %y = nn.linear %x, %ws : (tensor<2x3xf32>, tensor<8x3xf32>) -> tensor<2x8xf32>
+      return %y : tensor<2x8xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"forward\"",
+           "The function to split">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def ConvertNNToLinalgPass : Pass<"convert-nn-to-linalg", "::mlir::func::FuncOp"> {
   let summary = "Lower nn ops to linalg, tensor, arith and math";
   let description = [{
@@ -105,6 +171,18 @@ def LowerToKernelCallsPass
     sees an ordinary new buffer. The epilogue struct is stored into an
     `llvm.alloca` slot of the function's entry block (no global state: the
     compiled forward stays re-entrant).
+
+    When the module has a `@prepare` (nn-hoist-state-computations), a B
+    operand or convolution weight that is the same on every call (a state
+    argument forward never writes, or a value forward reads from a context
+    slot) is packed there once: `@prepare` and every public function get an
+    `!llvm.ptr {nn.context}` argument; `@prepare` calls
+    `nn_rt_context_buffer` for a new slot (after the dense ones;
+    `nn.context_slots` counts them) and `nn_rt_sgemm_pack_b` /
+    `nn_rt_conv2d_pack_weight` into it, and forward loads the slot and calls
+    `nn_rt_sgemm_packed_b` / `nn_rt_conv2d_nchw_packed`. One operand read by
+    several calls is packed once. A function that reads no slot loses its
+    context argument again.
 
     Runs after nn-lower-state-to-arguments and before convert-nn-to-linalg,
     which lowers whatever is left (other element types, grouped or 1-D

@@ -11,7 +11,12 @@
 //   auto outputs = artifact.value()->run({input});         // StatusOr
 //
 // bind() must precede run(); after that, run() may be called from many
-// threads at once. A training forward with dropout takes the state of a
+// threads at once. bind() also runs the artifact's prepare step, which
+// computes once what depends on the state alone (batch-norm folded into
+// the weights, weights packed for the kernels) into the artifact's context.
+// Those values are a snapshot: after updating a bound tensor in place
+// (copy_, an optimizer step, writing through data_ptr), call prepare() (or
+// bind() again) before the next run. nn::CompiledModule does this for you. A training forward with dropout takes the state of a
 // counter-based generator that run() supplies and advances (see RngState).
 //
 // Heavy ops run in the micro-kernels of nn/Runtime/Kernels.h on
@@ -94,7 +99,7 @@ public:
   /// Wraps a table from any source; `owner` keeps its code alive. `source`
   /// names it in error messages.
   static absl::StatusOr<std::shared_ptr<Artifact>>
-  from_table(const nn_artifact_v1 *table, std::shared_ptr<void> owner,
+  from_table(const nn_artifact_v2 *table, std::shared_ptr<void> owner,
              std::string source);
 
   ~Artifact();
@@ -109,7 +114,14 @@ public:
   /// every shape or dtype mismatch with both sides. Storage is shared, not
   /// copied: later in-place updates of those tensors are seen by run().
   absl::Status bind(const StateDict &state);
+  /// Whether bind() and its prepare step succeeded: run() refuses before.
   bool is_bound() const { return bound_; }
+  /// Recomputes the state-derived values (see the file comment) from the
+  /// bound tensors' current contents. Must not run concurrently with run().
+  /// On failure the artifact is unbound until a later prepare() succeeds.
+  absl::Status prepare();
+  /// How many times prepare succeeded (bind() included).
+  uint64_t prepare_count() const { return prepares_; }
 
   /// Runs forward on positional inputs. A forward that draws random numbers
   /// (description().has_rng) draws them from `rng` when given, else from the
@@ -143,12 +155,14 @@ private:
   Artifact() = default;
   std::string source_;
   std::shared_ptr<void> owner_;
-  const nn_artifact_v1 *table_ = nullptr;
+  const nn_artifact_v2 *table_ = nullptr;
   void *context_ = nullptr;
   std::string json_;
   ArtifactDescription description_;
   std::vector<Tensor> state_;
-  bool bound_ = false;
+  bool has_binding_ = false; // bind() found every tensor
+  bool bound_ = false;       // ... and prepare() succeeded on them
+  uint64_t prepares_ = 0;
   /// The artifact's generator; run() is const and may run on many threads.
   mutable std::mutex rng_mutex_;
   mutable RngState rng_;

@@ -1,11 +1,11 @@
 /*===- ArtifactABI.h - The C ABI of a compiled nn model ----------*- C -*-===*\
 |*                                                                            *|
 |* A compiled model (a shared object, or code JIT-compiled in process)        *|
-|* exports one function, nn_get_artifact_v1, returning this table. All        *|
+|* exports one function, nn_get_artifact_v2, returning this table. All        *|
 |* tensors cross the boundary as pointers to contiguous row-major data whose  *|
 |* names, shapes and dtypes the JSON description lists:                        *|
 |*                                                                            *|
-|*   {"abi_version": 1,                                                       *|
+|*   {"abi_version": 2,                                                       *|
 |*    "state":   [{"name": "fc1.weight", "kind": "parameter",                 *|
 |*                 "shape": [256, 784], "dtype": "F32",                       *|
 |*                 "persistent": true, "requires_grad": true,                 *|
@@ -24,10 +24,24 @@
 |* "high": 10, "ignore": -100, "where": "embed"}, ...]; the caller refuses   *|
 |* any value outside [0, high) other than "ignore" before calling forward,   *|
 |* which does not check indices.                                             *|
+|* prepare(ctx, state_args) reads state_args = [state whose "argument" is   *|
+|* true (the default)...] and computes into the context everything forward   *|
+|* needs that depends on the state alone (batch-norm folded into weights,    *|
+|* weights packed into the kernels' tile layout); it returns 0 on success.   *|
+|* The caller runs it after binding the state and again whenever a bound     *|
+|* tensor changes (a new binding, or an in-place update such as an           *|
+|* optimizer step or load_state_dict), and never runs forward before it      *|
+|* has succeeded. prepare must not run while a forward on the same context  *|
+|* does. State that forward writes (train-mode batch-norm statistics) never *|
+|* feeds prepare, so forward's own writes need no new prepare.               *|
 |* forward(ctx, args) reads args = [state whose "argument" is true (the      *|
 |* default)..., inputs..., rng (when present), outputs...] in that order and *|
-|* writes the outputs; it returns 0 on success. It keeps no global mutable   *|
-|* state, so one artifact serves many threads.                               *|
+|* writes the outputs; it returns 0 on success. It only reads the context    *|
+|* and keeps no global mutable state, so one artifact serves many threads.   *|
+|*                                                                            *|
+|* Version 2 added prepare (version 1 computed those values on every call).  *|
+|* The table's first five fields are laid out as in version 1, so a reader  *|
+|* can tell the versions apart by abi_version.                               *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 #ifndef NN_RUNTIME_ARTIFACTABI_H
@@ -39,18 +53,21 @@
 extern "C" {
 #endif
 
-#define NN_ARTIFACT_ABI_VERSION 1
-#define NN_ARTIFACT_ENTRY_POINT "nn_get_artifact_v1"
+#define NN_ARTIFACT_ABI_VERSION 2
+#define NN_ARTIFACT_ENTRY_POINT "nn_get_artifact_v2"
+/* What version 1 artifacts export; only used to name them when refusing. */
+#define NN_ARTIFACT_ENTRY_POINT_V1 "nn_get_artifact_v1"
 
-typedef struct nn_artifact_v1 {
+typedef struct nn_artifact_v2 {
   uint32_t abi_version;
   const char *description_json;
   void *(*create_context)(void);
   void (*destroy_context)(void *context);
   int32_t (*forward)(void *context, void *const *args);
-} nn_artifact_v1;
+  int32_t (*prepare)(void *context, void *const *state_args);
+} nn_artifact_v2;
 
-typedef const nn_artifact_v1 *(*nn_get_artifact_v1_fn)(void);
+typedef const nn_artifact_v2 *(*nn_get_artifact_v2_fn)(void);
 
 #ifdef __cplusplus
 }

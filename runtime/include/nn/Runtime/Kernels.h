@@ -137,6 +137,58 @@ NN_RT_EXPORT void nn_rt_attention(const int64_t *batch, int64_t L, int64_t S,
                                   const nn_rt_matrix *out, float scale,
                                   int32_t causal);
 
+/*===-- Constant operands packed once -----------------------------------===*\
+ * A weight that does not change between calls (a linear or convolution
+ * weight, or one a compiled model's prepare step derived from its state) is
+ * packed once into the register-tile layout of the kernel that reads it,
+ * instead of on every call. The layout, and so the size, is chosen by the
+ * same CPU dispatch as the kernels (AVX2 or AVX-512 tiles, or a plain
+ * row-major copy without either), so a packed buffer is only valid in the
+ * process (and for the copy of nn_kernels) that packed it. It does not
+ * depend on the thread count. Results are bit-identical to the unpacked
+ * entry points. Buffers must be 64-byte aligned.
+\*===--------------------------------------------------------------------===*/
+
+/// Bytes of B[K, N] packed by nn_rt_sgemm_pack_b.
+NN_RT_EXPORT int64_t nn_rt_sgemm_pack_b_size(int64_t K, int64_t N);
+/// Packs B[k * rsB + n * csB] (k < K, n < N) into `packed`.
+NN_RT_EXPORT void nn_rt_sgemm_pack_b(int64_t K, int64_t N, const float *B,
+                                     int64_t rsB, int64_t csB, float *packed);
+/// nn_rt_sgemm with B given packed (nn_rt_sgemm_pack_b of the same K, N).
+NN_RT_EXPORT void nn_rt_sgemm_packed_b(int64_t M, int64_t N, int64_t K,
+                                       const float *A, int64_t rsA,
+                                       int64_t csA, const float *packedB,
+                                       float *C, int64_t rsC,
+                                       int32_t accumulate,
+                                       const nn_rt_epilogue *epilogue);
+
+/// Bytes of an OIHW convolution weight packed by nn_rt_conv2d_pack_weight.
+NN_RT_EXPORT int64_t nn_rt_conv2d_pack_weight_size(int64_t O, int64_t C,
+                                                   int64_t KH, int64_t KW);
+/// Packs a contiguous OIHW weight into `packed`.
+NN_RT_EXPORT void nn_rt_conv2d_pack_weight(int64_t O, int64_t C, int64_t KH,
+                                           int64_t KW, const float *weight,
+                                           float *packed);
+/// nn_rt_conv2d_nchw with the weight given packed.
+NN_RT_EXPORT void nn_rt_conv2d_nchw_packed(
+    int64_t N, int64_t C, int64_t H, int64_t W, const float *input, int64_t O,
+    int64_t KH, int64_t KW, const float *packedWeight, int64_t strideH,
+    int64_t strideW, int64_t padTop, int64_t padLeft, int64_t dilationH,
+    int64_t dilationW, int64_t OH, int64_t OW, float *output,
+    const nn_rt_epilogue *epilogue);
+
+/// The buffer in `slots[index]` of a compiled model's context, allocated
+/// (64-byte aligned, `bytes` long) on first use and kept until
+/// nn_rt_context_destroy: where prepare writes what forward reads (forward
+/// loads slots[index] directly). Null when out of memory; the packing
+/// functions skip a null buffer, and the artifact's prepare then fails.
+NN_RT_EXPORT void *nn_rt_context_buffer(void **slots, int64_t index,
+                                        int64_t bytes);
+/// A context of `count` empty slots (never null for count 0), or null when
+/// out of memory; nn_rt_context_destroy frees it and every slot's buffer.
+NN_RT_EXPORT void **nn_rt_context_create(int64_t count);
+NN_RT_EXPORT void nn_rt_context_destroy(void **slots, int64_t count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -21,6 +21,7 @@
 
 #include "nn/Runtime/DType.h"
 
+#include <atomic>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -52,10 +53,20 @@ public:
   const void *data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
 
+  /// How many times the data may have been written: bumped by every
+  /// mutable data access of a Tensor (data_ptr<T>(), raw_data(), copy_),
+  /// like torch.Tensor._version. What a compiled model derives from its
+  /// state (nn::Artifact::prepare) is recomputed when this moves. A write
+  /// through a pointer obtained before is not seen: take the pointer anew
+  /// (or call bump_version) after writing.
+  uint64_t version() const { return version_.load(std::memory_order_relaxed); }
+  void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
+
 private:
   Storage(void *data, size_t nbytes) : data_(data), nbytes_(nbytes) {}
   void *data_;
   size_t nbytes_;
+  std::atomic<uint64_t> version_{0};
 };
 
 /// What the tracer attaches to a symbolic tensor. Defined by the frontend.

@@ -53,7 +53,7 @@ LogicalResult linkSharedObject(StringRef objectPath, StringRef sharedPath,
 /// Code compiled in this process; `table` stays valid while this lives.
 struct JitArtifact {
   std::shared_ptr<void> engine;
-  const nn_artifact_v1 *table = nullptr;
+  const nn_artifact_v2 *table = nullptr;
 };
 
 /// JIT-compiles a lowered module (see lowerToLLVMDialect).
