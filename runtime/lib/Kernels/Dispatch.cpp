@@ -247,6 +247,30 @@ nn_rt_epilogue epilogueOrNone(const nn_rt_epilogue *ep) {
 
 } // namespace
 
+namespace nn_rt {
+
+IsaLevel isaLevel() {
+  switch (isa()) {
+  case Isa::avx512:
+    return IsaLevel::avx512;
+  case Isa::avx2:
+    return IsaLevel::avx2;
+  default:
+    return IsaLevel::scalar;
+  }
+}
+
+void runGemmConv(const ConvArgs &args) {
+  ConvArgs cv = args;
+  // The weights are every image's A: packed once here, read by all threads.
+  float *packed = packConvWeights(cv);
+  cv.packedWeight = packed;
+  runConv(cv);
+  free(packed);
+}
+
+} // namespace nn_rt
+
 extern "C" void nn_rt_sgemm(int64_t M, int64_t N, int64_t K, const float *A,
                             int64_t rsA, int64_t csA, const float *B,
                             int64_t rsB, int64_t csB, float *C, int64_t rsC,
@@ -285,9 +309,8 @@ extern "C" void nn_rt_conv2d_nchw(int64_t N, int64_t C, int64_t H, int64_t W,
                      strideW,   padTop,    padLeft, dilationH, dilationW,
                      OH,        OW,        output, epilogueOrNone(epilogue),
                      nullptr};
-  // The weights are every image's A: packed once here, read by all threads.
-  float *packed = packConvWeights(cv);
-  cv.packedWeight = packed;
-  runConv(cv);
-  free(packed);
+  if (nn_rt::directConvApplies(cv))
+    nn_rt::runDirectConv(cv, nullptr);
+  else
+    nn_rt::runGemmConv(cv);
 }

@@ -76,7 +76,10 @@ NN_RT_EXPORT void nn_rt_sgemm(int64_t M, int64_t N, int64_t K, const float *A,
                               const nn_rt_epilogue *epilogue);
 
 /// 2-D convolution on contiguous NCHW input, OIHW weight (groups = 1) and
-/// NCHW output: an implicit GEMM per image, Out[O, OH*OW] = W[O, C*KH*KW] x
+/// NCHW output. Windows up to 64 taps with strides up to 4 run a direct
+/// kernel over a zero-padded copy of each band of input rows (no gather, no
+/// bounds checks; see KernelsInternal.h); the rest (and the plain 1x1 case)
+/// an implicit GEMM per image, Out[O, OH*OW] = W[O, C*KH*KW] x
 /// im2col(input), the im2col gathered while packing (never materialized).
 /// Padding is zeros, pads = {top, left}. The epilogue's rows are output
 /// channels, its columns output pixels (oy * OW + ox), its images the batch:
@@ -90,6 +93,16 @@ NN_RT_EXPORT void nn_rt_conv2d_nchw(int64_t N, int64_t C, int64_t H, int64_t W,
                                     int64_t dilationH, int64_t dilationW,
                                     int64_t OH, int64_t OW, float *output,
                                     const nn_rt_epilogue *epilogue);
+
+/// Depthwise 2-D convolution (groups = C = O): output channel c is input
+/// channel c convolved with weight[c, 0] ([C, 1, KH, KW] row-major); NCHW in
+/// and out, arguments and epilogue as nn_rt_conv2d_nchw's with O = C.
+NN_RT_EXPORT void nn_rt_conv2d_depthwise_nchw(
+    int64_t N, int64_t C, int64_t H, int64_t W, const float *input,
+    int64_t KH, int64_t KW, const float *weight, int64_t strideH,
+    int64_t strideW, int64_t padTop, int64_t padLeft, int64_t dilationH,
+    int64_t dilationW, int64_t OH, int64_t OW, float *output,
+    const nn_rt_epilogue *epilogue);
 
 #ifdef __cplusplus
 }
