@@ -1,8 +1,9 @@
 //===- LowerToKernelCalls.cpp - Heavy nn ops to nn_kernels calls ----------===//
 //
 // Implements nn-lower-to-kernel-calls (see Passes.td): nn.matmul, nn.linear
-// and 2-D nn.conv, alone or leading an nn.fused group, become calls of the
-// runtime's packed micro-kernels (nn/Runtime/Kernels.h). One matcher
+// and 2-D nn.conv (groups 1, or depthwise), alone or leading an nn.fused
+// group, become calls of the runtime's packed micro-kernels
+// (nn/Runtime/Kernels.h). One matcher
 // (matchEpilogue) decides, for both forms, which consumers the kernel's
 // store applies: bias, up to two broadcast adds (a residual), then relu,
 // clamp or leaky_relu; what it cannot apply stays pointwise code.
@@ -56,6 +57,18 @@ RankedTensorType staticF32(Value value, int64_t rank = -1) {
   return type;
 }
 
+/// True when `conv` is depthwise (groups = input channels = output
+/// channels, one [1, KH, KW] filter per channel): nn_rt_conv2d_depthwise_nchw
+/// computes it. Channel multipliers > 1 and other groupings are not.
+bool isDepthwise(ConvOp conv) {
+  auto input = staticF32(conv.getInput(), 4);
+  auto weight = staticF32(conv.getWeight(), 4);
+  return input && weight && conv.getGroups() > 1 &&
+         conv.getGroups() == input.getDimSize(1) &&
+         weight.getDimSize(0) == input.getDimSize(1) &&
+         weight.getDimSize(1) == 1;
+}
+
 /// Why the kernels cannot compute `op` (an nn.matmul, nn.linear or nn.conv),
 /// or null when they can.
 const char *whyNoKernel(Operation *op) {
@@ -81,8 +94,8 @@ const char *whyNoKernel(Operation *op) {
     if (!staticF32(conv.getInput(), 4) || !staticF32(conv.getWeight(), 4) ||
         !staticF32(conv.getResult(), 4))
       return "needs 2-D static f32 operands";
-    if (conv.getGroups() != 1)
-      return "grouped convolution";
+    if (conv.getGroups() != 1 && !isDepthwise(conv))
+      return "grouped convolution that is not depthwise";
     if (conv.getBias() && !staticF32(conv.getBias(), 1))
       return "needs a static f32 bias";
     if (conv.getStride().size() != 2 || conv.getDilation().size() != 2 ||
@@ -423,12 +436,20 @@ Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
                       out = resultType.getShape();
     ArrayRef<int64_t> stride = conv.getStride(), padding = conv.getPadding(),
                       dilation = conv.getDilation();
-    cb.call(contraction, "nn_rt_conv2d_nchw",
-            {cb.i64(in[0]), cb.i64(in[1]), cb.i64(in[2]), cb.i64(in[3]), inPtr,
-             cb.i64(w[0]), cb.i64(w[2]), cb.i64(w[3]), wPtr,
-             cb.i64(stride[0]), cb.i64(stride[1]), cb.i64(padding[0]),
-             cb.i64(padding[1]), cb.i64(dilation[0]), cb.i64(dilation[1]),
-             cb.i64(out[2]), cb.i64(out[3]), outPtr, epilogue});
+    if (isDepthwise(conv))
+      cb.call(contraction, "nn_rt_conv2d_depthwise_nchw",
+              {cb.i64(in[0]), cb.i64(in[1]), cb.i64(in[2]), cb.i64(in[3]),
+               inPtr, cb.i64(w[2]), cb.i64(w[3]), wPtr, cb.i64(stride[0]),
+               cb.i64(stride[1]), cb.i64(padding[0]), cb.i64(padding[1]),
+               cb.i64(dilation[0]), cb.i64(dilation[1]), cb.i64(out[2]),
+               cb.i64(out[3]), outPtr, epilogue});
+    else
+      cb.call(contraction, "nn_rt_conv2d_nchw",
+              {cb.i64(in[0]), cb.i64(in[1]), cb.i64(in[2]), cb.i64(in[3]),
+               inPtr, cb.i64(w[0]), cb.i64(w[2]), cb.i64(w[3]), wPtr,
+               cb.i64(stride[0]), cb.i64(stride[1]), cb.i64(padding[0]),
+               cb.i64(padding[1]), cb.i64(dilation[0]), cb.i64(dilation[1]),
+               cb.i64(out[2]), cb.i64(out[3]), outPtr, epilogue});
     return cb.result(alloc, resultType);
   }
 
