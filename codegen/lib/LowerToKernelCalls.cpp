@@ -63,8 +63,8 @@ RankedTensorType staticF32(Value value, int64_t rank = -1) {
 bool isDepthwise(ConvOp conv) {
   auto input = staticF32(conv.getInput(), 4);
   auto weight = staticF32(conv.getWeight(), 4);
-  return input && weight && conv.getGroups() > 1 &&
-         conv.getGroups() == input.getDimSize(1) &&
+  auto groups = static_cast<int64_t>(conv.getGroups());
+  return input && weight && groups > 1 && groups == input.getDimSize(1) &&
          weight.getDimSize(0) == input.getDimSize(1) &&
          weight.getDimSize(1) == 1;
 }

@@ -23,27 +23,28 @@ func.func @depthwise_bias_relu(%x: tensor<2x8x9x11xf32>, %w: tensor<8x1x3x3xf32>
 
 // -----
 
-// Leading an nn.fused group, with a residual add and relu6 in the store;
+// Leading an nn.fused group, with a residual add and relu6 in the store
+// (image stride C*OH*OW = 256, row stride OH*OW = 64, column stride 1);
 // dilation 2, 5x5, no bias.
 // CHECK-LABEL: func.func @fused_depthwise_residual_relu6
-// CHECK: bufferization.to_memref %arg2 read_only : memref<1x4x8x8xf32>
+// CHECK: bufferization.to_memref %arg2 read_only : memref<2x4x8x8xf32>
 // CHECK: llvm.insertvalue %c256_i64, %{{.*}}[1]
-// CHECK-NEXT: llvm.insertvalue %c64_i64, %{{.*}}[2]
+// CHECK: llvm.insertvalue %c64_i64, %{{.*}}[2]
 // CHECK-NEXT: llvm.insertvalue %c1_i64, %{{.*}}[3]
 // CHECK: llvm.insertvalue %c2_i32, %{{.*}}[8]
-// CHECK: call @nn_rt_conv2d_depthwise_nchw(%c1_i64, %c4_i64, %c8_i64, %c8_i64, %{{.*}}, %c5_i64, %c5_i64, %{{.*}}, %c1_i64, %c1_i64, %c4_i64, %c4_i64, %c2_i64, %c2_i64, %c8_i64, %c8_i64,
+// CHECK: call @nn_rt_conv2d_depthwise_nchw(%c2_i64, %c4_i64, %c8_i64, %c8_i64, %{{.*}}, %c5_i64, %c5_i64, %{{.*}}, %c1_i64, %c1_i64, %c4_i64, %c4_i64, %c2_i64, %c2_i64, %c8_i64, %c8_i64,
 // CHECK-NOT: nn.fused
 // CHECK-NOT: nn.add
-func.func @fused_depthwise_residual_relu6(%x: tensor<1x4x8x8xf32>, %w: tensor<4x1x5x5xf32>, %r: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
-  %0 = nn.fused (%x, %w, %r) : (tensor<1x4x8x8xf32>, tensor<4x1x5x5xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
-  ^bb0(%a: tensor<1x4x8x8xf32>, %k: tensor<4x1x5x5xf32>, %s: tensor<1x4x8x8xf32>):
+func.func @fused_depthwise_residual_relu6(%x: tensor<2x4x8x8xf32>, %w: tensor<4x1x5x5xf32>, %r: tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32> {
+  %0 = nn.fused (%x, %w, %r) : (tensor<2x4x8x8xf32>, tensor<4x1x5x5xf32>, tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32> {
+  ^bb0(%a: tensor<2x4x8x8xf32>, %k: tensor<4x1x5x5xf32>, %s: tensor<2x4x8x8xf32>):
     %1 = nn.conv %a, %k stride [1, 1] padding [4, 4] dilation [2, 2] groups 4
-        : (tensor<1x4x8x8xf32>, tensor<4x1x5x5xf32>) -> tensor<1x4x8x8xf32>
-    %2 = nn.add %1, %s : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
-    %3 = nn.clamp %2 {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64} : tensor<1x4x8x8xf32>
-    nn.yield %3 : tensor<1x4x8x8xf32>
+        : (tensor<2x4x8x8xf32>, tensor<4x1x5x5xf32>) -> tensor<2x4x8x8xf32>
+    %2 = nn.add %1, %s : (tensor<2x4x8x8xf32>, tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+    %3 = nn.clamp %2 {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64} : tensor<2x4x8x8xf32>
+    nn.yield %3 : tensor<2x4x8x8xf32>
   }
-  return %0 : tensor<1x4x8x8xf32>
+  return %0 : tensor<2x4x8x8xf32>
 }
 
 // -----
