@@ -189,6 +189,9 @@ const Window kWindows[] = {
     {1, 3, 40, 1, 5, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1},
     // Many channels (several K blocks for the GEMM) on a small image.
     {1, 70, 6, 7, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    // O > 144 (the GEMM's MC): row blocks of its packed weights; 38 direct
+    // blocks, the last partial.
+    {1, 8, 6, 6, 150, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     // Enough work to be split over the threads (bands of both images).
     {2, 32, 48, 47, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
 };

@@ -75,6 +75,8 @@ struct ConvCase {
   bool bias, relu;
 };
 
+/// Through the entry point, which picks the direct kernel for most of these
+/// windows; DirectConvTest.cpp runs the implicit GEMM on each of its own.
 TEST_P(KernelsTest, Conv2dMatchesLoops) {
   for (ConvCase c : {ConvCase{2, 5, 9, 11, 7, 3, 3, 1, 1, 1, true, false},
                      ConvCase{3, 4, 10, 8, 9, 3, 3, 2, 1, 1, false, true},
