@@ -1,8 +1,9 @@
 //===- LowerToKernelCalls.cpp - Heavy nn ops to nn_kernels calls ----------===//
 //
 // Implements nn-lower-to-kernel-calls (see Passes.td): nn.matmul, nn.linear
-// and 2-D nn.conv, alone or leading an nn.fused group, become calls of the
-// runtime's packed micro-kernels (nn/Runtime/Kernels.h). One matcher
+// and 2-D nn.conv (groups 1, or depthwise), alone or leading an nn.fused
+// group, become calls of the runtime's packed micro-kernels
+// (nn/Runtime/Kernels.h). One matcher
 // (matchEpilogue) decides, for both forms, which consumers the kernel's
 // store applies: bias, up to two broadcast adds (a residual), then relu,
 // clamp or leaky_relu; what it cannot apply stays pointwise code.
@@ -28,6 +29,9 @@
 #include "llvm/Support/Debug.h"
 
 #include <limits>
+#include <map>
+#include <string>
+#include <tuple>
 #include <optional>
 
 #define DEBUG_TYPE "nn-lower-to-kernel-calls"
@@ -57,6 +61,18 @@ RankedTensorType staticF32(Value value, int64_t rank = -1) {
   return type;
 }
 
+/// True when `conv` is depthwise (groups = input channels = output
+/// channels, one [1, KH, KW] filter per channel): nn_rt_conv2d_depthwise_nchw
+/// computes it. Channel multipliers > 1 and other groupings are not.
+bool isDepthwise(ConvOp conv) {
+  auto input = staticF32(conv.getInput(), 4);
+  auto weight = staticF32(conv.getWeight(), 4);
+  auto groups = static_cast<int64_t>(conv.getGroups());
+  return input && weight && groups > 1 && groups == input.getDimSize(1) &&
+         weight.getDimSize(0) == input.getDimSize(1) &&
+         weight.getDimSize(1) == 1;
+}
+
 /// Why the kernels cannot compute `op` (an nn.matmul, nn.linear or nn.conv),
 /// or null when they can.
 const char *whyNoKernel(Operation *op) {
@@ -82,8 +98,8 @@ const char *whyNoKernel(Operation *op) {
     if (!staticF32(conv.getInput(), 4) || !staticF32(conv.getWeight(), 4) ||
         !staticF32(conv.getResult(), 4))
       return "needs 2-D static f32 operands";
-    if (conv.getGroups() != 1)
-      return "grouped convolution";
+    if (conv.getGroups() != 1 && !isDepthwise(conv))
+      return "grouped convolution that is not depthwise";
     if (conv.getBias() && !staticF32(conv.getBias(), 1))
       return "needs a static f32 bias";
     if (conv.getStride().size() != 2 || conv.getDilation().size() != 2 ||
@@ -463,15 +479,15 @@ public:
     return nullptr;
   }
 
-  /// The packed form of `operand` for `kind`, loaded from forward's context
+  /// The packed form of `operand` for `kind` and `layout`, loaded from forward's context
   /// at the rewriter's insertion point, or null when it cannot be packed
-  /// ahead. On first use of (operand, kind), `pack(cb, source, buffer)`
+  /// ahead. On first use of (operand, kind, layout), `pack(cb, source, buffer)`
   /// emits the packing into @prepare: it may call the size function and
   /// must return the byte count it needs before `buffer` is used; the
   /// packer allocates the slot's buffer in between.
   template <typename SizeFn, typename PackFn>
   Value packed(PatternRewriter &rewriter, Location loc, Value operand,
-               PackKind kind, SizeFn size, PackFn pack) {
+               PackKind kind, StringRef layout, SizeFn size, PackFn pack) {
     Value source = sourceInPrepare(operand);
     if (!source)
       return nullptr;
@@ -481,7 +497,8 @@ public:
     Value prepareContext = contextArgument(prepare);
     if (!context || !prepareContext)
       return nullptr;
-    auto key = std::make_pair(source, static_cast<int>(kind));
+    auto key = std::make_tuple(source.getAsOpaquePointer(),
+                               static_cast<int>(kind), layout.str());
     auto [it, inserted] = slots.try_emplace(key, nextSlot);
     if (inserted) {
       ++nextSlot;
@@ -519,9 +536,11 @@ public:
 private:
   func::FuncOp prepare;
   int64_t nextSlot = 0;
-  /// The slot of each (source in @prepare, PackKind) packed so far: a
-  /// weight read by several calls (tied, or reused) is packed once.
-  llvm::DenseMap<std::pair<Value, int>, int64_t> slots;
+  /// The slot of each (source in @prepare, PackKind, layout) packed so far:
+  /// a weight read by several calls (tied, or reused) of one layout is
+  /// packed once. The layout names what else decides the packing (a
+  /// convolution's geometry picks its kernel).
+  std::map<std::tuple<const void *, int, std::string>, int64_t> slots;
 };
 
 /// `value` reshaped between [d0, ..., dn] and [d0 * ... * dn-1, dn] (either
@@ -565,33 +584,65 @@ Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
     ArrayRef<int64_t> in = llvm::cast<RankedTensorType>(input.getType()).getShape(),
                       w = llvm::cast<RankedTensorType>(weight.getType()).getShape(),
                       out = resultType.getShape();
-    // A state-only weight is packed once by @prepare.
-    Value packed = packer.packed(
-        rewriter, loc, weight, PackKind::convWeight,
-        [&](CallBuilder &p) {
-          return p.callResults(contraction, "nn_rt_conv2d_pack_weight_size",
-                               {p.i64(w[0]), p.i64(w[1]), p.i64(w[2]),
-                                p.i64(w[3])},
-                               {p.b.getI64Type()})[0];
-        },
-        [&](CallBuilder &p, Value source, Value buffer) {
-          Value ptr = p.pointer(p.readView(source, true)).first;
-          p.call(contraction, "nn_rt_conv2d_pack_weight",
-                 {p.i64(w[0]), p.i64(w[1]), p.i64(w[2]), p.i64(w[3]), ptr,
-                  buffer});
-        });
+    ArrayRef<int64_t> stride = conv.getStride(), padding = conv.getPadding(),
+                      dilation = conv.getDilation();
+    // The geometry decides the kernel, and so the packed weight's layout.
+    auto geometry = [&](CallBuilder &p, std::optional<Value> weightPtr) {
+      SmallVector<Value> args = {p.i64(in[1]), p.i64(in[2]), p.i64(in[3]),
+                                 p.i64(w[0]),  p.i64(w[2]),  p.i64(w[3])};
+      if (weightPtr)
+        args.push_back(*weightPtr);
+      for (int64_t v : {stride[0], stride[1], padding[0], padding[1],
+                        dilation[0], dilation[1], out[2], out[3]})
+        args.push_back(p.i64(v));
+      return args;
+    };
+    std::string layout;
+    {
+      llvm::raw_string_ostream os(layout);
+      for (ArrayRef<int64_t> part : {in, out, stride, padding, dilation}) {
+        llvm::interleaveComma(part, os);
+        os << ';';
+      }
+    }
+    // A state-only weight is packed once by @prepare (depthwise reads its
+    // weights as they are).
+    Value packed =
+        isDepthwise(conv)
+            ? Value()
+            : packer.packed(
+                  rewriter, loc, weight, PackKind::convWeight, layout,
+                  [&](CallBuilder &p) {
+                    return p.callResults(contraction,
+                                         "nn_rt_conv2d_pack_weight_size",
+                                         geometry(p, std::nullopt),
+                                         {p.b.getI64Type()})[0];
+                  },
+                  [&](CallBuilder &p, Value source, Value buffer) {
+                    Value ptr = p.pointer(p.readView(source, true)).first;
+                    SmallVector<Value> args = geometry(p, ptr);
+                    args.push_back(buffer);
+                    p.call(contraction, "nn_rt_conv2d_pack_weight", args);
+                  });
     Value inPtr = cb.pointer(cb.readView(input, true)).first;
     Value wPtr = packed ? packed : cb.pointer(cb.readView(weight, true)).first;
     Value epilogue = cb.epilogue(contraction, e);
     auto [alloc, outPtr] = cb.output(resultType);
-    ArrayRef<int64_t> stride = conv.getStride(), padding = conv.getPadding(),
-                      dilation = conv.getDilation();
-    cb.call(contraction, packed ? "nn_rt_conv2d_nchw_packed" : "nn_rt_conv2d_nchw",
-            {cb.i64(in[0]), cb.i64(in[1]), cb.i64(in[2]), cb.i64(in[3]), inPtr,
-             cb.i64(w[0]), cb.i64(w[2]), cb.i64(w[3]), wPtr,
-             cb.i64(stride[0]), cb.i64(stride[1]), cb.i64(padding[0]),
-             cb.i64(padding[1]), cb.i64(dilation[0]), cb.i64(dilation[1]),
-             cb.i64(out[2]), cb.i64(out[3]), outPtr, epilogue});
+    if (isDepthwise(conv))
+      cb.call(contraction, "nn_rt_conv2d_depthwise_nchw",
+              {cb.i64(in[0]), cb.i64(in[1]), cb.i64(in[2]), cb.i64(in[3]),
+               inPtr, cb.i64(w[2]), cb.i64(w[3]), wPtr, cb.i64(stride[0]),
+               cb.i64(stride[1]), cb.i64(padding[0]), cb.i64(padding[1]),
+               cb.i64(dilation[0]), cb.i64(dilation[1]), cb.i64(out[2]),
+               cb.i64(out[3]), outPtr, epilogue});
+    else
+      cb.call(contraction,
+              packed ? "nn_rt_conv2d_nchw_packed" : "nn_rt_conv2d_nchw",
+              {cb.i64(in[0]), cb.i64(in[1]), cb.i64(in[2]), cb.i64(in[3]),
+               inPtr, cb.i64(w[0]), cb.i64(w[2]), cb.i64(w[3]), wPtr,
+               cb.i64(stride[0]), cb.i64(stride[1]), cb.i64(padding[0]),
+               cb.i64(padding[1]), cb.i64(dilation[0]), cb.i64(dilation[1]),
+               cb.i64(out[2]), cb.i64(out[3]), outPtr, epilogue});
     return cb.result(alloc, resultType);
   }
 
@@ -622,7 +673,7 @@ Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
   Value packed = packer.packed(
       rewriter, loc, rhs,
       transposed ? PackKind::linearWeight : PackKind::matmulRhs,
-      [&](CallBuilder &p) {
+      /*layout=*/"", [&](CallBuilder &p) {
         return p.callResults(contraction, "nn_rt_sgemm_pack_b_size",
                              {p.i64(K), p.i64(N)}, {p.b.getI64Type()})[0];
       },

@@ -56,6 +56,31 @@ func.func @forward(%x: tensor<1x3x4x4xf32>) -> tensor<1x8x4x4xf32> {
 
 // -----
 
+// One weight read by convolutions of two geometries gets a packing per
+// geometry (the geometry picks the kernel, and so the layout); a second
+// convolution of the first geometry reuses its slot.
+// CHECK: module attributes {nn.context_bytes = array<i64>, nn.context_slots = 2 : i64}
+// CHECK-LABEL: func.func @prepare
+// CHECK-COUNT-2: call @nn_rt_conv2d_pack_weight(
+// CHECK-NOT: call @nn_rt_conv2d_pack_weight(
+// CHECK-LABEL: func.func @forward
+// CHECK: llvm.getelementptr %{{.+}}[0]
+// CHECK: call @nn_rt_conv2d_nchw_packed
+// CHECK: llvm.getelementptr %{{.+}}[1]
+// CHECK: call @nn_rt_conv2d_nchw_packed
+// CHECK: llvm.getelementptr %{{.+}}[0]
+// CHECK: call @nn_rt_conv2d_nchw_packed
+nn.parameter @w : tensor<8x3x3x3xf32>
+func.func @forward(%x: tensor<1x3x8x8xf32>) -> (tensor<1x8x8x8xf32>, tensor<1x8x4x4xf32>, tensor<1x8x8x8xf32>) {
+  %w = nn.load @w : tensor<8x3x3x3xf32>
+  %a = nn.conv %x, %w stride [1, 1] padding [1, 1] dilation [1, 1] groups 1 : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x8x8xf32>
+  %b = nn.conv %x, %w stride [2, 2] padding [1, 1] dilation [1, 1] groups 1 : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x4x4xf32>
+  %c = nn.conv %x, %w stride [1, 1] padding [1, 1] dilation [1, 1] groups 1 : (tensor<1x3x8x8xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x8x8xf32>
+  return %a, %b, %c : tensor<1x8x8x8xf32>, tensor<1x8x4x4xf32>, tensor<1x8x8x8xf32>
+}
+
+// -----
+
 // Leave alone: a right operand that is an input, and a buffer forward
 // writes, are packed per call by nn_rt_sgemm; forward keeps no context
 // argument when it reads no slot.

@@ -53,6 +53,8 @@ kernelSymbols(llvm::orc::MangleAndInterner interner) {
   add("nn_rt_context_buffer", reinterpret_cast<void *>(&nn_rt_context_buffer));
   add("nn_rt_context_destroy",
       reinterpret_cast<void *>(&nn_rt_context_destroy));
+  add("nn_rt_conv2d_depthwise_nchw",
+      reinterpret_cast<void *>(&nn_rt_conv2d_depthwise_nchw));
   return symbols;
 }
 

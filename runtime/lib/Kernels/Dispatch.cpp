@@ -362,15 +362,44 @@ int64_t packedBFloats(int64_t K, int64_t N) {
   }
 }
 
-/// The shape-only ConvArgs the weight packing reads (O, C, KH, KW, weight).
-nn_rt::ConvArgs weightOnlyConvArgs(int64_t O, int64_t C, int64_t KH,
-                                   int64_t KW, const float *weight) {
-  nn_rt::ConvArgs cv = {};
-  cv.O = O, cv.C = C, cv.KH = KH, cv.KW = KW, cv.weight = weight;
-  return cv;
+/// The ConvArgs of one image of a convolution's geometry, without data:
+/// what decides the weights' packed layout.
+nn_rt::ConvArgs convShape(int64_t C, int64_t H, int64_t W, int64_t O,
+                          int64_t KH, int64_t KW, const float *weight,
+                          int64_t strideH, int64_t strideW, int64_t padTop,
+                          int64_t padLeft, int64_t dilationH,
+                          int64_t dilationW, int64_t OH, int64_t OW) {
+  return nn_rt::ConvArgs{1,         C,         H,       W,       nullptr,
+                         O,         KH,        KW,      weight,  strideH,
+                         strideW,   padTop,    padLeft, dilationH, dilationW,
+                         OH,        OW,        nullptr, {},      nullptr};
 }
 
 } // namespace
+
+namespace nn_rt {
+
+IsaLevel isaLevel() {
+  switch (isa()) {
+  case Isa::avx512:
+    return IsaLevel::avx512;
+  case Isa::avx2:
+    return IsaLevel::avx2;
+  default:
+    return IsaLevel::scalar;
+  }
+}
+
+void runGemmConv(const ConvArgs &args) {
+  ConvArgs cv = args;
+  // The weights are every image's A: packed once here, read by all threads.
+  float *packed = packConvWeights(cv);
+  cv.packedWeight = packed;
+  runConv(cv);
+  free(packed);
+}
+
+} // namespace nn_rt
 
 extern "C" void nn_rt_sgemm(int64_t M, int64_t N, int64_t K, const float *A,
                             int64_t rsA, int64_t csA, const float *B,
@@ -421,31 +450,39 @@ extern "C" void nn_rt_sgemm_packed_b(int64_t M, int64_t N, int64_t K,
   runGemm(g);
 }
 
-extern "C" int64_t nn_rt_conv2d_pack_weight_size(int64_t O, int64_t C,
-                                                 int64_t KH, int64_t KW) {
+extern "C" int64_t nn_rt_conv2d_pack_weight_size(
+    int64_t C, int64_t H, int64_t W, int64_t O, int64_t KH, int64_t KW,
+    int64_t strideH, int64_t strideW, int64_t padTop, int64_t padLeft,
+    int64_t dilationH, int64_t dilationW, int64_t OH, int64_t OW) {
   if (O <= 0 || C * KH * KW <= 0)
     return 0;
-  nn_rt::ConvArgs cv = weightOnlyConvArgs(O, C, KH, KW, nullptr);
+  nn_rt::ConvArgs cv = convShape(C, H, W, O, KH, KW, nullptr, strideH, strideW,
+                                 padTop, padLeft, dilationH, dilationW, OH, OW);
   int64_t floats;
-  switch (isa()) {
-  case Isa::avx512:
+  if (nn_rt::directConvApplies(cv))
+    floats = nn_rt::directPackedWeightSize(O, C, KH * KW,
+                                           nn_rt::directConvBlock());
+  else if (isa() == Isa::avx512)
     floats = nn_rt::avx512::packedWeightSize(cv);
-    break;
-  case Isa::avx2:
+  else if (isa() == Isa::avx2)
     floats = nn_rt::avx2::packedWeightSize(cv);
-    break;
-  default:
+  else
     floats = O * C * KH * KW;
-  }
   return floats * static_cast<int64_t>(sizeof(float));
 }
 
-extern "C" void nn_rt_conv2d_pack_weight(int64_t O, int64_t C, int64_t KH,
-                                         int64_t KW, const float *weight,
-                                         float *packed) {
+extern "C" void nn_rt_conv2d_pack_weight(
+    int64_t C, int64_t H, int64_t W, int64_t O, int64_t KH, int64_t KW,
+    const float *weight, int64_t strideH, int64_t strideW, int64_t padTop,
+    int64_t padLeft, int64_t dilationH, int64_t dilationW, int64_t OH,
+    int64_t OW, float *packed) {
   if (O <= 0 || C * KH * KW <= 0 || !packed)
     return;
-  nn_rt::ConvArgs cv = weightOnlyConvArgs(O, C, KH, KW, weight);
+  nn_rt::ConvArgs cv = convShape(C, H, W, O, KH, KW, weight, strideH, strideW,
+                                 padTop, padLeft, dilationH, dilationW, OH, OW);
+  if (nn_rt::directConvApplies(cv))
+    return nn_rt::packDirectConvWeights(weight, O, C, KH * KW,
+                                        nn_rt::directConvBlock(), packed);
   switch (isa()) {
   case Isa::avx512:
     return nn_rt::avx512::packWeights(cv, packed);
@@ -465,12 +502,18 @@ extern "C" void nn_rt_conv2d_nchw_packed(
     const nn_rt_epilogue *epilogue) {
   if (N <= 0 || O <= 0 || OH <= 0 || OW <= 0)
     return;
-  bool scalar = isa() == Isa::scalar; // the packed form is the OIHW copy
   nn_rt::ConvArgs cv{N,         C,         H,      W,       input,
-                     O,         KH,        KW,     scalar ? packedWeight : nullptr,
-                     strideH,   strideW,   padTop, padLeft, dilationH,
-                     dilationW, OH,        OW,     output,  epilogueOrNone(epilogue),
-                     scalar ? nullptr : packedWeight};
+                     O,         KH,        KW,     nullptr, strideH,
+                     strideW,   padTop,    padLeft, dilationH, dilationW,
+                     OH,        OW,        output, epilogueOrNone(epilogue),
+                     nullptr};
+  // The same choice as nn_rt_conv2d_pack_weight made for this geometry.
+  if (nn_rt::directConvApplies(cv))
+    return nn_rt::runDirectConv(cv, packedWeight);
+  if (isa() == Isa::scalar) // the packed form is the OIHW copy
+    cv.weight = packedWeight;
+  else
+    cv.packedWeight = packedWeight;
   runConv(cv);
 }
 
@@ -489,11 +532,10 @@ extern "C" void nn_rt_conv2d_nchw(int64_t N, int64_t C, int64_t H, int64_t W,
                      strideW,   padTop,    padLeft, dilationH, dilationW,
                      OH,        OW,        output, epilogueOrNone(epilogue),
                      nullptr};
-  // The weights are every image's A: packed once here, read by all threads.
-  float *packed = packConvWeights(cv);
-  cv.packedWeight = packed;
-  runConv(cv);
-  free(packed);
+  if (nn_rt::directConvApplies(cv))
+    nn_rt::runDirectConv(cv, nullptr);
+  else
+    nn_rt::runGemmConv(cv);
 }
 
 //===----------------------------------------------------------------------===//

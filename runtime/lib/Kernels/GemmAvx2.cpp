@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelsInternal.h"
+#include "EpilogueAvx2.h"
 
 #include <immintrin.h>
 
@@ -94,58 +94,11 @@ inline void packAPanel(const float *src, int64_t ld, int64_t kc, float *dst) {
       dst[k * MR + i] = src[i * ld + k];
 }
 
-/// True when every addend of `ep` is contiguous or broadcast along a row,
-/// so applyEpilogue8x2 can read it with vector loads.
-inline bool vectorEpilogue(const nn_rt_epilogue &ep) {
-  for (const nn_rt_addend &a : ep.addends)
-    if (a.data && a.col_stride != 0 && a.col_stride != 1)
-      return false;
-  return true;
-}
-
-/// nn_rt::applyEpilogue on C[m, n0:n0+16] held in v0, v1. The vector max,
-/// min and compare return their second operand for NaN, so the bound goes
-/// first to keep NaN as the scalar reference does.
+/// nn_rt::applyEpilogue on C[m, n0:n0+16] held in v0, v1.
 inline void applyEpilogue8x2(const nn_rt_epilogue &ep, __m256 &v0, __m256 &v1,
                              int64_t m, int64_t n0) {
-  for (const nn_rt_addend &a : ep.addends) {
-    if (!a.data)
-      continue;
-    const float *p = a.data + m * a.row_stride + n0 * a.col_stride;
-    if (a.col_stride == 0) {
-      __m256 s = _mm256_broadcast_ss(p);
-      v0 = _mm256_add_ps(v0, s);
-      v1 = _mm256_add_ps(v1, s);
-    } else {
-      v0 = _mm256_add_ps(v0, _mm256_loadu_ps(p));
-      v1 = _mm256_add_ps(v1, _mm256_loadu_ps(p + 8));
-    }
-  }
-  switch (ep.activation) {
-  case NN_RT_ACT_RELU: {
-    const __m256 zero = _mm256_setzero_ps();
-    v0 = _mm256_max_ps(zero, v0);
-    v1 = _mm256_max_ps(zero, v1);
-    return;
-  }
-  case NN_RT_ACT_CLAMP: {
-    const __m256 lo = _mm256_set1_ps(ep.min), hi = _mm256_set1_ps(ep.max);
-    v0 = _mm256_min_ps(hi, _mm256_max_ps(lo, v0));
-    v1 = _mm256_min_ps(hi, _mm256_max_ps(lo, v1));
-    return;
-  }
-  case NN_RT_ACT_LEAKY_RELU: {
-    const __m256 zero = _mm256_setzero_ps(), slope = _mm256_set1_ps(ep.slope);
-    // x > 0 ? x : slope * x (NaN is not > 0 and slope * NaN is NaN).
-    v0 = _mm256_blendv_ps(_mm256_mul_ps(v0, slope), v0,
-                          _mm256_cmp_ps(v0, zero, _CMP_GT_OQ));
-    v1 = _mm256_blendv_ps(_mm256_mul_ps(v1, slope), v1,
-                          _mm256_cmp_ps(v1, zero, _CMP_GT_OQ));
-    return;
-  }
-  default:
-    return;
-  }
+  v0 = applyEpilogue8(ep, v0, m, n0);
+  v1 = applyEpilogue8(ep, v1, m, n0 + 8);
 }
 
 /// C[0:rows, 0:cols] (+)= Ap x Bp over kc, with the epilogue when `last`.

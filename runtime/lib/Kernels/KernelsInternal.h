@@ -156,6 +156,86 @@ float expShiftSumRow(float *x, int64_t n, float shift);
 void scaleRow(float *x, int64_t n, float factor);
 } // namespace avx2
 
+/// The widest instruction set with kernels that this CPU and OS support
+/// (Dispatch.cpp, from CPUID and XGETBV at the first call).
+enum class IsaLevel { scalar, avx2, avx512 };
+IsaLevel isaLevel();
+
+/// The implicit-GEMM convolution (im2col gathered while packing) over the
+/// thread pool, weights packed here (Dispatch.cpp).
+void runGemmConv(const ConvArgs &cv);
+
+// --- Direct convolution (DirectConv.cpp, DirectConvImpl.h) -----------------
+//
+// The input of a band of output rows is copied, zero-padded, into a
+// scratch where every (channel, stride phase) is a plane of rows of Wq
+// floats: phase (py, px) row r, column x holds the padded input at
+// (r * strideH + py, x * strideW + px). Output pixel (oy, ox) of tap
+// (ky, kx) then reads phase ((ky * dilH) % sH, (kx * dilW) % sW) at row
+// oy + (ky * dilH) / sH, column ox + (kx * dilW) / sW: with the output
+// flattened as q = oy * Wq + ox, every tap is a constant offset from q, so
+// the kernel runs over q in whole vectors with neither a gather nor a
+// bounds check; the Wq - OW columns past each output row are computed and
+// dropped in the store.
+
+/// The most taps (KH * KW) of a direct convolution (7 x 7 fits).
+constexpr int64_t kDirectMaxTaps = 64;
+/// The widest run of flattened pixels one kernel tile reads past q (the
+/// planes' zeroed slack).
+constexpr int64_t kDirectMaxTileWidth = 64;
+/// The largest stride of a direct convolution (each of stride^2 phases is a
+/// plane of the scratch).
+constexpr int64_t kDirectMaxStride = 4;
+
+/// The scratch layout of a band of `planeRows` phase rows (see above).
+struct DirectGeometry {
+  int64_t Wq;         // row pitch of a phase plane: OW + the widest tap reach
+  int64_t maxRy;      // phase rows a band reads below its last output row
+  int64_t bandRows;   // output rows per band
+  int64_t planeRows;  // bandRows + maxRy
+  int64_t planeSize;  // floats per phase plane, slack included
+  int64_t chanStride; // floats per channel: strideH * strideW planes
+  int64_t taps;       // KH * KW
+  /// Tap (ky, kx) at ky * KW + kx: its plane and row/column offset from q.
+  int64_t offsets[kDirectMaxTaps];
+  /// Which phases (py * strideW + px) some tap reads.
+  bool phaseUsed[kDirectMaxStride * kDirectMaxStride];
+};
+
+/// True when the direct kernel computes `cv` on this CPU (the implicit GEMM
+/// takes the rest, and the plain 1x1 case that needs no gather).
+bool directConvApplies(const ConvArgs &cv);
+/// The convolution `cv` by the direct kernel over the thread pool.
+/// `packedWeight` is packDirectConvWeights' layout for directConvBlock()
+/// output channels per block, or null to pack here (a pre-packed weight can
+/// be passed by a caller that packs once at bind time).
+void runDirectConv(const ConvArgs &cv, const float *packedWeight);
+/// Output channels per block of the direct kernel on this CPU.
+int64_t directConvBlock();
+/// Flattened output pixels per tile of the direct kernel on this CPU.
+int64_t directConvTileWidth();
+/// Floats of packDirectConvWeights' result.
+int64_t directPackedWeightSize(int64_t O, int64_t C, int64_t taps,
+                               int64_t block);
+/// OIHW `weight` -> dst[O / block][C][KH * KW][block], the channels past O
+/// zero: the order the direct kernel broadcasts them in.
+void packDirectConvWeights(const float *weight, int64_t O, int64_t C,
+                           int64_t taps, int64_t block, float *dst);
+
+#define NN_DECLARE_DIRECT_ISA(isa)                                             \
+  namespace isa {                                                              \
+  int64_t directOcBlock();                                                     \
+  int64_t directTileWidth();                                                   \
+  void directConvBand(const ConvArgs &cv, const DirectGeometry &g,             \
+                      const float *packedWeight, const float *scratch,         \
+                      int64_t image, int64_t oy0, int64_t rows);               \
+  void depthwisePlane(const ConvArgs &cv, const DirectGeometry &g,             \
+                      const float *plane, int64_t image, int64_t channel);     \
+  }
+NN_DECLARE_DIRECT_ISA(avx2)
+NN_DECLARE_DIRECT_ISA(avx512)
+#undef NN_DECLARE_DIRECT_ISA
+
 } // namespace nn_rt
 
 #endif // NN_RUNTIME_KERNELS_INTERNAL_H

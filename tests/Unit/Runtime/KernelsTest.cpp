@@ -81,6 +81,8 @@ struct ConvCase {
   bool bias, relu;
 };
 
+/// Through the entry point, which picks the direct kernel for most of these
+/// windows; DirectConvTest.cpp runs the implicit GEMM on each of its own.
 TEST_P(KernelsTest, Conv2dMatchesLoops) {
   for (ConvCase c : {ConvCase{2, 5, 9, 11, 7, 3, 3, 1, 1, 1, true, false},
                      ConvCase{3, 4, 10, 8, 9, 3, 3, 2, 1, 1, false, true},
@@ -547,8 +549,9 @@ TEST_P(KernelsTest, PackedBLayoutDoesNotDependOnThreads) {
 }
 
 /// The packed-weight convolution gives the very bits of nn_rt_conv2d_nchw,
-/// through the gather and the 1x1 plain-GEMM path, with several K and row
-/// blocks and the per-image and per-pixel thread splits.
+/// through the direct kernel (whose layout the geometry picks) and the 1x1
+/// plain-GEMM path, with several K and row blocks and the per-image and
+/// per-pixel thread splits.
 TEST_P(KernelsTest, Conv2dPackedWeightIsBitIdentical) {
   for (ConvCase c : {ConvCase{2, 5, 9, 11, 7, 3, 3, 1, 1, 1, true, false},
                      ConvCase{3, 4, 10, 8, 9, 3, 3, 2, 1, 1, false, true},
@@ -570,10 +573,14 @@ TEST_P(KernelsTest, Conv2dPackedWeightIsBitIdentical) {
     nn_rt_conv2d_nchw(c.N, c.C, c.H, c.W, in.data(), c.O, c.KH, c.KW, w.data(),
                       c.stride, c.stride, c.pad, c.pad, c.dilation, c.dilation,
                       OH, OW, want.data(), &ep);
-    int64_t bytes = nn_rt_conv2d_pack_weight_size(c.O, c.C, c.KH, c.KW);
+    int64_t bytes = nn_rt_conv2d_pack_weight_size(
+        c.C, c.H, c.W, c.O, c.KH, c.KW, c.stride, c.stride, c.pad, c.pad,
+        c.dilation, c.dilation, OH, OW);
     ASSERT_GE(bytes, static_cast<int64_t>(w.size() * sizeof(float)));
     auto packed = alignedBuffer(bytes);
-    nn_rt_conv2d_pack_weight(c.O, c.C, c.KH, c.KW, w.data(), packed.get());
+    nn_rt_conv2d_pack_weight(c.C, c.H, c.W, c.O, c.KH, c.KW, w.data(),
+                             c.stride, c.stride, c.pad, c.pad, c.dilation,
+                             c.dilation, OH, OW, packed.get());
     nn_rt_conv2d_nchw_packed(c.N, c.C, c.H, c.W, in.data(), c.O, c.KH, c.KW,
                              packed.get(), c.stride, c.stride, c.pad, c.pad,
                              c.dilation, c.dilation, OH, OW, got.data(), &ep);

@@ -143,8 +143,9 @@ def LowerToKernelCallsPass
     Replaces the heavy ops by calls into nn_kernels (runtime/include/nn/
     Runtime/Kernels.h): 2-D `nn.matmul` and `nn.linear` become
     `nn_rt_sgemm`, 2-D `nn.conv` with `groups 1` becomes `nn_rt_conv2d_nchw`
-    (an implicit GEMM), whether the op stands alone or leads an `nn.fused`
-    group. The kernel applies an epilogue in its store (`nn_rt_epilogue`):
+    (a direct kernel, or an implicit GEMM), a depthwise one (`groups` =
+    input channels = output channels) `nn_rt_conv2d_depthwise_nchw`,
+    whether the op stands alone or leads an `nn.fused` group. The kernel applies an epilogue in its store (`nn_rt_epilogue`):
     the op's bias, then the chain of its single-use consumers that fits,
     in order: up to two `nn.add`s of a tensor broadcast to the result along
     whole GEMM rows/columns (a residual, a per-channel or per-feature

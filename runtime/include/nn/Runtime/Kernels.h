@@ -76,7 +76,10 @@ NN_RT_EXPORT void nn_rt_sgemm(int64_t M, int64_t N, int64_t K, const float *A,
                               const nn_rt_epilogue *epilogue);
 
 /// 2-D convolution on contiguous NCHW input, OIHW weight (groups = 1) and
-/// NCHW output: an implicit GEMM per image, Out[O, OH*OW] = W[O, C*KH*KW] x
+/// NCHW output. Windows up to 64 taps with strides up to 4 run a direct
+/// kernel over a zero-padded copy of each band of input rows (no gather, no
+/// bounds checks; see KernelsInternal.h); the rest (and the plain 1x1 case)
+/// an implicit GEMM per image, Out[O, OH*OW] = W[O, C*KH*KW] x
 /// im2col(input), the im2col gathered while packing (never materialized).
 /// Padding is zeros, pads = {top, left}. The epilogue's rows are output
 /// channels, its columns output pixels (oy * OW + ox), its images the batch:
@@ -162,17 +165,34 @@ NN_RT_EXPORT void nn_rt_sgemm_packed_b(int64_t M, int64_t N, int64_t K,
                                        int32_t accumulate,
                                        const nn_rt_epilogue *epilogue);
 
-/// Bytes of an OIHW convolution weight packed by nn_rt_conv2d_pack_weight.
-NN_RT_EXPORT int64_t nn_rt_conv2d_pack_weight_size(int64_t O, int64_t C,
-                                                   int64_t KH, int64_t KW);
-/// Packs a contiguous OIHW weight into `packed`.
-NN_RT_EXPORT void nn_rt_conv2d_pack_weight(int64_t O, int64_t C, int64_t KH,
-                                           int64_t KW, const float *weight,
-                                           float *packed);
-/// nn_rt_conv2d_nchw with the weight given packed.
+/// Bytes of an OIHW convolution weight packed by nn_rt_conv2d_pack_weight
+/// for a convolution of this geometry (nn_rt_conv2d_nchw's arguments
+/// without the batch and the data): the geometry decides which kernel runs
+/// it, the direct one or the implicit GEMM, and so the layout.
+NN_RT_EXPORT int64_t nn_rt_conv2d_pack_weight_size(
+    int64_t C, int64_t H, int64_t W, int64_t O, int64_t KH, int64_t KW,
+    int64_t strideH, int64_t strideW, int64_t padTop, int64_t padLeft,
+    int64_t dilationH, int64_t dilationW, int64_t OH, int64_t OW);
+/// Packs a contiguous OIHW weight into `packed` for that geometry.
+NN_RT_EXPORT void nn_rt_conv2d_pack_weight(
+    int64_t C, int64_t H, int64_t W, int64_t O, int64_t KH, int64_t KW,
+    const float *weight, int64_t strideH, int64_t strideW, int64_t padTop,
+    int64_t padLeft, int64_t dilationH, int64_t dilationW, int64_t OH,
+    int64_t OW, float *packed);
+/// nn_rt_conv2d_nchw with the weight packed for the same geometry.
 NN_RT_EXPORT void nn_rt_conv2d_nchw_packed(
     int64_t N, int64_t C, int64_t H, int64_t W, const float *input, int64_t O,
     int64_t KH, int64_t KW, const float *packedWeight, int64_t strideH,
+    int64_t strideW, int64_t padTop, int64_t padLeft, int64_t dilationH,
+    int64_t dilationW, int64_t OH, int64_t OW, float *output,
+    const nn_rt_epilogue *epilogue);
+
+/// Depthwise 2-D convolution (groups = C = O): output channel c is input
+/// channel c convolved with weight[c, 0] ([C, 1, KH, KW] row-major); NCHW in
+/// and out, arguments and epilogue as nn_rt_conv2d_nchw's with O = C.
+NN_RT_EXPORT void nn_rt_conv2d_depthwise_nchw(
+    int64_t N, int64_t C, int64_t H, int64_t W, const float *input,
+    int64_t KH, int64_t KW, const float *weight, int64_t strideH,
     int64_t strideW, int64_t padTop, int64_t padLeft, int64_t dilationH,
     int64_t dilationW, int64_t OH, int64_t OW, float *output,
     const nn_rt_epilogue *epilogue);

@@ -1,0 +1,349 @@
+//===- DirectConv.cpp - Direct and depthwise convolution drivers ----------===//
+//
+// The ISA-independent half of the direct convolution (the layout is in
+// KernelsInternal.h, the tiles in DirectConvImpl.h): the choice of bands,
+// the zero-padded, stride-phase-split copy of a band's input that lets the
+// tiles run without a gather or a bounds check, the weight packing, and the
+// split of (image, band) units over the thread pool. Also the depthwise
+// entry point nn_rt_conv2d_depthwise_nchw, which runs the same scratch one
+// channel plane at a time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelsInternal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+namespace {
+
+using nn_rt::ConvArgs;
+using nn_rt::DirectGeometry;
+
+inline int64_t minI(int64_t a, int64_t b) { return a < b ? a : b; }
+inline int64_t maxI(int64_t a, int64_t b) { return a > b ? a : b; }
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Below this many multiply-adds a convolution runs on the calling thread
+/// alone (as nn_rt_sgemm does, and for the same reason: waking a worker
+/// costs more than a small layer). A depthwise multiply-add moves a load
+/// per FMA instead of a third of one, so its threshold is lower.
+constexpr double kMinParallelWork = 1 << 25;
+constexpr double kMinParallelDepthwiseWork = 1 << 22;
+
+/// Floats of a band's scratch the tiles should find in L2 (Zen 3 and recent
+/// Intel cores have >= 512 KiB), beside the packed weights of a 64-channel
+/// 3x3 layer (144 KiB). W2's layer ran within 1% from 64 to 384 KiB.
+constexpr int64_t kBandBudgetFloats = 192 * 1024 / sizeof(float);
+
+/// The scratch layout of `cv` for bands of `bandRows` output rows.
+DirectGeometry directGeometry(const ConvArgs &cv, int64_t bandRows) {
+  DirectGeometry g;
+  const int64_t sH = cv.strideH, sW = cv.strideW;
+  g.maxRy = (cv.KH - 1) * cv.dilationH / sH;
+  int64_t maxRx = (cv.KW - 1) * cv.dilationW / sW;
+  g.Wq = cv.OW + maxRx;
+  g.bandRows = bandRows;
+  g.planeRows = bandRows + g.maxRy;
+  // A tile starting before qEnd = rows * Wq reads up to TW - 1 pixels past
+  // it, each displaced by at most maxRy rows and maxRx columns.
+  g.planeSize = (g.planeRows * g.Wq + nn_rt::kDirectMaxTileWidth + maxRx +
+                 15) / 16 * 16;
+  g.chanStride = sH * sW * g.planeSize;
+  g.taps = cv.KH * cv.KW;
+  memset(g.phaseUsed, 0, sizeof g.phaseUsed);
+  for (int64_t ky = 0; ky < cv.KH; ++ky)
+    for (int64_t kx = 0; kx < cv.KW; ++kx) {
+      int64_t dy = ky * cv.dilationH, dx = kx * cv.dilationW;
+      int64_t phase = (dy % sH) * sW + dx % sW;
+      g.phaseUsed[phase] = true;
+      g.offsets[ky * cv.KW + kx] =
+          phase * g.planeSize + (dy / sH) * g.Wq + dx / sW;
+    }
+  return g;
+}
+
+/// Writes the scratch of output rows [oy0, oy0 + g.bandRows) for channels
+/// [c0, c0 + channels) of `image` (NCHW, all of cv.C channels) into dst:
+/// phase (py, px) of channel c, row j, column x = the input at
+/// ((oy0 + j) * sH + py - padTop, x * sW + px - padLeft), zero outside.
+void fillBand(const ConvArgs &cv, const DirectGeometry &g, const float *image,
+              int64_t c0, int64_t channels, int64_t oy0, float *dst) {
+  const int64_t sH = cv.strideH, sW = cv.strideW, Wq = g.Wq;
+  for (int64_t c = 0; c < channels; ++c) {
+    const float *in = image + (c0 + c) * cv.H * cv.W;
+    for (int64_t py = 0; py < sH; ++py)
+      for (int64_t px = 0; px < sW; ++px) {
+        if (!g.phaseUsed[py * sW + px])
+          continue; // never read
+        float *plane = dst + c * g.chanStride + (py * sW + px) * g.planeSize;
+        // Columns [xLo, xHi) are inside the input's width.
+        int64_t xLo = 0, xHi = Wq;
+        while (xLo < Wq && xLo * sW + px - cv.padLeft < 0)
+          ++xLo;
+        while (xHi > xLo && (xHi - 1) * sW + px - cv.padLeft >= cv.W)
+          --xHi;
+        for (int64_t j = 0; j < g.planeRows; ++j) {
+          float *row = plane + j * Wq;
+          int64_t iy = (oy0 + j) * sH + py - cv.padTop;
+          if (iy < 0 || iy >= cv.H) {
+            memset(row, 0, Wq * sizeof(float));
+            continue;
+          }
+          const float *src = in + iy * cv.W + px - cv.padLeft;
+          memset(row, 0, xLo * sizeof(float));
+          if (sW == 1) {
+            memcpy(row + xLo, src + xLo, (xHi - xLo) * sizeof(float));
+          } else {
+            for (int64_t x = xLo; x < xHi; ++x)
+              row[x] = src[x * sW];
+          }
+          memset(row + xHi, 0, (Wq - xHi) * sizeof(float));
+        }
+        memset(plane + g.planeRows * Wq, 0,
+               (g.planeSize - g.planeRows * Wq) * sizeof(float));
+      }
+  }
+}
+
+/// A thread's scratch, grown on demand and kept across calls (as the GEMM's
+/// packing buffers are).
+thread_local float *tlsScratch = nullptr;
+thread_local int64_t tlsScratchFloats = 0;
+
+float *scratch(int64_t floats) {
+  if (floats > tlsScratchFloats) {
+    free(tlsScratch);
+    size_t bytes = (floats * sizeof(float) + 63) / 64 * 64;
+    tlsScratch = static_cast<float *>(aligned_alloc(64, bytes));
+    tlsScratchFloats = tlsScratch ? floats : 0;
+    if (!tlsScratch)
+      abort(); // out of memory: the ABI has no error path for a kernel
+  }
+  return tlsScratch;
+}
+
+using BandFn = void (*)(const ConvArgs &, const DirectGeometry &,
+                        const float *, const float *, int64_t, int64_t,
+                        int64_t);
+using PlaneFn = void (*)(const ConvArgs &, const DirectGeometry &,
+                         const float *, int64_t, int64_t);
+
+BandFn bandKernel() {
+  return nn_rt::isaLevel() == nn_rt::IsaLevel::avx512
+             ? nn_rt::avx512::directConvBand
+             : nn_rt::avx2::directConvBand;
+}
+
+struct DirectSplit {
+  const ConvArgs *cv;
+  const DirectGeometry *g;
+  const float *packed;
+  int64_t bands;
+  BandFn band;
+};
+
+/// Units [begin, end) are (image, band) pairs, band-major within an image.
+void directChunk(void *ctx, int64_t begin, int64_t end) {
+  auto *s = static_cast<DirectSplit *>(ctx);
+  const ConvArgs &cv = *s->cv;
+  const DirectGeometry &g = *s->g;
+  float *buffer = scratch(cv.C * g.chanStride);
+  for (int64_t u = begin; u < end; ++u) {
+    int64_t image = u / s->bands, oy0 = (u % s->bands) * g.bandRows;
+    int64_t rows = minI(g.bandRows, cv.OH - oy0);
+    fillBand(cv, g, cv.input + image * cv.C * cv.H * cv.W, 0, cv.C, oy0,
+             buffer);
+    s->band(cv, g, s->packed, buffer, image, oy0, rows);
+  }
+}
+
+/// Output rows per band: the scratch within kBandBudgetFloats, at least
+/// four units per thread so that the contiguous chunks of
+/// nn_rt_parallel_for stay balanced, and, among the sizes that allows, the
+/// one that computes the fewest pixels in tiles of `tileWidth` (a band's
+/// last tile is cut at its end: 8 rows of 58 are 19 1/3 tiles of 24, 12
+/// rows exactly 29).
+int64_t bandRows(const ConvArgs &cv, int64_t threads, int64_t tileWidth) {
+  int64_t Wq = cv.OW + (cv.KW - 1) * cv.dilationW / cv.strideW;
+  int64_t rowFloats = cv.C * cv.strideH * cv.strideW * Wq;
+  int64_t maxRy = (cv.KH - 1) * cv.dilationH / cv.strideH;
+  int64_t most = minI(cv.OH, maxI(1, kBandBudgetFloats / rowFloats - maxRy));
+  if (threads > 1 && cv.N * ceilDiv(cv.OH, most) < 4 * threads) {
+    int64_t bands = minI(cv.OH, ceilDiv(4 * threads, cv.N));
+    most = minI(most, ceilDiv(cv.OH, bands));
+  }
+  auto computed = [&](int64_t rows) {
+    int64_t full = cv.OH / rows, last = cv.OH % rows;
+    return full * ceilDiv(rows * Wq, tileWidth) +
+           ceilDiv(last * Wq, tileWidth);
+  };
+  // Half the largest band still amortizes the maxRy rows each band re-reads.
+  int64_t best = most;
+  for (int64_t rows = most; rows >= maxI(1, most / 2); --rows)
+    if (computed(rows) < computed(best))
+      best = rows;
+  return best;
+}
+
+/// True when `cv` (of `channelsPerOut` input channels per output channel)
+/// has at least `minWork` multiply-adds to share among `threads` > 1.
+bool parallel(const ConvArgs &cv, int64_t threads, int64_t channelsPerOut,
+              double minWork) {
+  return threads > 1 && double(cv.N) * cv.O * cv.OH * cv.OW * channelsPerOut *
+                                cv.KH * cv.KW >=
+                            minWork;
+}
+
+/// True when this CPU has vector tiles and the scratch layout holds `cv`'s
+/// window.
+bool vectorWindow(const ConvArgs &cv) {
+  return nn_rt::isaLevel() != nn_rt::IsaLevel::scalar &&
+         cv.KH * cv.KW <= nn_rt::kDirectMaxTaps && cv.strideH >= 1 &&
+         cv.strideW >= 1 && cv.strideH <= nn_rt::kDirectMaxStride &&
+         cv.strideW <= nn_rt::kDirectMaxStride && cv.dilationH >= 1 &&
+         cv.dilationW >= 1 && cv.padTop >= 0 && cv.padLeft >= 0;
+}
+
+// --- Depthwise ---------------------------------------------------------------
+
+/// The reference loops, for CPUs without AVX2 + FMA.
+void scalarDepthwisePlane(const ConvArgs &cv, const DirectGeometry &,
+                          const float *, int64_t image, int64_t ch) {
+  const float *in = cv.input + (image * cv.C + ch) * cv.H * cv.W;
+  const float *w = cv.weight + ch * cv.KH * cv.KW;
+  float *out = cv.output + (image * cv.O + ch) * cv.OH * cv.OW;
+  nn_rt_epilogue ep = nn_rt::epilogueOfImage(cv.ep, image);
+  for (int64_t oy = 0; oy < cv.OH; ++oy)
+    for (int64_t ox = 0; ox < cv.OW; ++ox) {
+      float acc = 0.f;
+      for (int64_t ky = 0; ky < cv.KH; ++ky)
+        for (int64_t kx = 0; kx < cv.KW; ++kx) {
+          int64_t iy = oy * cv.strideH - cv.padTop + ky * cv.dilationH;
+          int64_t ix = ox * cv.strideW - cv.padLeft + kx * cv.dilationW;
+          if (iy >= 0 && iy < cv.H && ix >= 0 && ix < cv.W)
+            acc += in[iy * cv.W + ix] * w[ky * cv.KW + kx];
+        }
+      out[oy * cv.OW + ox] =
+          nn_rt::applyEpilogue(ep, acc, ch, oy * cv.OW + ox);
+    }
+}
+
+struct DepthwiseSplit {
+  const ConvArgs *cv;
+  const DirectGeometry *g;
+  PlaneFn plane;
+  bool vector;
+};
+
+/// Units [begin, end) are (image, channel) pairs.
+void depthwiseChunk(void *ctx, int64_t begin, int64_t end) {
+  auto *s = static_cast<DepthwiseSplit *>(ctx);
+  const ConvArgs &cv = *s->cv;
+  const DirectGeometry &g = *s->g;
+  float *buffer = s->vector ? scratch(g.chanStride) : nullptr;
+  for (int64_t u = begin; u < end; ++u) {
+    int64_t image = u / cv.C, ch = u % cv.C;
+    if (s->vector)
+      fillBand(cv, g, cv.input + image * cv.C * cv.H * cv.W, ch, 1, 0,
+               buffer);
+    s->plane(cv, g, buffer, image, ch);
+  }
+}
+
+} // namespace
+
+namespace nn_rt {
+
+int64_t directConvTileWidth() {
+  return isaLevel() == IsaLevel::avx512 ? avx512::directTileWidth()
+                                        : avx2::directTileWidth();
+}
+
+int64_t directConvBlock() {
+  return isaLevel() == IsaLevel::avx512 ? avx512::directOcBlock()
+                                        : avx2::directOcBlock();
+}
+
+bool directConvApplies(const ConvArgs &cv) {
+  if (!vectorWindow(cv))
+    return false;
+  // A 1x1 window without stride or padding reads the image as the GEMM's B
+  // in place: a plain GEMM, with K = C reused across a 6 x 16 tile.
+  bool plainGemm = cv.KH == 1 && cv.KW == 1 && cv.strideH == 1 &&
+                   cv.strideW == 1 && cv.padTop == 0 && cv.padLeft == 0 &&
+                   cv.OH == cv.H && cv.OW == cv.W;
+  return !plainGemm;
+}
+
+int64_t directPackedWeightSize(int64_t O, int64_t C, int64_t taps,
+                               int64_t block) {
+  return (O + block - 1) / block * block * C * taps;
+}
+
+void packDirectConvWeights(const float *weight, int64_t O, int64_t C,
+                           int64_t taps, int64_t block, float *dst) {
+  for (int64_t o0 = 0; o0 < O; o0 += block)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t t = 0; t < taps; ++t)
+        for (int64_t r = 0; r < block; ++r, ++dst)
+          *dst = o0 + r < O ? weight[((o0 + r) * C + c) * taps + t] : 0.f;
+}
+
+void runDirectConv(const ConvArgs &cv, const float *packedWeight) {
+  const int64_t taps = cv.KH * cv.KW, block = directConvBlock();
+  float *owned = nullptr;
+  if (!packedWeight) {
+    int64_t floats = directPackedWeightSize(cv.O, cv.C, taps, block);
+    size_t bytes = (floats * sizeof(float) + 63) / 64 * 64;
+    owned = static_cast<float *>(aligned_alloc(64, bytes ? bytes : 64));
+    if (!owned)
+      abort(); // out of memory: the ABI has no error path for a kernel
+    packDirectConvWeights(cv.weight, cv.O, cv.C, taps, block, owned);
+    packedWeight = owned;
+  }
+  int64_t threads = nn_rt_get_num_threads();
+  bool split = parallel(cv, threads, cv.C, kMinParallelWork);
+  DirectGeometry g = directGeometry(
+      cv, bandRows(cv, split ? threads : 1, directConvTileWidth()));
+  int64_t bands = ceilDiv(cv.OH, g.bandRows);
+  DirectSplit s{&cv, &g, packedWeight, bands, bandKernel()};
+  if (split)
+    nn_rt_parallel_for(cv.N * bands, directChunk, &s);
+  else
+    directChunk(&s, 0, cv.N * bands);
+  free(owned);
+}
+
+} // namespace nn_rt
+
+extern "C" void nn_rt_conv2d_depthwise_nchw(
+    int64_t N, int64_t C, int64_t H, int64_t W, const float *input,
+    int64_t KH, int64_t KW, const float *weight, int64_t strideH,
+    int64_t strideW, int64_t padTop, int64_t padLeft, int64_t dilationH,
+    int64_t dilationW, int64_t OH, int64_t OW, float *output,
+    const nn_rt_epilogue *epilogue) {
+  if (N <= 0 || C <= 0 || OH <= 0 || OW <= 0)
+    return;
+  nn_rt_epilogue none = {};
+  ConvArgs cv{N,         C,         H,       W,       input,   C,
+              KH,        KW,        weight,  strideH, strideW, padTop,
+              padLeft,   dilationH, dilationW, OH,    OW,      output,
+              epilogue ? *epilogue : none, nullptr};
+  // Windows the scratch cannot hold (and CPUs without AVX2) take the
+  // reference loops.
+  bool vector = vectorWindow(cv);
+  PlaneFn plane = scalarDepthwisePlane;
+  DirectGeometry g = {};
+  if (vector) {
+    plane = nn_rt::isaLevel() == nn_rt::IsaLevel::avx512
+                ? nn_rt::avx512::depthwisePlane
+                : nn_rt::avx2::depthwisePlane;
+    g = directGeometry(cv, OH);
+  }
+  DepthwiseSplit s{&cv, &g, plane, vector};
+  if (parallel(cv, nn_rt_get_num_threads(), 1, kMinParallelDepthwiseWork))
+    nn_rt_parallel_for(N * C, depthwiseChunk, &s);
+  else
+    depthwiseChunk(&s, 0, N * C);
+}

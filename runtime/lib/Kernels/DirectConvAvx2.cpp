@@ -1,0 +1,38 @@
+//===- DirectConvAvx2.cpp - The AVX2 + FMA direct convolution (4 x 24) ----===//
+//
+// 12 ymm accumulators: 4 output channels x 3 vectors of 8 flattened pixels.
+// Per tap 3 unaligned input loads and 4 weight broadcasts feed 12 FMAs (the
+// GEMM's 6 x 16 tile needs 8 loads for its 12); on Zen 3 a third of the
+// unaligned loads split a cache line, which still leaves the two FMA pipes
+// the bound. Depthwise: 4 vectors (32 pixels) of one channel. Compiled with
+// -mavx2 -mfma; only called after CPUID said so.
+//
+//===----------------------------------------------------------------------===//
+
+#include "EpilogueAvx2.h"
+
+#include <immintrin.h>
+
+#define NN_DIRECT_NAMESPACE avx2
+
+namespace {
+
+using Vec = __m256;
+constexpr int64_t VL = 8;
+constexpr int OCB = 4;
+constexpr int NV = 3;
+constexpr int NVD = 4;
+
+inline Vec vzero() { return _mm256_setzero_ps(); }
+inline Vec vload(const float *p) { return _mm256_loadu_ps(p); }
+inline void vstore(float *p, Vec v) { _mm256_storeu_ps(p, v); }
+inline Vec vbroadcast(const float *p) { return _mm256_broadcast_ss(p); }
+inline Vec vfma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+inline Vec applyEpilogueVec(const nn_rt_epilogue &ep, Vec v, int64_t m,
+                            int64_t n0) {
+  return applyEpilogue8(ep, v, m, n0);
+}
+
+} // namespace
+
+#include "DirectConvImpl.h"

@@ -1,0 +1,369 @@
+//===- DirectConvTest.cpp - Direct and depthwise convolution vs loops -----===//
+//
+// The direct convolution kernel (KernelsInternal.h) and the implicit GEMM it
+// sits beside, each called on its own and through nn_rt_conv2d_nchw, and
+// nn_rt_conv2d_depthwise_nchw, against a plain loop in double: odd sizes,
+// strides 1 to 3, asymmetric padding, dilation, 1x1 to 7x7 windows,
+// batches 1 to 3, every epilogue (strided addends take the scalar store),
+// output channel counts that are not a multiple of the register block, on
+// 1, 2 and 3 threads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels/KernelsInternal.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace {
+
+std::vector<float> randomVector(size_t n, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = dist(rng);
+  return v;
+}
+
+/// A convolution's window; the output size follows from the pads, the
+/// bottom and right pads being `padBottom` / `padRight`.
+struct Window {
+  int64_t N, C, H, W, O, KH, KW, strideH, strideW, padTop, padLeft,
+      padBottom, padRight, dilationH, dilationW;
+  int64_t OH() const {
+    return (H + padTop + padBottom - dilationH * (KH - 1) - 1) / strideH + 1;
+  }
+  int64_t OW() const {
+    return (W + padLeft + padRight - dilationW * (KW - 1) - 1) / strideW + 1;
+  }
+};
+
+std::ostream &operator<<(std::ostream &os, const Window &w) {
+  return os << "N" << w.N << " C" << w.C << " " << w.H << "x" << w.W << " O"
+            << w.O << " k" << w.KH << "x" << w.KW << " s" << w.strideH << ","
+            << w.strideW << " p" << w.padTop << "," << w.padLeft << ","
+            << w.padBottom << "," << w.padRight << " d" << w.dilationH << ","
+            << w.dilationW;
+}
+
+/// The reference of nn_rt_epilogue's activation, in double.
+double activate(const nn_rt_epilogue &ep, double v) {
+  switch (ep.activation) {
+  case NN_RT_ACT_RELU:
+    return std::max(v, 0.0);
+  case NN_RT_ACT_CLAMP:
+    return std::min(std::max(v, double(ep.min)), double(ep.max));
+  case NN_RT_ACT_LEAKY_RELU:
+    return v > 0 ? v : v * ep.slope;
+  default:
+    return v;
+  }
+}
+
+/// The convolution in double with `groups` groups (C / groups input
+/// channels per output channel), then the epilogue.
+std::vector<double> reference(const Window &w, int64_t groups,
+                              const std::vector<float> &in,
+                              const std::vector<float> &weight,
+                              const nn_rt_epilogue &ep) {
+  const int64_t OH = w.OH(), OW = w.OW(), cg = w.C / groups,
+                og = w.O / groups;
+  std::vector<double> out(w.N * w.O * OH * OW);
+  for (int64_t n = 0; n < w.N; ++n)
+    for (int64_t o = 0; o < w.O; ++o)
+      for (int64_t y = 0; y < OH; ++y)
+        for (int64_t x = 0; x < OW; ++x) {
+          double acc = 0;
+          for (int64_t c = 0; c < cg; ++c)
+            for (int64_t ky = 0; ky < w.KH; ++ky)
+              for (int64_t kx = 0; kx < w.KW; ++kx) {
+                int64_t iy = y * w.strideH - w.padTop + ky * w.dilationH;
+                int64_t ix = x * w.strideW - w.padLeft + kx * w.dilationW;
+                if (iy < 0 || iy >= w.H || ix < 0 || ix >= w.W)
+                  continue;
+                int64_t ic = (o / og) * cg + c;
+                acc += double(in[((n * w.C + ic) * w.H + iy) * w.W + ix]) *
+                       weight[((o * cg + c) * w.KH + ky) * w.KW + kx];
+              }
+          int64_t p = y * OW + x;
+          for (const nn_rt_addend &a : ep.addends)
+            if (a.data)
+              acc += a.data[n * a.image_stride + o * a.row_stride +
+                            p * a.col_stride];
+          out[((n * w.O + o) * OH + y) * OW + x] = activate(ep, acc);
+        }
+  return out;
+}
+
+void expectNear(const std::vector<float> &got, const std::vector<double> &want,
+                const Window &w) {
+  const int64_t OH = w.OH(), OW = w.OW();
+  for (size_t i = 0; i < want.size(); ++i) {
+    int64_t x = i % OW, y = (i / OW) % OH, o = (i / (OW * OH)) % w.O,
+            n = i / (OW * OH * w.O);
+    ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::abs(want[i])))
+        << "image " << n << " channel " << o << " at " << y << "," << x;
+  }
+}
+
+/// Which implementation computes the convolution.
+enum class Path { entry, direct, directPrepacked, gemm };
+
+class DirectConvTest : public ::testing::TestWithParam<int> {
+protected:
+  void SetUp() override { nn_rt_set_num_threads(GetParam()); }
+  void TearDown() override { nn_rt_set_num_threads(1); }
+
+  /// Runs `w` through `path` and checks it against the reference, and that
+  /// nothing was written past the output.
+  void check(const Window &w, Path path, const nn_rt_epilogue &ep,
+             const std::vector<float> &in, const std::vector<float> &weight) {
+    const size_t size = w.N * w.O * w.OH() * w.OW(), guard = 64;
+    std::vector<float> out(size + guard, NAN);
+    nn_rt::ConvArgs cv{w.N,         w.C,        w.H,       w.W,
+                       in.data(),   w.O,        w.KH,      w.KW,
+                       weight.data(), w.strideH, w.strideW, w.padTop,
+                       w.padLeft,   w.dilationH, w.dilationW, w.OH(),
+                       w.OW(),      out.data(), ep,        nullptr};
+    std::vector<float> packed;
+    switch (path) {
+    case Path::entry:
+      nn_rt_conv2d_nchw(w.N, w.C, w.H, w.W, in.data(), w.O, w.KH, w.KW,
+                        weight.data(), w.strideH, w.strideW, w.padTop,
+                        w.padLeft, w.dilationH, w.dilationW, w.OH(), w.OW(),
+                        out.data(), &ep);
+      break;
+    case Path::direct:
+      nn_rt::runDirectConv(cv, nullptr);
+      break;
+    case Path::directPrepacked: {
+      int64_t block = nn_rt::directConvBlock(), taps = w.KH * w.KW;
+      packed.resize(nn_rt::directPackedWeightSize(w.O, w.C, taps, block));
+      nn_rt::packDirectConvWeights(weight.data(), w.O, w.C, taps, block,
+                                   packed.data());
+      nn_rt::runDirectConv(cv, packed.data());
+      break;
+    }
+    case Path::gemm:
+      nn_rt::runGemmConv(cv);
+      break;
+    }
+    for (size_t i = size; i < size + guard; ++i)
+      ASSERT_TRUE(std::isnan(out[i])) << "written " << i - size << " past";
+    out.resize(size);
+    expectNear(out, reference(w, 1, in, weight, ep), w);
+  }
+
+  std::mt19937 rng{7};
+};
+
+const Window kWindows[] = {
+    // W2's layer, shrunk: 3x3 pad 1, a row (18) that is not a multiple of 8.
+    {2, 16, 18, 18, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    // Odd everything; 7 output channels (a partial block).
+    {3, 5, 9, 11, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    // Stride 2 (ResNet's downsampling 3x3), odd input.
+    {1, 6, 13, 15, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+    // Stride 2 without padding: the last input row and column are unread.
+    {2, 4, 10, 10, 8, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1},
+    // 1x1 stride 2 (ResNet's projection shortcut): one of four phases read.
+    {2, 12, 9, 9, 10, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1},
+    // 1x1 with padding (a ring of bias-only outputs).
+    {1, 3, 5, 6, 5, 1, 1, 1, 1, 1, 2, 1, 2, 1, 1},
+    // 5x5 pad 2, and 7x7 stride 2 pad 3 (ResNet's stem), 3 channels in.
+    {1, 4, 12, 10, 6, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1},
+    {1, 3, 23, 21, 8, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1},
+    // Dilation 2 with and without stride; dilation and stride 2 share a
+    // phase.
+    {1, 3, 12, 12, 20, 3, 2, 1, 1, 2, 2, 2, 2, 2, 2},
+    {2, 5, 14, 13, 4, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2},
+    // Different strides per axis, asymmetric pads (bottom/right smaller).
+    {1, 4, 11, 17, 5, 3, 3, 3, 1, 1, 2, 0, 1, 1, 1},
+    // A window as large as the image, a single output pixel per image.
+    {3, 4, 5, 5, 6, 5, 5, 1, 1, 0, 0, 0, 0, 1, 1},
+    // A tall narrow image: many bands, 1-pixel rows.
+    {1, 3, 40, 1, 5, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1},
+    // Many channels (several K blocks for the GEMM) on a small image.
+    {1, 70, 6, 7, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    // O > 144 (the GEMM's MC): row blocks of its packed weights; 38 direct
+    // blocks, the last partial.
+    {1, 8, 6, 6, 150, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    // Enough work to be split over the threads (bands of both images).
+    {2, 32, 48, 47, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+};
+
+TEST_P(DirectConvTest, EveryPathMatchesLoops) {
+  for (const Window &w : kWindows) {
+    SCOPED_TRACE(::testing::Message() << w);
+    auto in = randomVector(w.N * w.C * w.H * w.W, rng);
+    auto weight = randomVector(w.O * w.C * w.KH * w.KW, rng);
+    auto bias = randomVector(w.O, rng);
+    nn_rt_epilogue ep = {};
+    ep.addends[0] = {bias.data(), 0, 1, 0};
+    ep.activation = NN_RT_ACT_RELU;
+    nn_rt::ConvArgs cv{w.N, w.C, w.H, w.W, nullptr, w.O, w.KH, w.KW, nullptr,
+                       w.strideH, w.strideW, w.padTop, w.padLeft, w.dilationH,
+                       w.dilationW, w.OH(), w.OW(), nullptr, ep, nullptr};
+    if (nn_rt::isaLevel() != nn_rt::IsaLevel::scalar) {
+      // Every window here is one the direct kernel takes.
+      ASSERT_TRUE(nn_rt::directConvApplies(cv));
+      check(w, Path::direct, ep, in, weight);
+      check(w, Path::directPrepacked, ep, in, weight);
+    }
+    check(w, Path::gemm, ep, in, weight);
+    check(w, Path::entry, ep, in, weight);
+  }
+}
+
+/// Every output width from 1 to 33 (every position of a row's end in a
+/// vector, so every way a vector can end in the dropped columns, of the
+/// image's last row too) at strides 1 and 2, 1 to 5 rows.
+TEST_P(DirectConvTest, EveryRowWidthMatchesLoops) {
+  for (int64_t stride : {1, 2})
+    for (int64_t H : {1, 2, 5})
+      for (int64_t W = 1; W <= 33; ++W) {
+        const Window w{2, 3, H, W, 5, 3, 3, stride, stride, 1, 1, 1, 1, 1, 1};
+        SCOPED_TRACE(::testing::Message() << w);
+        auto in = randomVector(w.N * w.C * w.H * w.W, rng);
+        auto weight = randomVector(w.O * w.C * 9, rng);
+        auto bias = randomVector(w.O, rng);
+        nn_rt_epilogue ep = {};
+        ep.addends[0] = {bias.data(), 0, 1, 0};
+        ep.activation = NN_RT_ACT_LEAKY_RELU;
+        ep.slope = 0.25f;
+        if (nn_rt::isaLevel() != nn_rt::IsaLevel::scalar)
+          check(w, Path::direct, ep, in, weight);
+        check(w, Path::entry, ep, in, weight);
+      }
+}
+
+/// Every activation with a bias and a residual of the output's shape, and
+/// addends the vector store cannot load (a residual with column stride 2, a
+/// bias broadcast along rows), on a shape whose rows mix whole vectors with
+/// vectors that cross the dropped columns.
+TEST_P(DirectConvTest, EveryEpilogueMatchesLoops) {
+  const Window w{3, 6, 9, 21, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+  const int64_t OH = w.OH(), OW = w.OW(), P = OH * OW;
+  auto in = randomVector(w.N * w.C * w.H * w.W, rng);
+  auto weight = randomVector(w.O * w.C * w.KH * w.KW, rng);
+  auto bias = randomVector(w.O, rng), pixelBias = randomVector(P, rng);
+  auto residual = randomVector(2 * w.N * w.O * P, rng);
+  const float *r = residual.data();
+  struct Case {
+    nn_rt_addend a0, a1;
+    int32_t activation;
+  };
+  for (Case c :
+       {Case{{bias.data(), 0, 1, 0}, {r, w.O * P, P, 1}, NN_RT_ACT_RELU},
+        Case{{bias.data(), 0, 1, 0}, {r, w.O * P, P, 1}, NN_RT_ACT_CLAMP},
+        Case{{r, w.O * P, P, 1}, {}, NN_RT_ACT_LEAKY_RELU},
+        Case{{}, {pixelBias.data(), 0, 0, 1}, NN_RT_ACT_NONE},
+        Case{{r, 2 * w.O * P, 2 * P, 2}, {}, NN_RT_ACT_CLAMP},
+        Case{{}, {}, NN_RT_ACT_LEAKY_RELU}}) {
+    SCOPED_TRACE(::testing::Message() << "activation " << c.activation
+                                      << " strides " << c.a0.col_stride << ","
+                                      << c.a1.col_stride);
+    nn_rt_epilogue ep = {};
+    ep.addends[0] = c.a0;
+    ep.addends[1] = c.a1;
+    ep.activation = c.activation;
+    ep.min = -0.5f;
+    ep.max = 0.75f;
+    ep.slope = 0.125f;
+    check(w, Path::entry, ep, in, weight);
+    if (nn_rt::isaLevel() != nn_rt::IsaLevel::scalar)
+      check(w, Path::direct, ep, in, weight);
+  }
+}
+
+/// NaN in the input reaches exactly the outputs whose window reads it,
+/// through relu and clamp, as torch's do.
+TEST_P(DirectConvTest, NaNReachesItsWindowOnly) {
+  const Window w{1, 2, 8, 20, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+  std::vector<float> in(w.N * w.C * w.H * w.W, 1.f), weight(w.O * w.C * 9, 1.f);
+  in[(1 * w.H + 4) * w.W + 10] = NAN; // channel 1, (4, 10)
+  for (int32_t act : {NN_RT_ACT_RELU, NN_RT_ACT_CLAMP}) {
+    nn_rt_epilogue ep = {};
+    ep.activation = act;
+    ep.min = 0.f;
+    ep.max = 100.f;
+    std::vector<float> out(w.O * w.OH() * w.OW());
+    nn_rt_conv2d_nchw(w.N, w.C, w.H, w.W, in.data(), w.O, 3, 3, weight.data(),
+                      1, 1, 1, 1, 1, 1, w.OH(), w.OW(), out.data(), &ep);
+    for (int64_t o = 0; o < w.O; ++o)
+      for (int64_t y = 0; y < w.OH(); ++y)
+        for (int64_t x = 0; x < w.OW(); ++x) {
+          bool reads = std::abs(y - 4) <= 1 && std::abs(x - 10) <= 1;
+          EXPECT_EQ(std::isnan(out[(o * w.OH() + y) * w.OW() + x]), reads)
+              << "activation " << act << " channel " << o << " at " << y
+              << "," << x;
+        }
+  }
+}
+
+TEST_P(DirectConvTest, DepthwiseMatchesLoops) {
+  const Window windows[] = {
+      {2, 16, 18, 18, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {3, 5, 9, 11, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {1, 6, 13, 15, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+      {1, 7, 17, 14, 7, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1},
+      {2, 3, 12, 12, 3, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1},
+      {1, 4, 12, 13, 4, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2},
+      {1, 4, 6, 7, 4, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1},
+      {1, 2, 11, 17, 2, 3, 3, 3, 1, 1, 2, 0, 1, 1, 1},
+      // Enough work to be split over the threads.
+      {3, 32, 48, 48, 32, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1},
+      // Beyond the vector kernel's stride: the reference loops.
+      {1, 3, 17, 17, 3, 3, 3, 5, 5, 1, 1, 1, 1, 1, 1},
+  };
+  for (const Window &w : windows) {
+    SCOPED_TRACE(::testing::Message() << w);
+    const int64_t P = w.OH() * w.OW();
+    auto in = randomVector(w.N * w.C * w.H * w.W, rng);
+    auto weight = randomVector(w.C * w.KH * w.KW, rng);
+    auto bias = randomVector(w.C, rng);
+    auto residual = randomVector(w.N * w.C * P, rng);
+    for (int32_t act : {NN_RT_ACT_NONE, NN_RT_ACT_RELU, NN_RT_ACT_CLAMP,
+                        NN_RT_ACT_LEAKY_RELU}) {
+      nn_rt_epilogue ep = {};
+      ep.addends[0] = {bias.data(), 0, 1, 0};
+      if (act != NN_RT_ACT_NONE)
+        ep.addends[1] = {residual.data(), w.C * P, P, 1};
+      ep.activation = act;
+      ep.min = -0.5f;
+      ep.max = 0.75f;
+      ep.slope = 0.125f;
+      const size_t size = w.N * w.C * P, guard = 64;
+      std::vector<float> out(size + guard, NAN);
+      nn_rt_conv2d_depthwise_nchw(w.N, w.C, w.H, w.W, in.data(), w.KH, w.KW,
+                                  weight.data(), w.strideH, w.strideW,
+                                  w.padTop, w.padLeft, w.dilationH,
+                                  w.dilationW, w.OH(), w.OW(), out.data(),
+                                  &ep);
+      for (size_t i = size; i < size + guard; ++i)
+        ASSERT_TRUE(std::isnan(out[i])) << "written " << i - size << " past";
+      out.resize(size);
+      expectNear(out, reference(w, w.C, in, weight, ep), w);
+    }
+  }
+}
+
+/// A null epilogue is none, as for nn_rt_conv2d_nchw.
+TEST_P(DirectConvTest, DepthwiseWithoutEpilogue) {
+  const Window w{1, 3, 7, 9, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+  auto in = randomVector(w.C * w.H * w.W, rng);
+  auto weight = randomVector(w.C * 9, rng);
+  std::vector<float> out(w.C * w.OH() * w.OW(), NAN);
+  nn_rt_conv2d_depthwise_nchw(1, w.C, w.H, w.W, in.data(), 3, 3, weight.data(),
+                              1, 1, 1, 1, 1, 1, w.OH(), w.OW(), out.data(),
+                              nullptr);
+  expectNear(out, reference(w, w.C, in, weight, nn_rt_epilogue{}), w);
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, DirectConvTest, ::testing::Values(1, 2, 3));
+
+} // namespace
