@@ -36,6 +36,10 @@ kernelSymbols(llvm::orc::MangleAndInterner interner) {
   add("nn_rt_sgemm", reinterpret_cast<void *>(&nn_rt_sgemm));
   add("nn_rt_conv2d_nchw", reinterpret_cast<void *>(&nn_rt_conv2d_nchw));
   add("nn_rt_parallel_for", reinterpret_cast<void *>(&nn_rt_parallel_for));
+  add("nn_rt_workspace_acquire",
+      reinterpret_cast<void *>(&nn_rt_workspace_acquire));
+  add("nn_rt_workspace_release",
+      reinterpret_cast<void *>(&nn_rt_workspace_release));
   return symbols;
 }
 
