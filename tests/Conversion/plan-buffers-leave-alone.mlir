@@ -20,7 +20,7 @@ func.func @dynamic_size(%n: index, %x: memref<?xf32>) {
 // A returned buffer outlives the call; the temporary beside it is planned.
 // CHECK-LABEL: func.func @returned
 // CHECK-SAME: nn.workspace_bytes = 256 : i64
-// CHECK: memref.view
+// CHECK: builtin.unrealized_conversion_cast %{{.+}} to memref<64xf32>
 // CHECK: %[[R:.+]] = memref.alloc() : memref<64xf32>
 // CHECK: return %[[R]]
 // expected-remark@+1 {{planned 1 buffer(s), 256 bytes in all, into a 256-byte arena}}
@@ -135,7 +135,7 @@ func.func @two_blocks(%c: i1, %x: memref<64xf32>, %out: memref<64xf32>) {
 // pipeline's helper does); an external one (a runtime kernel) may not.
 // CHECK-LABEL: func.func @passed_to_module_function
 // CHECK-SAME: nn.workspace_bytes = 256 : i64
-// CHECK: memref.view
+// CHECK: builtin.unrealized_conversion_cast %{{.+}} to memref<64xf32>
 // CHECK: memref.alloc() : memref<64xf32>
 func.func private @external(memref<64xf32>)
 func.func private @helper(%m: memref<64xf32>) {

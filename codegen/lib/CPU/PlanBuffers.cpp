@@ -278,8 +278,14 @@ struct PlanBuffersPass
     return assignOffsets(buffers);
   }
 
-  /// Replaces the planned allocs of `func` by views of an arena of `arena`
-  /// bytes acquired at entry and released before every return.
+  /// Replaces the planned allocs of `func` by memrefs at their offsets in
+  /// an arena of `arena` bytes acquired at entry and released before every
+  /// return. Each is built from its own address (arena + offset) rather
+  /// than as a memref.view of an i8 arena: expand-strided-metadata (MLIR 19)
+  /// folds memref.extract_aligned_pointer_as_index through any view-like op
+  /// to the op's source, which is wrong for memref.view (it moves the
+  /// aligned pointer), so every kernel operand taken from a view would point
+  /// at the arena's first byte.
   void rewrite(func::FuncOp func, MutableArrayRef<Buffer> buffers,
                int64_t arena, func::FuncOp acquire, func::FuncOp release) {
     Location loc = func.getLoc();
@@ -287,15 +293,18 @@ struct PlanBuffersPass
     OpBuilder b = OpBuilder::atBlockBegin(&body);
     Value bytes = b.create<arith::ConstantIntOp>(loc, arena, 64);
     Value block = b.create<func::CallOp>(loc, acquire, bytes).getResult(0);
-    auto arenaType = MemRefType::get({arena}, b.getI8Type());
-    Value arenaRef = nn::buildMemRefFromPointer(b, loc, arenaType, block);
+    Type ptr = block.getType();
     for (Buffer &buffer : buffers) {
+      Location at = buffer.alloc.getLoc();
       b.setInsertionPoint(buffer.alloc);
-      Value offset =
-          b.create<arith::ConstantIndexOp>(buffer.alloc.getLoc(), buffer.offset);
-      Value view = b.create<memref::ViewOp>(buffer.alloc.getLoc(),
-                                            buffer.alloc.getType(), arenaRef,
-                                            offset, ValueRange{});
+      Value address = block;
+      if (buffer.offset != 0)
+        address = b.create<LLVM::GEPOp>(
+            at, ptr, b.getI8Type(), block,
+            ValueRange{b.create<LLVM::ConstantOp>(at, b.getI64Type(),
+                                                  buffer.offset)});
+      Value view = nn::buildMemRefFromPointer(b, at, buffer.alloc.getType(),
+                                              address);
       if (emitRemarks)
         buffer.alloc.emitRemark()
             << "placed at byte " << buffer.offset << " of a " << arena

@@ -305,9 +305,8 @@ def PlanBuffersPass : Pass<"nn-plan-buffers", "::mlir::ModuleOp"> {
     Runs after bufferization and buffer-deallocation-pipeline, before
     nn-outline-parallel-loops. In every function with a body, each
     `memref.alloc` of the entry block with a static shape, an identity layout
-    and no escape becomes a `memref.view` of one arena at an offset planned
-    here, and the `memref.dealloc`s of the buffer (and of its views) are
-    erased. The arena is acquired once at entry from the runtime and
+    and no escape becomes a memref over one arena at an offset planned here,
+    and the `memref.dealloc`s of the buffer (and of its views) are erased. The arena is acquired once at entry from the runtime and
     released before every return:
 
     ```c
@@ -338,6 +337,13 @@ def PlanBuffersPass : Pass<"nn-plan-buffers", "::mlir::ModuleOp"> {
     (`arith.select`), and alignments above 64 bytes. Functions with more than
     one block are left alone as a whole.
 
+    Each planned buffer is a descriptor built from its address (arena +
+    offset) and cast to its memref type, which finalize-memref-to-llvm folds
+    away; not a `memref.view` of an i8 arena, because expand-strided-metadata
+    folds `memref.extract_aligned_pointer_as_index` through any view-like op
+    to the op's source, which is wrong for `memref.view` (it moves the
+    aligned pointer) and would hand the kernels the arena's first byte.
+
     Before:
     ```mlir
     func.func @f(%out: memref<64xf32>) {
@@ -355,9 +361,11 @@ def PlanBuffersPass : Pass<"nn-plan-buffers", "::mlir::ModuleOp"> {
     ```mlir
     func.func @f(%out: memref<64xf32>) attributes {nn.workspace_bytes = 512 : i64} {
       %p = call @nn_rt_workspace_acquire(%c512) : (i64) -> !llvm.ptr
-      %arena = builtin.unrealized_conversion_cast %desc : ... to memref<512xi8>
-      %a = memref.view %arena[%c0][] : memref<512xi8> to memref<64xf32>
-      %b = memref.view %arena[%c256][] : memref<512xi8> to memref<64xf32>
+      ...                                 // descriptor of (%p, 0, [64], [1])
+      %a = builtin.unrealized_conversion_cast %da : ... to memref<64xf32>
+      %pb = llvm.getelementptr %p[256] : (!llvm.ptr) -> !llvm.ptr, i8
+      ...                                 // descriptor of (%pb, 0, [64], [1])
+      %b = builtin.unrealized_conversion_cast %db : ... to memref<64xf32>
       ...
       call @nn_rt_workspace_release(%p) : (!llvm.ptr) -> ()
       return
