@@ -91,6 +91,9 @@ void mlir::nn::buildLowerToLLVMPipeline(OpPassManager &pm) {
   // scf.forall over the outer parallel loop, vectors in the inner tile.
   pm.addNestedPass<func::FuncOp>(createTileAndVectorizePass());
   parse(kBufferize);
+  // Statically sized intermediates share one per-call arena (before
+  // outlining, so a parallel loop's buffers are planned with the function).
+  pm.addPass(createPlanBuffersPass());
   // Each scf.forall becomes an nn_rt_parallel_for call.
   pm.addPass(createOutlineParallelLoopsPass());
   parse(kToLLVM);

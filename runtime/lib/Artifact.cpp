@@ -11,6 +11,7 @@
 
 #include "nn/Runtime/Kernels.h"
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -161,6 +162,13 @@ absl::StatusOr<ArtifactDescription> parseDescription(std::string_view text,
                                       "draws >= 0");
     description.has_rng = true;
     description.rng_draws = static_cast<uint64_t>(*count);
+  }
+  if (const json::Value *workspace = root->find("workspace_bytes")) {
+    std::optional<int64_t> bytes = workspace->getInteger();
+    if (!bytes || *bytes < 0)
+      return descriptionError(source, "'workspace_bytes' must be an integer "
+                                      ">= 0");
+    description.workspace_bytes = *bytes;
   }
   return description;
 }
@@ -372,7 +380,10 @@ absl::Status Artifact::run_into(const std::vector<Tensor> &inputs,
     return absl::InvalidArgumentError(
         absl::StrCat(source_, " writes ", description_.outputs.size(),
                      " outputs, got ", outputs.size()));
-  std::vector<void *> args;
+  // On the stack for models of up to 32 arguments, so a run allocates
+  // nothing in steady state (the forward takes its arena from the thread's
+  // workspace); SteadyStateAllocationTest counts.
+  absl::InlinedVector<void *, 32> args;
   args.reserve(state_.size() + inputs.size() + 1 + outputs.size());
   for (const Tensor &t : state_)
     args.push_back(const_cast<void *>(t.raw_data()));

@@ -392,9 +392,40 @@ static void addArtifactTable(llvm::Module &m, llvm::Function *impl,
   b.CreateRet(table);
 }
 
+/// `description` with "workspace_bytes" set to the arena nn-plan-buffers
+/// gave `funcName` (its `nn.workspace_bytes`, removed here as LLVM IR has no
+/// place for it); 0 when it has none.
+static FailureOr<std::string> addWorkspaceSize(ModuleOp module,
+                                               StringRef description,
+                                               StringRef funcName) {
+  int64_t bytes = 0;
+  if (auto func = module.lookupSymbol<FunctionOpInterface>(funcName)) {
+    if (auto attr = func->getAttrOfType<IntegerAttr>("nn.workspace_bytes"))
+      bytes = attr.getInt();
+    func->removeAttr("nn.workspace_bytes");
+  }
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(description);
+  if (!json)
+    return module.emitError() << "the artifact description is not JSON: "
+                              << llvm::toString(json.takeError());
+  llvm::json::Object *object = json->getAsObject();
+  if (!object)
+    return module.emitError("the artifact description is not a JSON object");
+  (*object)["workspace_bytes"] = bytes;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << *json;
+  return os.str();
+}
+
 FailureOr<std::unique_ptr<llvm::Module>>
 mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
-                                StringRef description, StringRef funcName) {
+                                StringRef inputDescription,
+                                StringRef funcName) {
+  FailureOr<std::string> description =
+      addWorkspaceSize(module, inputDescription, funcName);
+  if (failed(description))
+    return failure();
   // The context's layout and how each entry point's arguments are supplied,
   // from the attributes nn-hoist-state-computations and
   // nn-lower-to-kernel-calls left.
@@ -460,7 +491,7 @@ mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
     fn->setLinkage(llvm::GlobalValue::InternalLinkage);
   }
   addArtifactTable(*llvmModule, impl, *forwardSources, prepareImpl,
-                   *prepareSources, layout, description);
+                   *prepareSources, layout, *description);
 
   std::string error;
   std::unique_ptr<llvm::TargetMachine> machine = createHostTargetMachine(error);

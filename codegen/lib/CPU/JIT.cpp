@@ -55,6 +55,10 @@ kernelSymbols(llvm::orc::MangleAndInterner interner) {
       reinterpret_cast<void *>(&nn_rt_context_destroy));
   add("nn_rt_conv2d_depthwise_nchw",
       reinterpret_cast<void *>(&nn_rt_conv2d_depthwise_nchw));
+  add("nn_rt_workspace_acquire",
+      reinterpret_cast<void *>(&nn_rt_workspace_acquire));
+  add("nn_rt_workspace_release",
+      reinterpret_cast<void *>(&nn_rt_workspace_release));
   return symbols;
 }
 

@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RawMemRef.h"
 #include "nn/Conversion/Passes.h"
 
-#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -123,27 +123,23 @@ struct OutlineParallelLoopsPass
                                         ArrayRef<LLVM::GEPArg>{word++});
       return fb.create<LLVM::LoadOp>(loc, i64, at);
     };
-    LLVMTypeConverter converter(ctx);
     for (Value v : packed) {
       auto memref = llvm::dyn_cast<MemRefType>(v.getType());
       if (!memref) {
         map.map(v, fromWord(fb, loc, load(), v.getType()));
         continue;
       }
-      // Rebuild the descriptor; it becomes the memref through a cast that
-      // finalize-memref-to-llvm folds away.
-      Type descType = converter.convertType(memref);
-      Value desc = fb.create<LLVM::UndefOp>(loc, descType);
+      // Rebuild the descriptor from the words in the order the call site
+      // stores them: aligned pointer, offset, sizes, strides.
       Value base = fb.create<LLVM::IntToPtrOp>(loc, ptr, load());
-      desc = fb.create<LLVM::InsertValueOp>(loc, desc, base, 0);
-      desc = fb.create<LLVM::InsertValueOp>(loc, desc, base, 1);
-      desc = fb.create<LLVM::InsertValueOp>(loc, desc, load(), 2);
-      for (int64_t field : {3, 4})
-        for (int64_t d = 0; d < memref.getRank(); ++d)
-          desc = fb.create<LLVM::InsertValueOp>(loc, desc, load(),
-                                                ArrayRef<int64_t>{field, d});
-      map.map(v, fb.create<UnrealizedConversionCastOp>(loc, memref, desc)
-                     .getResult(0));
+      Value offset = load();
+      SmallVector<Value> sizes, strides;
+      for (int64_t d = 0; d < memref.getRank(); ++d)
+        sizes.push_back(load());
+      for (int64_t d = 0; d < memref.getRank(); ++d)
+        strides.push_back(load());
+      map.map(v, nn::buildMemRefFromPointer(fb, loc, memref, base, offset,
+                                            sizes, strides));
     }
     // for k in [begin, end): iv = k * step + lb; body.
     Value begin = fb.create<arith::IndexCastOp>(loc, fb.getIndexType(),

@@ -119,5 +119,38 @@ TEST(ArtifactRngTest, ABadRngEntryIsRefused) {
   }
 }
 
+/// The description's "workspace_bytes" (nn-plan-buffers' arena) is read
+/// into the description, and refused when it is not a size; the same table
+/// serves, as the field is independent of the generator.
+absl::StatusOr<std::shared_ptr<Artifact>>
+loadWithWorkspace(TableArtifact &source, const std::string &bytes) {
+  source.json.insert(source.json.size() - 1, ", \"workspace_bytes\": " + bytes);
+  source.table.description_json = source.json.c_str();
+  return source.load();
+}
+
+TEST(ArtifactWorkspaceTest, TheArenaSizeIsReadFromTheDescription) {
+  TableArtifact absent("");
+  auto artifact = absent.load();
+  ASSERT_TRUE(artifact.ok()) << artifact.status();
+  EXPECT_EQ((*artifact)->description().workspace_bytes, 0);
+  TableArtifact present("");
+  artifact = loadWithWorkspace(present, "4096");
+  ASSERT_TRUE(artifact.ok()) << artifact.status();
+  EXPECT_EQ((*artifact)->description().workspace_bytes, 4096);
+}
+
+TEST(ArtifactWorkspaceTest, ABadArenaSizeIsRefused) {
+  for (const char *bad : {"-64", "1.5", "\"64\""}) {
+    TableArtifact source("");
+    auto artifact = loadWithWorkspace(source, bad);
+    ASSERT_FALSE(artifact.ok()) << bad;
+    EXPECT_EQ(artifact.status().message(),
+              "<table>: invalid artifact description: 'workspace_bytes' must "
+              "be an integer >= 0")
+        << bad;
+  }
+}
+
 } // namespace
 } // namespace nn

@@ -389,4 +389,99 @@ def OutlineParallelLoopsPass
   ];
 }
 
+def PlanBuffersPass : Pass<"nn-plan-buffers", "::mlir::ModuleOp"> {
+  let summary = "Place a function's statically sized intermediate buffers "
+                "in one per-call arena instead of a malloc each";
+  let description = [{
+    Runs after bufferization and buffer-deallocation-pipeline, before
+    nn-outline-parallel-loops. In every function with a body, each
+    `memref.alloc` of the entry block with a static shape, an identity layout
+    and no escape becomes a memref over one arena at an offset planned here,
+    and the `memref.dealloc`s of the buffer (and of its views) are erased. The arena is acquired once at entry from the runtime and
+    released before every return:
+
+    ```c
+    void *nn_rt_workspace_acquire(int64_t bytes);
+    void nn_rt_workspace_release(void *block);
+    ```
+
+    (runtime/include/nn/Runtime/Kernels.h: a block cached per thread, so the
+    function stays re-entrant and allocates nothing per call once the thread
+    has its block). The function gets `nn.workspace_bytes`, the arena's
+    size, which the artifact description reports as "workspace_bytes".
+
+    A buffer is live from its alloc to the last op of the entry block that
+    uses it, a view of it (subview, reshape, cast, ...) or an address taken
+    from it (`memref.extract_aligned_pointer_as_index` and what is computed
+    from that, through `llvm.store` into a slot to the op that reads the
+    slot), a use nested in a loop or region counting as a use by the whole
+    op. Buffers whose live ranges overlap get disjoint bytes; offsets are
+    assigned greedily, largest buffer first, each in the smallest gap that
+    fits (best fit), in units of 64 bytes, the alignment of every buffer.
+
+    Left alone (stay a heap allocation; `emit-remarks` says why, as does
+    `-debug-only=nn-plan-buffers`): dynamic sizes, layouts other than the
+    identity, memory spaces, allocs inside a loop or region (each iteration
+    of an `scf.forall` body runs on its own thread and needs its own buffer),
+    buffers returned or passed through a region's terminator or into a
+    region as an iteration argument, buffers merged with another buffer
+    (`arith.select`), and alignments above 64 bytes. Functions with more than
+    one block are left alone as a whole.
+
+    Each planned buffer is a descriptor built from its address (arena +
+    offset) and cast to its memref type, which finalize-memref-to-llvm folds
+    away; not a `memref.view` of an i8 arena, because expand-strided-metadata
+    folds `memref.extract_aligned_pointer_as_index` through any view-like op
+    to the op's source, which is wrong for `memref.view` (it moves the
+    aligned pointer) and would hand the kernels the arena's first byte.
+
+    Before:
+    ```mlir
+    func.func @f(%out: memref<64xf32>) {
+      %a = memref.alloc() {alignment = 64 : i64} : memref<64xf32>
+      ... writes %a ...
+      %b = memref.alloc() {alignment = 64 : i64} : memref<64xf32>
+      ... reads %a, writes %b ...
+      memref.dealloc %a : memref<64xf32>
+      ... reads %b, writes %out ...
+      memref.dealloc %b : memref<64xf32>
+      return
+    }
+    ```
+    After:
+    ```mlir
+    func.func @f(%out: memref<64xf32>) attributes {nn.workspace_bytes = 512 : i64} {
+      %p = call @nn_rt_workspace_acquire(%c512) : (i64) -> !llvm.ptr
+      ...                                 // descriptor of (%p, 0, [64], [1])
+      %a = builtin.unrealized_conversion_cast %da : ... to memref<64xf32>
+      %pb = llvm.getelementptr %p[256] : (!llvm.ptr) -> !llvm.ptr, i8
+      ...                                 // descriptor of (%pb, 0, [64], [1])
+      %b = builtin.unrealized_conversion_cast %db : ... to memref<64xf32>
+      ...
+      call @nn_rt_workspace_release(%p) : (!llvm.ptr) -> ()
+      return
+    }
+    ```
+  }];
+  let options = [
+    Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
+           "Attach a remark to each alloc saying where it was placed or why "
+           "it stays a heap allocation">,
+  ];
+  let statistics = [
+    Statistic<"numPlanned", "planned", "Allocations placed in an arena">,
+    Statistic<"numLeftAlone", "left-alone",
+              "Allocations left as heap allocations">,
+    Statistic<"plannedBytes", "planned-bytes",
+              "Bytes of the planned allocations, summed (64-byte units)">,
+    Statistic<"arenaBytes", "arena-bytes", "Bytes of the arenas, summed">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 #endif // NN_CONVERSION_PASSES_TD

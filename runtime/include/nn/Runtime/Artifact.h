@@ -90,6 +90,10 @@ struct ArtifactDescription {
   /// and how many counters one run uses.
   bool has_rng = false;
   uint64_t rng_draws = 0;
+  /// The bytes of the arena forward takes from the calling thread's
+  /// workspace for its planned intermediates (nn-plan-buffers); 0 when none
+  /// or when the artifact does not say.
+  int64_t workspace_bytes = 0;
 };
 
 class Artifact {

@@ -209,6 +209,22 @@ NN_RT_EXPORT void *nn_rt_context_buffer(void **slots, int64_t index,
 NN_RT_EXPORT void **nn_rt_context_create(int64_t count);
 NN_RT_EXPORT void nn_rt_context_destroy(void **slots, int64_t count);
 
+/// The arena of a compiled forward's planned intermediates (nn-plan-buffers):
+/// a block of at least `bytes` bytes, 64-byte aligned, that stays the
+/// caller's until nn_rt_workspace_release. Each thread keeps one block
+/// cached between calls, grown when a larger one is asked for, so a forward
+/// run again on the same thread allocates nothing; it is freed when the
+/// thread exits (or this copy of the kernels is unloaded). An acquire while
+/// the thread's block is out (a forward inside a forward) gets a block of
+/// its own, freed by its release. Aborts when memory is exhausted, as the
+/// compiled code's other allocations do.
+NN_RT_EXPORT void *nn_rt_workspace_acquire(int64_t bytes);
+NN_RT_EXPORT void nn_rt_workspace_release(void *block);
+
+/// How many blocks nn_rt_workspace_acquire has allocated in this copy of
+/// the kernels since it was loaded: steady state means it stops growing.
+NN_RT_EXPORT int64_t nn_rt_workspace_allocations(void);
+
 #ifdef __cplusplus
 }
 #endif
