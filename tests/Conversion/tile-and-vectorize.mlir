@@ -435,12 +435,18 @@ func.func @int_row_sum(%x: tensor<16x64xi32>, %init: tensor<16xi32>) -> tensor<1
 #row = affine_map<(d0, d1) -> (d0)>
 #all = affine_map<(d0, d1) -> ()>
 
-// Float row sums left scalar: a row of 37 (no block of 8 divides it), and
-// a sum of everything into a scalar (no output dimension for the lanes).
+// Float row sums left scalar: a row of 37 (no block of 8 divides it); a
+// sum of everything into a scalar (no output dimension for the lanes); a
+// sum over two dimensions whose input is innermost along the outer one
+// (blocks of it would interleave with the inner reduction loop and change
+// the order).
 // CHECK-LABEL: func.func @row_sum_odd
 // CHECK: linalg.generic
 // CHECK-NOT: vector.
 // CHECK-LABEL: func.func @sum_all
+// CHECK: linalg.generic
+// CHECK-NOT: vector.
+// CHECK-LABEL: func.func @sum_two_dims_transposed
 // CHECK: linalg.generic
 // CHECK-NOT: vector.
 func.func @row_sum_odd(%x: tensor<16x37xf32>, %init: tensor<16xf32>) -> tensor<16xf32> {
@@ -460,6 +466,18 @@ func.func @sum_all(%x: tensor<16x64xf32>, %init: tensor<f32>) -> tensor<f32> {
     linalg.yield %y : f32
   } -> tensor<f32>
   return %r : tensor<f32>
+}
+
+#t3 = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+#o3 = affine_map<(d0, d1, d2) -> (d0)>
+func.func @sum_two_dims_transposed(%x: tensor<16x4x64xf32>, %init: tensor<16xf32>) -> tensor<16xf32> {
+  %r = linalg.generic {indexing_maps = [#t3, #o3], iterator_types = ["parallel", "reduction", "reduction"]}
+      ins(%x : tensor<16x4x64xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %y = arith.addf %o, %in : f32
+    linalg.yield %y : f32
+  } -> tensor<16xf32>
+  return %r : tensor<16xf32>
 }
 
 // -----

@@ -83,6 +83,17 @@ bool reductionOrderIsFree(linalg::LinalgOp op) {
   return true;
 }
 
+/// Whether a reduction loop of `op` nested inside loop `dim` has more than
+/// one iteration.
+bool reducesInside(linalg::LinalgOp op, int64_t dim) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (int64_t d = dim + 1; d < int64_t(ranges.size()); ++d)
+    if (iterators[d] == utils::IteratorType::reduction && ranges[d] != 1)
+      return true;
+  return false;
+}
+
 /// Whether the vectors of `op` lower to LLVM: every operand's elements are
 /// whole bytes (a vector of i1 is stored as packed bits, a memref of i1 one
 /// byte per element), and no body op has several results (such as
@@ -272,13 +283,14 @@ struct TileAndVectorizePass
     if (ranges.empty() || ShapedType::isDynamicShape(ranges) ||
         llvm::is_contained(ranges, 0) || !op.hasOnlyProjectedPermutations())
       return;
-    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     // Vectors run along the output's innermost dimension, or along an
     // input's innermost reduction when that keeps every bit. A reduction
     // that must keep its order (a float sum) along an input's innermost
     // dimension keeps the output's dimension in the lanes and walks the
     // reduction in blocks as wide as the lanes (`rdim` >= 0 below): each
-    // lane still adds its own row's elements one by one.
+    // lane still adds its own row's elements one by one. That is the
+    // scalar loops' order only if no reduction loop inside `rdim` has more
+    // than one iteration (those would run between the blocks' elements).
     int64_t vdim = vectorDim(op);
     int64_t rdim = innermostReductionDim(op);
     int64_t width = vectorSize;
@@ -293,7 +305,8 @@ struct TileAndVectorizePass
             ? vectorTile(ranges[vdim], width)
             : 0;
     int64_t rtile = rdim >= 0 ? vectorTile(ranges[rdim], reductionLanes) : 0;
-    if (rdim >= 0 && (reductionLanes <= 1 || !rtile))
+    if (rdim >= 0 &&
+        (reductionLanes <= 1 || !rtile || reducesInside(op, rdim)))
       vtile = 0;
 
     std::optional<std::pair<unsigned, int64_t>> parallel;
