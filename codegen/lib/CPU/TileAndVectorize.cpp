@@ -21,6 +21,9 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/Debug.h"
 
+#include <cmath>
+#include <limits>
+
 #define DEBUG_TYPE "nn-tile-and-vectorize"
 
 namespace mlir::nn {
@@ -271,6 +274,36 @@ struct Transpose8x8ToShuffles : public OpRewritePattern<vector::TransposeOp> {
   }
 };
 
+/// MLIR's log approximation reads the exponent field of its input, which
+/// is wrong for subnormal inputs (below 2^-126, where libm is exact). Those
+/// are scaled by 2^23 first and 23·ln 2 subtracted from the result; zero,
+/// negative and NaN inputs keep their special results.
+void scaleSubnormalLogInput(RewriterBase &rewriter, math::LogOp log) {
+  auto type = llvm::cast<ShapedType>(log.getType());
+  Location loc = log.getLoc();
+  auto splat = [&](float value) -> Value {
+    return rewriter.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(type, rewriter.getF32FloatAttr(value)));
+  };
+  rewriter.setInsertionPoint(log);
+  Value x = log.getOperand();
+  Value subnormal = rewriter.create<arith::CmpFOp>(
+      loc, arith::CmpFPredicate::OLT, x,
+      splat(std::numeric_limits<float>::min()));
+  Value scaled = rewriter.create<arith::MulFOp>(loc, x, splat(0x1p23f));
+  Value input = rewriter.create<arith::SelectOp>(loc, subnormal, scaled, x);
+  rewriter.modifyOpInPlace(log, [&] { log->setOperand(0, input); });
+  rewriter.setInsertionPointAfter(log);
+  Value shifted =
+      rewriter.create<arith::SubFOp>(loc, log, splat(23 * float(M_LN2)));
+  Value result =
+      rewriter.create<arith::SelectOp>(loc, subnormal, shifted, log);
+  rewriter.replaceAllUsesExcept(
+      log, result,
+      SmallPtrSet<Operation *, 2>{shifted.getDefiningOp(),
+                                  result.getDefiningOp()});
+}
+
 struct TileAndVectorizePass
     : public nn::impl::TileAndVectorizePassBase<TileAndVectorizePass> {
   using TileAndVectorizePassBase::TileAndVectorizePassBase;
@@ -357,6 +390,8 @@ struct TileAndVectorizePass
   /// Original ops fused into a row tile by fuseRowsInto (erased when the
   /// pass is done with them).
   llvm::SmallPtrSet<Operation *, 16> fused;
+  /// The scf.forall loops fuseRowsInto made.
+  SmallVector<Operation *> rowTiles;
 
   /// When `root` is an elementwise op that consumes a row reduction
   /// (softmax's division by the row sums, layer_norm's normalization),
@@ -426,6 +461,8 @@ struct TileAndVectorizePass
       rewriter.replaceAllUsesWith(value, result->replacements.lookup(value));
     fused.insert(root);
     fused.insert(result->fusedProducers.begin(), result->fusedProducers.end());
+    if (!result->loops.empty())
+      rowTiles.push_back(result->loops.front().getOperation());
     LLVM_DEBUG(llvm::dbgs() << "fused " << result->fusedProducers.size()
                             << " producers into row tiles of " << root
                             << "\n");
@@ -449,6 +486,7 @@ struct TileAndVectorizePass
     // Only ops already in the function: tiling creates new ones.
     SmallVector<linalg::LinalgOp> ops;
     fused.clear();
+    rowTiles.clear();
     func.walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() &&
           llvm::isa<TilingInterface>(op.getOperation()))
@@ -464,7 +502,8 @@ struct TileAndVectorizePass
       // Producers fused into several consumers' tiles (layer_norm's mean
       // feeds both the variance and the normalization) are computed once.
       DominanceInfo dominance(func);
-      eliminateCommonSubExpressions(rewriter, dominance, func);
+      for (Operation *loop : rowTiles)
+        eliminateCommonSubExpressions(rewriter, dominance, loop);
       ops.clear();
       func.walk([&](linalg::LinalgOp op) {
         if (op.hasPureTensorSemantics() &&
@@ -539,6 +578,10 @@ struct TileAndVectorizePass
     });
     if (ops.empty())
       return success();
+    IRRewriter rewriter(&getContext());
+    for (Operation *op : ops)
+      if (auto log = llvm::dyn_cast<math::LogOp>(op))
+        scaleSubnormalLogInput(rewriter, log);
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(patterns);
     GreedyRewriteConfig config;

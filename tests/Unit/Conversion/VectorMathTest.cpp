@@ -7,8 +7,10 @@
 // so every binade is covered from the smallest normal numbers to the
 // largest) and bounds the error in ulp against the correctly rounded value
 // (libm in double precision, rounded once). The bounds are what the
-// approximations reach here, with a small margin; a golden test at
-// rtol 1.3e-6 (about 10 ulp) tolerates each of them.
+// approximations reach here, with a margin of one ulp; a golden test at
+// rtol 1.3e-6 (about 10 ulp) tolerates each of them. Where the result is
+// subnormal (exp below -87.3) the approximation flushes to zero; only the
+// absolute error (below 2^-126) is bounded there.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,12 +44,13 @@ struct MathCase {
 };
 
 /// The functions the pass approximates, each over the range where its
-/// result is a normal float. Outside of it the results are checked only
-/// for their special values (below).
+/// result is a normal float (log: every positive float, subnormal inputs
+/// included); beyond it, and at special values, SpecialValuesMatchLibm
+/// checks. Measured here: exp and log 1 ulp, erf 3, tanh 4.
 const MathCase kCases[] = {
     {"exp", -87.0f, 88.0f, [](double x) { return std::exp(x); }, 2},
-    {"log", 1.2e-38f, 3.4e38f, [](double x) { return std::log(x); }, 2},
-    {"tanh", -10.0f, 10.0f, [](double x) { return std::tanh(x); }, 4},
+    {"log", 1e-45f, 3.4e38f, [](double x) { return std::log(x); }, 2},
+    {"tanh", -10.0f, 10.0f, [](double x) { return std::tanh(x); }, 5},
     {"erf", -4.0f, 4.0f, [](double x) { return std::erf(x); }, 4},
 };
 
@@ -186,9 +189,9 @@ TEST_F(VectorMathTest, ErrorInUlpIsBounded) {
 TEST_F(VectorMathTest, SpecialValuesMatchLibm) {
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  const std::vector<float> specials = {0.0f,  -0.0f, inf,     -inf,   nan,
-                                       1.0f,  -1.0f, 100.0f,  -100.0f,
-                                       1e-30f, -1e-30f, 88.7f, -88.7f};
+  const std::vector<float> specials = {
+      0.0f,   -0.0f,   inf,   -inf,   nan,    1.0f,    -1.0f,  100.0f,
+      -100.0f, 1e-30f, -1e-30f, 88.7f, -88.7f, 1e-45f, 1e-40f, -1e-40f};
   std::vector<std::vector<float>> inputs(std::size(kCases),
                                          std::vector<float>(kPoints, 1.0f));
   for (auto &values : inputs)
