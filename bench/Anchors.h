@@ -59,6 +59,10 @@ std::unique_ptr<Runner> torchTransformer(const NamedTensors &w, HostTensor x,
                                          int64_t heads, int64_t dFF);
 std::unique_ptr<Runner> torchMatmul(HostTensor a, HostTensor b);
 std::unique_ptr<Runner> torchAffineRelu(HostTensor x, float a, float b);
+/// softmax along the last dimension of x [rows, cols].
+std::unique_ptr<Runner> torchSoftmax(HostTensor x);
+/// layer_norm over the last dimension of x with w's "weight" and "bias".
+std::unique_ptr<Runner> torchLayerNorm(const NamedTensors &w, HostTensor x);
 
 // --- oneDNN with its preferred (blocked) layouts (DnnlAnchors.cpp) ---------
 void setDnnlThreads(int threads);

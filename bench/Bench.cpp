@@ -110,6 +110,14 @@ public:
 };
 NN_MODULE(AffineRelu);
 
+/// W8: softmax along the rows of a [rows, 128] input (attention-sized rows).
+class SoftmaxRowsImpl : public nn::Module {
+public:
+  SoftmaxRowsImpl() : Module("SoftmaxRows") {}
+  nn::Tensor forward(const nn::Tensor &x) { return nn::F::softmax(x, 1); }
+};
+NN_MODULE(SoftmaxRows);
+
 // --- Data -------------------------------------------------------------------
 
 /// Fills every float tensor of `model` from a seeded generator: weights
@@ -445,6 +453,24 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
         w.make[Impl::hand] = [&w](int threads) {
           return bench::handAffineRelu(host(w.inputs[0]), kScale, kShift,
                                        threads);
+        };
+      });
+  // W8/W9: the row reductions of W4 on their own (generated code, no
+  // GEMM): softmax over [1024, 128] and layer_norm over [1024, 256]. Both
+  // fit in L2/L3, so no bandwidth roofline; the flop counts are nominal.
+  add("W8_softmax_1024x128", 5.0 * 1024 * 128, 0,
+      [](Workload &w) {
+        adopt(w, SoftmaxRows(), {randomTensor({1024, 128}, 18)}, 8);
+        w.make[Impl::libtorch] = [&w](int) {
+          return bench::torchSoftmax(host(w.inputs[0]));
+        };
+      });
+  add("W9_layer_norm_1024x256", 8.0 * 1024 * 256, 0,
+      [](Workload &w) {
+        adopt(w, nn::LayerNorm(nn::LayerNormOptions({256})),
+              {randomTensor({1024, 256}, 19)}, 9);
+        w.make[Impl::libtorch] = [&w](int) {
+          return bench::torchLayerNorm(w.hostWeights, host(w.inputs[0]));
         };
       });
   // W7: what nn-optimize's fusion (and batch-norm folding) buys on the

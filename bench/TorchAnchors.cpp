@@ -137,4 +137,18 @@ std::unique_ptr<Runner> torchAffineRelu(HostTensor x, float a, float b) {
       [=] { return torch::relu(in * a + b); });
 }
 
+std::unique_ptr<Runner> torchSoftmax(HostTensor x) {
+  auto in = toTorch(x);
+  return std::make_unique<TorchRunner>([=] { return torch::softmax(in, -1); });
+}
+
+std::unique_ptr<Runner> torchLayerNorm(const NamedTensors &w, HostTensor x) {
+  auto in = toTorch(x);
+  auto weight = at(w, "weight"), bias = at(w, "bias");
+  int64_t cols = x.shape.back();
+  return std::make_unique<TorchRunner>([=] {
+    return torch::layer_norm(in, {cols}, weight, bias, 1e-5);
+  });
+}
+
 } // namespace bench

@@ -4,7 +4,8 @@
 // (nn-outline-parallel-loops) give the same bits on one and two threads as a
 // plain C++ loop: elementwise ops and transposes are exact per element, and
 // a sum over an outer dimension keeps its order (each vector lane adds its
-// own column row by row). Extents with and without a power-of-two divisor
+// own column row by row), and so does a sum over the innermost dimension
+// (each lane adds its own row's elements in order). Extents with and without a power-of-two divisor
 // cover the vectorized and the scalar inner loops. Exact comparison on
 // purpose: nothing here may reassociate.
 //
@@ -103,6 +104,59 @@ TEST(ParallelLoopsTest, ColumnSumKeepsItsOrder) {
       expected[c] += x.data_ptr<float>()[r * cols + c];
   for (const Tensor &out : runOnOneAndTwoThreads(*artifact, {x}))
     expectBitsEqual(out, expected);
+}
+
+// A sum along the innermost dimension is vectorized across rows (each lane
+// one row, the row's elements added one by one), so it gives exactly the
+// bits of the sequential loop; so does a sum over a middle dimension (each
+// lane one output column). 384 columns are 48 blocks of 8; 12 middle rows.
+TEST(ParallelLoopsTest, RowAndMiddleSumsKeepTheirOrder) {
+  const int64_t outer = 512, middle = 12, inner = 384;
+  Module root("Sums");
+  auto rowSum =
+      compile(trace(root, {TensorSpec({outer, inner})}, [](const auto &in) {
+        return std::vector<Tensor>{F::sum(in[0], {1})};
+      }));
+  Tensor x = randomTensor({outer, inner}, 6);
+  std::vector<float> expected(outer, 0.0f);
+  for (int64_t r = 0; r < outer; ++r)
+    for (int64_t c = 0; c < inner; ++c)
+      expected[r] += x.data_ptr<float>()[r * inner + c];
+  for (const Tensor &out : runOnOneAndTwoThreads(*rowSum, {x}))
+    expectBitsEqual(out, expected);
+
+  auto middleSum = compile(trace(root, {TensorSpec({outer, middle, inner})},
+                                 [](const auto &in) {
+                                   return std::vector<Tensor>{
+                                       F::sum(in[0], {1})};
+                                 }));
+  Tensor y = randomTensor({outer, middle, inner}, 7);
+  std::vector<float> expectedMiddle(outer * inner, 0.0f);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t m = 0; m < middle; ++m)
+      for (int64_t i = 0; i < inner; ++i)
+        expectedMiddle[o * inner + i] +=
+            y.data_ptr<float>()[(o * middle + m) * inner + i];
+  for (const Tensor &out : runOnOneAndTwoThreads(*middleSum, {y}))
+    expectBitsEqual(out, expectedMiddle);
+}
+
+// softmax and layer_norm (row tiles fused over threads, vectorized row
+// sums, polynomial exp) give the same bits on one and two threads.
+TEST(ParallelLoopsTest, SoftmaxAndLayerNormAreThreadCountIndependent) {
+  const int64_t rows = 1024, cols = 256;
+  Module root("Rows");
+  auto artifact =
+      compile(trace(root, {TensorSpec({rows, cols})}, [](const auto &in) {
+        return std::vector<Tensor>{
+            F::softmax(in[0], 1) +
+            F::layer_norm(in[0], F::LayerNormFuncOptions({cols}))};
+      }));
+  Tensor x = randomTensor({rows, cols}, 8);
+  std::vector<Tensor> results = runOnOneAndTwoThreads(*artifact, {x});
+  ASSERT_EQ(results.size(), 2u);
+  const float *one = results[0].data_ptr<float>();
+  expectBitsEqual(results[1], std::vector<float>(one, one + rows * cols));
 }
 
 TEST(ParallelLoopsTest, TransposeIsExact) {

@@ -282,12 +282,44 @@ def TileAndVectorizePass
     When an input is read along a reduction loop in its innermost
     dimension, that loop is the vector dimension if the combiner does not
     depend on the order (float maximum/minimum, as in softmax's row
-    maximum; integer arithmetic); for a float sum (softmax's or
-    layer_norm's row sum, a matmul's k) vectorizing would reassociate the
-    sum and change the last bits, and order-keeping lanes would be strided
-    gathers, so such an op is only split over threads. Reductions over
-    outer dimensions keep their order: each lane accumulates its own output
-    element.
+    maximum; integer arithmetic). A float sum along it (softmax's and
+    layer_norm's row sums, sum/mean/var over the last dimension, a matmul's
+    k) is vectorized across rows instead: the output's innermost dimension
+    stays in the vector lanes (`reduction-lanes` of them, 8 floats per AVX2
+    register) and the reduction loop is walked in blocks of the same width.
+    Inside a block the lane loop is made innermost, so the rows' elements
+    arrive by a transposed read (contiguous row loads and an 8x8 shuffle
+    transpose) and the block is reduced by one vector add per element, in
+    order. Every lane adds its own row's elements one by one exactly as the
+    scalar loop does, so the result is bit-identical to the unvectorized
+    code and independent of the thread count, and no golden tolerance was
+    loosened. (The alternative, PyTorch's in-row split into 8 partial sums
+    and a fixed tree, also meets the goldens, but it changes the last bits,
+    and needs a horizontal combine per row; across rows it costs only the
+    transposes.) Reductions over outer dimensions keep their order too:
+    each lane accumulates its own output element.
+
+    Before that, an elementwise op that consumes row reductions (softmax's
+    division by the row sums, layer_norm's normalization) is tiled into its
+    `scf.forall` together with every linalg op it depends on whose users
+    are all in that chain (`fuse-rows`, with
+    `scf::tileConsumerAndFuseProducersUsingSCF`): a tile computes its rows'
+    maxima, sums, means and variances and then its outputs, so each block of
+    rows is read from memory once and stays in cache through every step;
+    the ops of the tile are then vectorized as above. A producer is fused
+    only where the tile takes part of it, so a reduction over the rows
+    themselves (softmax along dim 0) is not recomputed per tile.
+
+    f32 vector `math.exp`, `math.log`, `math.tanh` and `math.erf` are
+    replaced by MLIR's polynomial approximations (`polynomial-math`), which
+    stay in vector registers; LLVM would otherwise scalarize each into one
+    libm call per lane. Their error against the correctly rounded result,
+    measured by tests/Unit/Conversion/VectorMathTest.cpp (a sweep over each
+    function's range and its special values), is 1 ulp for log and for exp
+    below 88 (5 ulp in [88, 88.72]), 4 ulp for tanh and erf, well inside the
+    goldens' rtol of 1.3e-6; exp flushes subnormal results to zero.
+    MLIR's log reads the exponent field, so subnormal inputs are scaled by
+    2^23 first. Scalar math (ops left unvectorized) keeps libm.
 
     Left alone (the scalar loops of convert-linalg-to-loops lower them
     later): ops with dynamic shapes, ops with an indexing map that is not a
@@ -298,8 +330,10 @@ def TileAndVectorizePass
     which LLVM lowers only in 1-D form); ops that only move elements
     (copies, transposes: the vectorized read/write pair would fold back
     into a strided `memref.copy`, which compiled models do not link); ops
-    whose vector dimension has no suitable divisor; ops
-    `linalg::vectorize` declines.
+    whose vector dimension has no suitable divisor; float row sums whose
+    reduced extent has no block of `reduction-lanes` dividing it, whose
+    output is a scalar, or with another reduction loop inside the blocked
+    one (that would change the order); ops `linalg::vectorize` declines.
 
     Before:
     ```mlir
@@ -328,11 +362,23 @@ def TileAndVectorizePass
            /*default=*/"65536",
            "Iteration points below which an op stays on the calling "
            "thread; 0 turns parallel tiling off">,
+    Option<"reductionLanes", "reduction-lanes", "int64_t", /*default=*/"8",
+           "Rows reduced together, one per vector lane, by a float sum "
+           "along an input's innermost dimension (8 floats are one AVX2 "
+           "register); 0 or 1 leaves such sums scalar">,
+    Option<"fuseRows", "fuse-rows", "bool", /*default=*/"true",
+           "Split an elementwise op that consumes row reductions over "
+           "threads by rows together with the ops it depends on, so each "
+           "block of rows streams from memory once">,
+    Option<"polynomialMath", "polynomial-math", "bool", /*default=*/"true",
+           "Replace f32 vector exp/log/tanh/erf by MLIR's polynomial "
+           "approximations instead of one libm call per lane">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect",
