@@ -81,6 +81,26 @@ struct ConvCase {
   bool bias, relu;
 };
 
+/// A case's output size, random input, weight and bias, and its epilogue
+/// (the bias per output channel, then relu when asked).
+struct ConvData {
+  ConvData(const ConvCase &c, std::mt19937 &rng)
+      : OH((c.H + 2 * c.pad - c.dilation * (c.KH - 1) - 1) / c.stride + 1),
+        OW((c.W + 2 * c.pad - c.dilation * (c.KW - 1) - 1) / c.stride + 1),
+        in(randomVector(c.N * c.C * c.H * c.W, rng)),
+        w(randomVector(c.O * c.C * c.KH * c.KW, rng)),
+        b(randomVector(c.O, rng)) {
+    if (c.bias)
+      ep.addends[0] = {b.data(), 0, 1, 0};
+    ep.activation = c.relu ? NN_RT_ACT_RELU : NN_RT_ACT_NONE;
+  }
+  ConvData(const ConvData &) = delete; // ep points into b
+
+  int64_t OH, OW;
+  std::vector<float> in, w, b;
+  nn_rt_epilogue ep = {};
+};
+
 /// Through the entry point, which picks the direct kernel for most of these
 /// windows; DirectConvTest.cpp runs the implicit GEMM on each of its own.
 TEST_P(KernelsTest, Conv2dMatchesLoops) {
@@ -95,16 +115,11 @@ TEST_P(KernelsTest, Conv2dMatchesLoops) {
                      ConvCase{1, 8, 6, 6, 150, 3, 3, 1, 1, 1, true, false},
                      // 1x1 with stride: the gather, not the plain GEMM.
                      ConvCase{2, 6, 9, 9, 5, 1, 1, 2, 0, 1, true, false}}) {
-    int64_t OH = (c.H + 2 * c.pad - c.dilation * (c.KH - 1) - 1) / c.stride + 1;
-    int64_t OW = (c.W + 2 * c.pad - c.dilation * (c.KW - 1) - 1) / c.stride + 1;
-    auto in = randomVector(c.N * c.C * c.H * c.W, rng);
-    auto w = randomVector(c.O * c.C * c.KH * c.KW, rng);
-    auto b = randomVector(c.O, rng);
+    ConvData d(c, rng);
+    const int64_t OH = d.OH, OW = d.OW;
+    const auto &in = d.in, &w = d.w, &b = d.b;
+    const nn_rt_epilogue &ep = d.ep;
     std::vector<float> out(c.N * c.O * OH * OW, NAN);
-    nn_rt_epilogue ep = {};
-    if (c.bias)
-      ep.addends[0] = {b.data(), 0, 1, 0};
-    ep.activation = c.relu ? NN_RT_ACT_RELU : NN_RT_ACT_NONE;
     nn_rt_conv2d_nchw(c.N, c.C, c.H, c.W, in.data(), c.O, c.KH, c.KW, w.data(),
                       c.stride, c.stride, c.pad, c.pad, c.dilation, c.dilation,
                       OH, OW, out.data(), &ep);
@@ -560,16 +575,11 @@ TEST_P(KernelsTest, Conv2dPackedWeightIsBitIdentical) {
                      ConvCase{2, 40, 9, 13, 70, 3, 3, 1, 1, 1, true, true},
                      ConvCase{1, 8, 6, 6, 150, 3, 3, 1, 1, 1, true, false},
                      ConvCase{2, 64, 28, 28, 64, 3, 3, 1, 1, 1, true, true}}) {
-    int64_t OH = (c.H + 2 * c.pad - c.dilation * (c.KH - 1) - 1) / c.stride + 1;
-    int64_t OW = (c.W + 2 * c.pad - c.dilation * (c.KW - 1) - 1) / c.stride + 1;
-    auto in = randomVector(c.N * c.C * c.H * c.W, rng);
-    auto w = randomVector(c.O * c.C * c.KH * c.KW, rng);
-    auto b = randomVector(c.O, rng);
+    ConvData d(c, rng);
+    const int64_t OH = d.OH, OW = d.OW;
+    const auto &in = d.in, &w = d.w;
+    const nn_rt_epilogue &ep = d.ep;
     std::vector<float> want(c.N * c.O * OH * OW, NAN), got = want;
-    nn_rt_epilogue ep = {};
-    if (c.bias)
-      ep.addends[0] = {b.data(), 0, 1, 0};
-    ep.activation = c.relu ? NN_RT_ACT_RELU : NN_RT_ACT_NONE;
     nn_rt_conv2d_nchw(c.N, c.C, c.H, c.W, in.data(), c.O, c.KH, c.KW, w.data(),
                       c.stride, c.stride, c.pad, c.pad, c.dilation, c.dilation,
                       OH, OW, want.data(), &ep);
