@@ -14,6 +14,8 @@
 #include "nn/Runtime/Kernels.h"
 #include "nn/nn.h"
 
+#include "E2ETestUtil.h"
+
 #include "gtest/gtest.h"
 
 #include <random>
@@ -23,17 +25,9 @@ using namespace nn;
 
 namespace {
 
-constexpr float kScale = 1.5f, kShift = -0.25f;
+using nn::testing::randomTensor;
 
-Tensor randomTensor(std::vector<int64_t> shape, uint32_t seed) {
-  Tensor t = Tensor::zeros(shape, DType::f32);
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist;
-  float *p = t.data_ptr<float>();
-  for (int64_t i = 0; i < t.numel(); ++i)
-    p[i] = dist(rng);
-  return t;
-}
+constexpr float kScale = 1.5f, kShift = -0.25f;
 
 /// Runs `artifact` on `inputs` with 1 and 2 threads; returns both outputs.
 std::vector<Tensor> runOnOneAndTwoThreads(Artifact &artifact,

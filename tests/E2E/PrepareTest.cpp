@@ -13,6 +13,8 @@
 
 #include "models/SimpleMLP.h"
 
+#include "E2ETestUtil.h"
+
 #include "nn/nn.h"
 
 #include "gtest/gtest.h"
@@ -24,14 +26,7 @@ using namespace nn;
 
 namespace {
 
-const std::string kGoldens = NN_SOURCE_DIR "/tests/reference/goldens/simple_mlp";
-
-SafetensorsContents load(const std::string &name) {
-  auto contents = load_safetensors(kGoldens + "/" + name);
-  if (!contents.ok())
-    throw Error(std::string(contents.status().message()));
-  return *std::move(contents);
-}
+using nn::testing::loadSimpleMLPGolden;
 
 bool sameBits(const Tensor &a, const Tensor &b) {
   return a.shape() == b.shape() && a.dtype() == b.dtype() &&
@@ -51,11 +46,11 @@ TEST(PrepareTest, LoadStateDictRepreparesAndMatchesPyTorch) {
   models::SimpleMLP model;
   model->eval();
   CompiledModule compiled(model, {TensorSpec({64, 784})});
-  Tensor input = load("inputs.safetensors").tensors.at("input.0");
-  Tensor expected = load("outputs.safetensors").tensors.at("output.0");
+  Tensor input = loadSimpleMLPGolden("inputs.safetensors").tensors.at("input.0");
+  Tensor expected = loadSimpleMLPGolden("outputs.safetensors").tensors.at("output.0");
   Tensor before = compiled({input}).at(0); // random init, packed
   // PyTorch's weights copied into the same tensors.
-  model->load_state_dict(load("weights.safetensors").tensors);
+  model->load_state_dict(loadSimpleMLPGolden("weights.safetensors").tensors);
   Tensor after = compiled({input}).at(0);
   EXPECT_EQ(compiled.compile_count(), 1u);
   EXPECT_EQ(compiled.reprepare_count(), 1u);
@@ -71,7 +66,7 @@ TEST(PrepareTest, AnOptimizerStyleUpdateIsNeverReadStale) {
   model->eval();
   std::vector<TensorSpec> specs{TensorSpec({64, 784})};
   CompiledModule compiled(model, specs);
-  Tensor input = load("inputs.safetensors").tensors.at("input.0");
+  Tensor input = loadSimpleMLPGolden("inputs.safetensors").tensors.at("input.0");
   compiled({input});
   // w -= 0.5 * w on every parameter, written through data_ptr as an SGD
   // step would: each call must see the weights as they are now.

@@ -8,6 +8,8 @@
 
 #include "models/SimpleMLP.h"
 
+#include "E2ETestUtil.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -18,14 +20,7 @@ using namespace nn;
 
 namespace {
 
-const std::string kGoldens = NN_SOURCE_DIR "/tests/reference/goldens/simple_mlp";
-
-SafetensorsContents load(const std::string &name) {
-  auto contents = load_safetensors(kGoldens + "/" + name);
-  if (!contents.ok())
-    throw Error(std::string(contents.status().message()));
-  return *std::move(contents);
-}
+using nn::testing::loadSimpleMLPGolden;
 
 void expectClose(const Tensor &actual, const Tensor &expected) {
   ASSERT_EQ(actual.shape(), expected.shape());
@@ -40,10 +35,10 @@ class SimpleMLPTest : public ::testing::Test {
 protected:
   void SetUp() override {
     model->eval();
-    weights = load("weights.safetensors").tensors;
+    weights = loadSimpleMLPGolden("weights.safetensors").tensors;
     model->load_state_dict(weights);
-    input = load("inputs.safetensors").tensors.at("input.0");
-    expected = load("outputs.safetensors").tensors.at("output.0");
+    input = loadSimpleMLPGolden("inputs.safetensors").tensors.at("input.0");
+    expected = loadSimpleMLPGolden("outputs.safetensors").tensors.at("output.0");
   }
   models::SimpleMLP model;
   StateDict weights;

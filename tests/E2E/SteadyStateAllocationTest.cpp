@@ -17,6 +17,8 @@
 #include "nn/Runtime/Kernels.h"
 #include "nn/nn.h"
 
+#include "E2ETestUtil.h"
+
 #include "gtest/gtest.h"
 
 #include <atomic>
@@ -35,6 +37,8 @@ void __libc_free(void *pointer);
 }
 
 namespace {
+
+using nn::testing::randomTensor;
 
 std::atomic<bool> counting{false};
 std::atomic<int64_t> allocations{0};
@@ -80,16 +84,6 @@ extern "C" void free(void *pointer) noexcept { __libc_free(pointer); }
 using namespace nn;
 
 namespace {
-
-Tensor randomTensor(std::vector<int64_t> shape, uint32_t seed) {
-  Tensor t = Tensor::zeros(shape, DType::f32);
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist;
-  float *p = t.data_ptr<float>();
-  for (int64_t i = 0; i < t.numel(); ++i)
-    p[i] = dist(rng);
-  return t;
-}
 
 /// A block with several intermediates of different sizes and lifetimes:
 /// linear → gelu → linear (+ residual) → layer_norm → softmax, in the
