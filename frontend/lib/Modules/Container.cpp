@@ -66,13 +66,21 @@ static Error outOfRange(const char *container, size_t index, size_t size) {
                container + " of size " + std::to_string(size));
 }
 
+namespace detail {
+const AnyModule &ModuleSequence::operator[](size_t index) const {
+  if (index >= items_.size())
+    throw outOfRange(container_, index, items_.size());
+  return items_[index];
+}
+} // namespace detail
+
 //===----------------------------------------------------------------------===//
 // Sequential
 //===----------------------------------------------------------------------===//
 
 SequentialImpl::SequentialImpl(
     std::initializer_list<std::pair<std::string, AnyModule>> named)
-    : Cloneable("Sequential") {
+    : Cloneable("Sequential"), ModuleSequence("Sequential") {
   for (const auto &[name, module] : named)
     push_back(name, module);
 }
@@ -88,12 +96,6 @@ void SequentialImpl::push_back(std::string name, AnyModule module) {
                   "\" is already in it");
   register_module(std::move(name), module.ptr());
   items_.push_back(std::move(module));
-}
-
-const AnyModule &SequentialImpl::operator[](size_t index) const {
-  if (index >= items_.size())
-    throw outOfRange("Sequential", index, items_.size());
-  return items_[index];
 }
 
 Tensor SequentialImpl::forward(const Tensor &input) {
@@ -126,12 +128,6 @@ void ModuleListImpl::insert(size_t index, AnyModule module) {
   // the last name is new and comes last.
   for (size_t i = items_.size(); i-- > index;)
     register_module(std::to_string(i), items_[i].ptr());
-}
-
-const AnyModule &ModuleListImpl::operator[](size_t index) const {
-  if (index >= items_.size())
-    throw outOfRange("ModuleList", index, items_.size());
-  return items_[index];
 }
 
 //===----------------------------------------------------------------------===//

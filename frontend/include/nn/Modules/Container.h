@@ -85,6 +85,35 @@ inline constexpr bool not_self_v =
 
 /// "torch.float32 of size 3x4" as ParameterList prints a parameter.
 std::string parameter_summary(const Tensor &tensor, bool torch_typename);
+
+/// The modules of Sequential and ModuleList in order, read by position.
+/// Adding them stays with each container: registration is what names them.
+class ModuleSequence {
+public:
+  size_t size() const { return items_.size(); }
+  bool is_empty() const { return items_.empty(); }
+  /// The i-th module; nn::Error when out of range.
+  const AnyModule &operator[](size_t index) const;
+  std::shared_ptr<Module> ptr(size_t index) const {
+    return (*this)[index].ptr();
+  }
+  template <typename T> std::shared_ptr<T> ptr(size_t index) const {
+    return (*this)[index].template ptr<T>();
+  }
+  std::vector<AnyModule>::const_iterator begin() const {
+    return items_.begin();
+  }
+  std::vector<AnyModule>::const_iterator end() const { return items_.end(); }
+
+protected:
+  /// `container` names the container in errors ("Sequential").
+  explicit ModuleSequence(const char *container) : container_(container) {}
+
+  std::vector<AnyModule> items_;
+
+private:
+  const char *container_;
+};
 } // namespace detail
 
 //===----------------------------------------------------------------------===//
@@ -96,14 +125,16 @@ std::string parameter_summary(const Tensor &tensor, bool torch_typename);
 /// See https://pytorch.org/docs/stable/generated/torch.nn.Sequential.html
 ///   Sequential seq(Linear(4, 8), ReLU(), Linear(8, 2));
 ///   Sequential named({{"fc", Linear(4, 8)}, {"act", ReLU()}});
-class SequentialImpl : public Cloneable<SequentialImpl> {
+class SequentialImpl : public Cloneable<SequentialImpl>,
+                       public detail::ModuleSequence {
 public:
-  SequentialImpl() : Cloneable("Sequential") {}
+  SequentialImpl() : Cloneable("Sequential"), ModuleSequence("Sequential") {}
   template <typename... Modules,
             typename = std::enable_if_t<
                 sizeof...(Modules) != 0 &&
                 detail::not_self_v<SequentialImpl, Modules...>>>
-  explicit SequentialImpl(Modules &&...modules) : Cloneable("Sequential") {
+  explicit SequentialImpl(Modules &&...modules)
+      : Cloneable("Sequential"), ModuleSequence("Sequential") {
     (push_back(AnyModule(std::forward<Modules>(modules))), ...);
   }
   SequentialImpl(std::initializer_list<std::pair<std::string, AnyModule>> named);
@@ -112,21 +143,8 @@ public:
   void push_back(AnyModule module);
   /// Appends under `name`, which must be new.
   void push_back(std::string name, AnyModule module);
-  size_t size() const { return items_.size(); }
-  bool is_empty() const { return items_.empty(); }
-  /// The i-th module; nn::Error when out of range.
-  const AnyModule &operator[](size_t index) const;
-  std::shared_ptr<Module> ptr(size_t index) const { return (*this)[index].ptr(); }
-  template <typename T> std::shared_ptr<T> ptr(size_t index) const {
-    return (*this)[index].template ptr<T>();
-  }
-  std::vector<AnyModule>::const_iterator begin() const { return items_.begin(); }
-  std::vector<AnyModule>::const_iterator end() const { return items_.end(); }
 
   Tensor forward(const Tensor &input);
-
-private:
-  std::vector<AnyModule> items_;
 };
 class Sequential : public ModuleHolder<SequentialImpl> {
 public:
@@ -145,14 +163,16 @@ public:
 /// See https://pytorch.org/docs/stable/generated/torch.nn.ModuleList.html
 ///   ModuleList blocks(Block(16), Block(16));
 ///   for (const AnyModule &block : *blocks) x = block(x);
-class ModuleListImpl : public Cloneable<ModuleListImpl> {
+class ModuleListImpl : public Cloneable<ModuleListImpl>,
+                       public detail::ModuleSequence {
 public:
-  ModuleListImpl() : Cloneable("ModuleList") {}
+  ModuleListImpl() : Cloneable("ModuleList"), ModuleSequence("ModuleList") {}
   template <typename... Modules,
             typename = std::enable_if_t<
                 sizeof...(Modules) != 0 &&
                 detail::not_self_v<ModuleListImpl, Modules...>>>
-  explicit ModuleListImpl(Modules &&...modules) : Cloneable("ModuleList") {
+  explicit ModuleListImpl(Modules &&...modules)
+      : Cloneable("ModuleList"), ModuleSequence("ModuleList") {
     (push_back(AnyModule(std::forward<Modules>(modules))), ...);
   }
 
@@ -169,20 +189,6 @@ public:
   /// Inserts before position `index` (0 ≤ index ≤ size()); the modules after
   /// it move up one name, as PyTorch's ModuleList.insert renames them.
   void insert(size_t index, AnyModule module);
-
-  size_t size() const { return items_.size(); }
-  bool is_empty() const { return items_.empty(); }
-  /// The i-th module; nn::Error when out of range.
-  const AnyModule &operator[](size_t index) const;
-  std::shared_ptr<Module> ptr(size_t index) const { return (*this)[index].ptr(); }
-  template <typename T> std::shared_ptr<T> ptr(size_t index) const {
-    return (*this)[index].template ptr<T>();
-  }
-  std::vector<AnyModule>::const_iterator begin() const { return items_.begin(); }
-  std::vector<AnyModule>::const_iterator end() const { return items_.end(); }
-
-private:
-  std::vector<AnyModule> items_;
 };
 NN_MODULE(ModuleList);
 
