@@ -5,7 +5,9 @@
 // operands) and forward only reads them, so forward stays re-entrant. The
 // buffers' sizes may depend on the CPU (a packed operand's layout is the
 // dispatched kernel's), so prepare allocates each on first use; re-running
-// prepare (a rebind) refills the same buffers.
+// prepare (a rebind) refills the same buffers. Each buffer remembers its
+// size in a header in front of it, so a slot asked for more than it holds
+// is reallocated instead of overrun.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,16 +22,39 @@ extern "C" void **nn_rt_context_create(int64_t count) {
   return static_cast<void **>(calloc(n, sizeof(void *)));
 }
 
+namespace {
+/// A slot's buffer starts one alignment unit into its allocation; the unit
+/// before it holds the buffer's capacity.
+constexpr size_t kAlignment = 64;
+
+size_t &capacityOf(void *buffer) {
+  return *reinterpret_cast<size_t *>(static_cast<char *>(buffer) - kAlignment);
+}
+
+void release(void *buffer) {
+  if (buffer)
+    free(static_cast<char *>(buffer) - kAlignment);
+}
+} // namespace
+
 extern "C" void *nn_rt_context_buffer(void **slots, int64_t index,
                                       int64_t bytes) {
-  // The same call site asks for the same size on every prepare (shapes are
-  // static and the CPU, so the packed layout, does not change in-process).
+  // A call site asks for the same size on every prepare (shapes are static,
+  // and so is the CPU that picks a packed layout), so this allocates once.
+  size_t rounded =
+      (static_cast<size_t>(bytes > 0 ? bytes : 1) + kAlignment - 1) /
+      kAlignment * kAlignment;
   void *&buffer = slots[index];
-  if (!buffer) {
-    size_t rounded =
-        (static_cast<size_t>(bytes > 0 ? bytes : 1) + 63) / 64 * 64;
-    buffer = aligned_alloc(64, rounded);
+  if (buffer && capacityOf(buffer) >= rounded)
+    return buffer;
+  void *grown = nullptr;
+  if (char *block = static_cast<char *>(
+          aligned_alloc(kAlignment, rounded + kAlignment))) {
+    grown = block + kAlignment;
+    capacityOf(grown) = rounded;
   }
+  release(buffer);
+  buffer = grown;
   return buffer;
 }
 
@@ -37,6 +62,6 @@ extern "C" void nn_rt_context_destroy(void **slots, int64_t count) {
   if (!slots)
     return;
   for (int64_t i = 0; i < count; ++i)
-    free(slots[i]);
+    release(slots[i]);
   free(slots);
 }

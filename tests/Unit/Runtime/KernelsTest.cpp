@@ -600,7 +600,8 @@ TEST_P(KernelsTest, Conv2dPackedWeightIsBitIdentical) {
 }
 
 /// A context's slots: allocated on first ask, 64-byte aligned, kept (not
-/// reallocated) when prepare asks again, freed with the context.
+/// reallocated) when prepare asks again for no more, grown when asked for
+/// more, freed with the context.
 TEST(KernelsContextTest, SlotsAreAllocatedOnceAndFreedWithTheContext) {
   void **slots = nn_rt_context_create(2);
   ASSERT_NE(slots, nullptr);
@@ -610,6 +611,17 @@ TEST(KernelsContextTest, SlotsAreAllocatedOnceAndFreedWithTheContext) {
   EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % 64, 0u);
   EXPECT_EQ(slots[1], first);
   EXPECT_EQ(nn_rt_context_buffer(slots, 1, 100), first);
+  EXPECT_EQ(nn_rt_context_buffer(slots, 1, 64), first);
+  // More than the slot holds: a new buffer (allocated before the old one
+  // is freed, so never at the same address), written end to end.
+  auto *grown =
+      static_cast<unsigned char *>(nn_rt_context_buffer(slots, 1, 4096));
+  ASSERT_NE(grown, nullptr);
+  EXPECT_NE(static_cast<void *>(grown), first);
+  EXPECT_EQ(slots[1], grown);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(grown) % 64, 0u);
+  std::memset(grown, 0xab, 4096);
+  EXPECT_EQ(nn_rt_context_buffer(slots, 1, 4096), grown);
   nn_rt_context_destroy(slots, 2);
   void **empty = nn_rt_context_create(0);
   EXPECT_NE(empty, nullptr);

@@ -198,10 +198,11 @@ NN_RT_EXPORT void nn_rt_conv2d_depthwise_nchw(
     const nn_rt_epilogue *epilogue);
 
 /// The buffer in `slots[index]` of a compiled model's context, allocated
-/// (64-byte aligned, `bytes` long) on first use and kept until
-/// nn_rt_context_destroy: where prepare writes what forward reads (forward
-/// loads slots[index] directly). Null when out of memory; the packing
-/// functions skip a null buffer, and the artifact's prepare then fails.
+/// (64-byte aligned, `bytes` long) on first use, replaced by a larger one when
+/// asked for more than it holds, and kept until nn_rt_context_destroy: where
+/// prepare writes what forward reads (forward loads slots[index] directly).
+/// Null when out of memory; the packing functions skip a null buffer, and the
+/// artifact's prepare then fails.
 NN_RT_EXPORT void *nn_rt_context_buffer(void **slots, int64_t index,
                                         int64_t bytes);
 /// A context of `count` empty slots (never null for count 0), or null when
