@@ -146,6 +146,26 @@ Value reshape(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> shape,
 // nn.conv
 //===----------------------------------------------------------------------===//
 
+/// The named linalg convolution of `rank` spatial dimensions (Op2D or Op1D)
+/// of `input` and `weight`, accumulated onto `init`.
+template <typename Op2D, typename Op1D>
+Value namedConv(OpBuilder &b, Location loc, int64_t rank,
+                RankedTensorType resultType, Value input, Value weight,
+                Value init, ArrayRef<int64_t> stride,
+                ArrayRef<int64_t> dilation) {
+  auto strides = b.getI64TensorAttr(stride);
+  auto dilations = b.getI64TensorAttr(dilation);
+  if (rank == 2)
+    return b
+        .create<Op2D>(loc, resultType, ValueRange{input, weight}, init, strides,
+                      dilations)
+        .getResult(0);
+  return b
+      .create<Op1D>(loc, resultType, ValueRange{input, weight}, init, strides,
+                    dilations)
+      .getResult(0);
+}
+
 struct ConvOpLowering : public OpRewritePattern<ConvOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -183,20 +203,9 @@ struct ConvOpLowering : public OpRewritePattern<ConvOp> {
 
     Value result;
     if (groups == 1) {
-      auto strides = rewriter.getI64TensorAttr(stride);
-      auto dilations = rewriter.getI64TensorAttr(dilation);
-      if (rank == 2)
-        result = rewriter
-                     .create<linalg::Conv2DNchwFchwOp>(
-                         loc, resultType, ValueRange{input, weight}, init,
-                         strides, dilations)
-                     .getResult(0);
-      else
-        result = rewriter
-                     .create<linalg::Conv1DNcwFcwOp>(
-                         loc, resultType, ValueRange{input, weight}, init,
-                         strides, dilations)
-                     .getResult(0);
+      result = namedConv<linalg::Conv2DNchwFchwOp, linalg::Conv1DNcwFcwOp>(
+          rewriter, loc, rank, resultType, input, weight, init, stride,
+          dilation);
     } else if (groups == channels && out == channels) {
       // Depthwise: drop the unit in-channels-per-group dimension of the
       // weight ([C, 1, k...] -> [C, k...]).
@@ -207,20 +216,10 @@ struct ConvOpLowering : public OpRewritePattern<ConvOp> {
       for (int64_t i = 0; i < rank; ++i)
         merge.push_back({2 + i});
       weight = reshape(rewriter, loc, weight, shape, merge);
-      auto strides = rewriter.getI64TensorAttr(stride);
-      auto dilations = rewriter.getI64TensorAttr(dilation);
-      if (rank == 2)
-        result = rewriter
-                     .create<linalg::DepthwiseConv2DNchwChwOp>(
-                         loc, resultType, ValueRange{input, weight}, init,
-                         strides, dilations)
-                     .getResult(0);
-      else
-        result = rewriter
-                     .create<linalg::DepthwiseConv1DNcwCwOp>(
-                         loc, resultType, ValueRange{input, weight}, init,
-                         strides, dilations)
-                     .getResult(0);
+      result = namedConv<linalg::DepthwiseConv2DNchwChwOp,
+                         linalg::DepthwiseConv1DNcwCwOp>(
+          rewriter, loc, rank, resultType, input, weight, init, stride,
+          dilation);
     } else {
       // Grouped: 1-D is lifted to 2-D with a unit height first.
       auto inType = llvm::cast<RankedTensorType>(input.getType());

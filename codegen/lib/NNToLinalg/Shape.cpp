@@ -284,6 +284,17 @@ Value buildGather(
   return generic.getResult(0);
 }
 
+/// buildGather's coordinates for index_select and gather: the index read in
+/// dimension `dim`, the loop index in every other.
+auto indexInDim(int64_t rank, int64_t dim) {
+  return [rank, dim](LoopIndex loop, Value index) {
+    SmallVector<Value> at;
+    for (int64_t d = 0; d < rank; ++d)
+      at.push_back(d == dim ? index : loop(d));
+    return at;
+  };
+}
+
 struct IndexSelectOpLowering : public OpRewritePattern<IndexSelectOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -302,15 +313,8 @@ struct IndexSelectOpLowering : public OpRewritePattern<IndexSelectOp> {
       indexExprs.push_back(rank == 0 ? getAffineConstantExpr(0, ctx)
                                      : getAffineDimExpr(dim, ctx));
     AffineMap indexMap = AffineMap::get(rank, 0, indexExprs, ctx);
-    Value result = buildGather(
-        rewriter, op.getLoc(), resultType, op.getInput(), op.getIndex(),
-        indexMap,
-        [&](LoopIndex loop, Value index) {
-          SmallVector<Value> at;
-          for (int64_t d = 0; d < rank; ++d)
-            at.push_back(d == dim ? index : loop(d));
-          return at;
-        });
+    Value result = buildGather(rewriter, op.getLoc(), resultType, op.getInput(),
+                               op.getIndex(), indexMap, indexInDim(rank, dim));
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -329,13 +333,7 @@ struct GatherOpLowering : public OpRewritePattern<GatherOp> {
     int64_t dim = normalize(op.getDim(), inputType.getRank());
     Value result = buildGather(
         rewriter, op.getLoc(), resultType, op.getInput(), op.getIndex(),
-        rewriter.getMultiDimIdentityMap(rank),
-        [&](LoopIndex loop, Value index) {
-          SmallVector<Value> at;
-          for (int64_t d = 0; d < rank; ++d)
-            at.push_back(d == dim ? index : loop(d));
-          return at;
-        });
+        rewriter.getMultiDimIdentityMap(rank), indexInDim(rank, dim));
     rewriter.replaceOp(op, result);
     return success();
   }
