@@ -5,13 +5,16 @@
 // a nested or concurrent call runs serially on its own thread; work is
 // claimed, so a participant that is held up holds no work but the range it
 // is running. Also the pool's two ways to wait: back-to-back loops while
-// the workers spin, and loops after the workers went to sleep.
+// the workers spin, and loops after the workers went to sleep (and that
+// idle workers do sleep).
 //
 //===----------------------------------------------------------------------===//
 
 #include "nn/Runtime/Kernels.h"
 
 #include <gtest/gtest.h>
+
+#include <sys/resource.h>
 
 #include <atomic>
 #include <chrono>
@@ -73,6 +76,25 @@ TEST_P(ThreadPoolTest, LoopsAfterTheWorkersSleptRunEveryIndexOnce) {
     nn_rt_parallel_for(0, Coverage::run, &c);
   }
   c.expectEach(20);
+}
+
+/// After a loop the workers spin only briefly, then sleep: over a pause of
+/// 300 ms the process uses far less than the 300 ms of CPU per worker that
+/// spinning on would (a loaded machine can only lower the usage measured).
+TEST_P(ThreadPoolTest, IdleWorkersSleep) {
+  Coverage c(64);
+  nn_rt_parallel_for(64, Coverage::run, &c);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20)); // spins end
+  auto cpuSeconds = [] {
+    rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
+           1e-6 * (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+  };
+  double before = cpuSeconds();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_LT(cpuSeconds() - before, 0.05);
+  c.expectEach(1);
 }
 
 /// The thread count may change between loops: workers started for a larger
