@@ -17,8 +17,9 @@
 //
 // Waiting spins with pause for a bounded time (the next kernel of a forward
 // usually follows within microseconds), then sleeps on a futex, so an idle
-// pool never burns a CPU. Every shared word that changes per loop lives on
-// its own cache line.
+// pool never burns a CPU. The words that different threads write (each
+// share's cursor, each worker's doorbell, the count of active workers) sit
+// on cache lines of their own, apart from the loop's read-mostly fields.
 //
 // Plain pthreads, futexes and atomics, no libstdc++: this archive is linked
 // into shared objects that promise to need only libc and libm.
