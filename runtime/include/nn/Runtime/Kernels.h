@@ -59,9 +59,12 @@ typedef struct nn_rt_epilogue {
 NN_RT_EXPORT void nn_rt_set_num_threads(int32_t n);
 NN_RT_EXPORT int32_t nn_rt_get_num_threads(void);
 
-/// Runs fn(ctx, begin, end) over [0, n) split in contiguous chunks, one per
-/// thread, and returns when all are done. Called while another
-/// nn_rt_parallel_for runs (another thread, or nested), it runs serially.
+/// Runs fn(ctx, begin, end) over [0, n) split in contiguous non-empty
+/// ranges, each index exactly once, and returns when all are done. How
+/// [0, n) is cut and which thread runs which range vary from call to call
+/// (threads claim ranges as they go), so fn's result must not depend on
+/// either. fn must not throw. Called while another nn_rt_parallel_for runs
+/// (another thread, or nested), it runs serially: fn(ctx, 0, n).
 typedef void (*nn_rt_range_fn)(void *ctx, int64_t begin, int64_t end);
 NN_RT_EXPORT void nn_rt_parallel_for(int64_t n, nn_rt_range_fn fn, void *ctx);
 
