@@ -23,18 +23,10 @@ inline bool vectorEpilogue(const nn_rt_epilogue &ep) {
   return true;
 }
 
-/// nn_rt::applyEpilogue on C[m, n0:n0+8] held in v (vectorEpilogue(ep) must
-/// hold). The vector max, min and compare return their second operand for
-/// NaN, so the bound goes first to keep NaN as the scalar reference does.
-inline __m256 applyEpilogue8(const nn_rt_epilogue &ep, __m256 v, int64_t m,
-                             int64_t n0) {
-  for (const nn_rt_addend &a : ep.addends) {
-    if (!a.data)
-      continue;
-    const float *p = a.data + m * a.row_stride + n0 * a.col_stride;
-    v = _mm256_add_ps(v, a.col_stride == 0 ? _mm256_broadcast_ss(p)
-                                           : _mm256_loadu_ps(p));
-  }
+/// The activation of `ep` on v. The vector max, min and compare return
+/// their second operand for NaN, so the bound goes first to keep NaN as the
+/// scalar reference does.
+inline __m256 applyActivation8(const nn_rt_epilogue &ep, __m256 v) {
   switch (ep.activation) {
   case NN_RT_ACT_RELU:
     return _mm256_max_ps(_mm256_setzero_ps(), v);
@@ -48,6 +40,34 @@ inline __m256 applyEpilogue8(const nn_rt_epilogue &ep, __m256 v, int64_t m,
   default:
     return v;
   }
+}
+
+/// nn_rt::applyEpilogue on C[m, n0:n0+8] held in v (vectorEpilogue(ep) must
+/// hold).
+inline __m256 applyEpilogue8(const nn_rt_epilogue &ep, __m256 v, int64_t m,
+                             int64_t n0) {
+  for (const nn_rt_addend &a : ep.addends) {
+    if (!a.data)
+      continue;
+    const float *p = a.data + m * a.row_stride + n0 * a.col_stride;
+    v = _mm256_add_ps(v, a.col_stride == 0 ? _mm256_broadcast_ss(p)
+                                           : _mm256_loadu_ps(p));
+  }
+  return applyActivation8(ep, v);
+}
+
+/// The same on the lanes of `mask` only (its first lane set): a partial
+/// tile's addends are read no further than its last column.
+inline __m256 applyEpilogue8(const nn_rt_epilogue &ep, __m256 v, int64_t m,
+                             int64_t n0, __m256i mask) {
+  for (const nn_rt_addend &a : ep.addends) {
+    if (!a.data)
+      continue;
+    const float *p = a.data + m * a.row_stride + n0 * a.col_stride;
+    v = _mm256_add_ps(v, a.col_stride == 0 ? _mm256_broadcast_ss(p)
+                                           : _mm256_maskload_ps(p, mask));
+  }
+  return applyActivation8(ep, v);
 }
 
 } // namespace

@@ -11,6 +11,10 @@
 #include <immintrin.h>
 
 #define NN_GEMM_NAMESPACE avx2
+// GemmImpl.h reads A in place when all its rows are one M block: no packing
+// pass over A, the only one left per call once B is packed at bind time (5%
+// of W1's time). AVX-512 keeps packing: it has not been measured there.
+#define NN_GEMM_A_IN_PLACE
 
 namespace {
 
@@ -94,92 +98,145 @@ inline void packAPanel(const float *src, int64_t ld, int64_t kc, float *dst) {
       dst[k * MR + i] = src[i * ld + k];
 }
 
-/// nn_rt::applyEpilogue on C[m, n0:n0+16] held in v0, v1.
-inline void applyEpilogue8x2(const nn_rt_epilogue &ep, __m256 &v0, __m256 &v1,
-                             int64_t m, int64_t n0) {
-  v0 = applyEpilogue8(ep, v0, m, n0);
-  v1 = applyEpilogue8(ep, v1, m, n0 + 8);
+/// The lanes i < n of a vector of 8 (n may be <= 0 or >= 8).
+inline __m256i firstLanes(int64_t n) {
+  int lanes = n < 0 ? 0 : n > 8 ? 8 : int(n);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(lanes),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-/// C[0:rows, 0:cols] (+)= Ap x Bp over kc, with the epilogue when `last`.
-inline void microKernel(const nn_rt::GemmArgs &g, int64_t kc, const float *Ap,
-                        const float *Bp, float *C, int64_t m0, int64_t n0,
-                        int64_t rows, int64_t cols, bool loadC, bool last) {
+/// C[0:Rows, 0:cols] (+)= A x Bp over kc, with the epilogue when `last`.
+/// A(r, k) is a[k * MR + r] in a packed micro-panel (packA) or, with
+/// InPlaceA, a[r * lda + k] in a row-major A. Rows is the tile's true row
+/// count, so the last row tile of M (64 = 10 x 6 + 4) costs 8 FMAs per k,
+/// not 12, and an in-place A is never read past its last row. Only the
+/// operand addresses differ between the instances: every C element is the
+/// same FMA sequence, so results do not depend on which one ran.
+template <int Rows, bool InPlaceA>
+inline void microTile(const nn_rt::GemmArgs &g, int64_t kc, const float *a,
+                      int64_t lda, const float *Bp, float *C, int64_t m0,
+                      int64_t n0, int64_t cols, bool loadC, bool last) {
   // The tile of C is read (or written) after the loop: start fetching it.
-  for (int64_t r = 0; r < rows; ++r) {
+  for (int r = 0; r < Rows; ++r) {
     _mm_prefetch(reinterpret_cast<const char *>(C + r * g.rsC), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char *>(C + r * g.rsC + NR - 1),
                  _MM_HINT_T0);
   }
-  __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
-  __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
-  __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
-  __m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
-  __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
-  __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
-#define NN_STEP(off)                                                           \
-  do {                                                                         \
-    const float *a = Ap + (off) * MR;                                          \
-    __m256 b0 = _mm256_load_ps(Bp + (off) * NR);                               \
-    __m256 b1 = _mm256_load_ps(Bp + (off) * NR + 8);                           \
-    __m256 a0 = _mm256_broadcast_ss(a + 0);                                    \
-    __m256 a1 = _mm256_broadcast_ss(a + 1);                                    \
-    c00 = _mm256_fmadd_ps(a0, b0, c00);                                        \
-    c01 = _mm256_fmadd_ps(a0, b1, c01);                                        \
-    c10 = _mm256_fmadd_ps(a1, b0, c10);                                        \
-    c11 = _mm256_fmadd_ps(a1, b1, c11);                                        \
-    a0 = _mm256_broadcast_ss(a + 2);                                           \
-    a1 = _mm256_broadcast_ss(a + 3);                                           \
-    c20 = _mm256_fmadd_ps(a0, b0, c20);                                        \
-    c21 = _mm256_fmadd_ps(a0, b1, c21);                                        \
-    c30 = _mm256_fmadd_ps(a1, b0, c30);                                        \
-    c31 = _mm256_fmadd_ps(a1, b1, c31);                                        \
-    a0 = _mm256_broadcast_ss(a + 4);                                           \
-    a1 = _mm256_broadcast_ss(a + 5);                                           \
-    c40 = _mm256_fmadd_ps(a0, b0, c40);                                        \
-    c41 = _mm256_fmadd_ps(a0, b1, c41);                                        \
-    c50 = _mm256_fmadd_ps(a1, b0, c50);                                        \
-    c51 = _mm256_fmadd_ps(a1, b1, c51);                                        \
-  } while (0)
+  __m256 acc[Rows][2];
+#pragma GCC unroll 6
+  for (int r = 0; r < Rows; ++r)
+    acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+  // In place, rows 3.. are read from a second pointer, so that every
+  // broadcast is one of [a0 or a3] + lda * {0, 4, 8} bytes.
+  const float *a3 = InPlaceA && Rows > 3 ? a + 3 * lda : a;
   // One k per iteration: unrolling by hand makes GCC 12 spill accumulators.
   for (int64_t k = 0; k < kc; ++k) {
-    NN_STEP(0);
-    Ap += MR;
+    __m256 b0 = _mm256_load_ps(Bp), b1 = _mm256_load_ps(Bp + 8);
+#pragma GCC unroll 6
+    for (int r = 0; r < Rows; ++r) {
+      const float *ar = a + r;
+      if (InPlaceA)
+        ar = r < 3 ? a + r * lda : a3 + (r - 3) * lda;
+      __m256 ab = _mm256_broadcast_ss(ar);
+      acc[r][0] = _mm256_fmadd_ps(ab, b0, acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(ab, b1, acc[r][1]);
+    }
+    a += InPlaceA ? 1 : MR;
+    a3 += InPlaceA ? 1 : 0;
     Bp += NR;
   }
-#undef NN_STEP
 
-  __m256 acc[MR][2] = {{c00, c01}, {c10, c11}, {c20, c21},
-                       {c30, c31}, {c40, c41}, {c50, c51}};
-  if (cols == NR && (!last || vectorEpilogue(g.ep))) {
-    auto storeRow = [&](int r) {
-      float *c = C + r * g.rsC;
-      __m256 v0 = acc[r][0], v1 = acc[r][1];
-      if (loadC) {
-        v0 = _mm256_add_ps(v0, _mm256_loadu_ps(c));
-        v1 = _mm256_add_ps(v1, _mm256_loadu_ps(c + 8));
+  if (!last || vectorEpilogue(g.ep)) {
+    if (cols == NR) {
+#pragma GCC unroll 6
+      for (int r = 0; r < Rows; ++r) {
+        float *c = C + r * g.rsC;
+        __m256 v0 = acc[r][0], v1 = acc[r][1];
+        if (loadC) {
+          v0 = _mm256_add_ps(v0, _mm256_loadu_ps(c));
+          v1 = _mm256_add_ps(v1, _mm256_loadu_ps(c + 8));
+        }
+        if (last) {
+          v0 = applyEpilogue8(g.ep, v0, m0 + r, n0);
+          v1 = applyEpilogue8(g.ep, v1, m0 + r, n0 + 8);
+        }
+        _mm256_storeu_ps(c, v0);
+        _mm256_storeu_ps(c + 8, v1);
       }
+      return;
+    }
+    // A partial column tile (N = 10 of W1's last layer): masked loads and
+    // stores touch only C's cols columns (and the addends' same columns).
+    const __m256i mask0 = firstLanes(cols), mask1 = firstLanes(cols - 8);
+    for (int r = 0; r < Rows; ++r) {
+      float *c = C + r * g.rsC;
+      __m256 v0 = acc[r][0];
+      if (loadC)
+        v0 = _mm256_add_ps(v0, _mm256_maskload_ps(c, mask0));
       if (last)
-        applyEpilogue8x2(g.ep, v0, v1, m0 + r, n0);
-      _mm256_storeu_ps(c, v0);
-      _mm256_storeu_ps(c + 8, v1);
-    };
-    // Full tiles unrolled; the last rows of M (64 = 10 x 6 + 4 channels)
-    // still get vector stores.
-    if (rows == MR)
-      for (int r = 0; r < MR; ++r)
-        storeRow(r);
-    else
-      for (int r = 0; r < rows; ++r)
-        storeRow(r);
+        v0 = applyEpilogue8(g.ep, v0, m0 + r, n0, mask0);
+      _mm256_maskstore_ps(c, mask0, v0);
+      if (cols <= 8)
+        continue;
+      __m256 v1 = acc[r][1];
+      if (loadC)
+        v1 = _mm256_add_ps(v1, _mm256_maskload_ps(c + 8, mask1));
+      if (last)
+        v1 = applyEpilogue8(g.ep, v1, m0 + r, n0 + 8, mask1);
+      _mm256_maskstore_ps(c + 8, mask1, v1);
+    }
     return;
   }
+  // Strided addends: the scalar epilogue.
   alignas(32) float tile[MR * NR];
-  for (int r = 0; r < MR; ++r) {
+  for (int r = 0; r < Rows; ++r) {
     _mm256_store_ps(tile + r * NR, acc[r][0]);
     _mm256_store_ps(tile + r * NR + 8, acc[r][1]);
   }
-  storeTile(g, tile, C, m0, n0, rows, cols, loadC, last);
+  storeTile(g, tile, C, m0, n0, Rows, cols, loadC, last);
+}
+
+/// microTile for 1 <= rows <= MR.
+template <bool InPlaceA>
+inline void microKernelRows(const nn_rt::GemmArgs &g, int64_t kc,
+                            const float *a, int64_t lda, const float *Bp,
+                            float *C, int64_t m0, int64_t n0, int64_t rows,
+                            int64_t cols, bool loadC, bool last) {
+  switch (rows) {
+  case 6:
+    return microTile<6, InPlaceA>(g, kc, a, lda, Bp, C, m0, n0, cols, loadC,
+                                  last);
+  case 5:
+    return microTile<5, InPlaceA>(g, kc, a, lda, Bp, C, m0, n0, cols, loadC,
+                                  last);
+  case 4:
+    return microTile<4, InPlaceA>(g, kc, a, lda, Bp, C, m0, n0, cols, loadC,
+                                  last);
+  case 3:
+    return microTile<3, InPlaceA>(g, kc, a, lda, Bp, C, m0, n0, cols, loadC,
+                                  last);
+  case 2:
+    return microTile<2, InPlaceA>(g, kc, a, lda, Bp, C, m0, n0, cols, loadC,
+                                  last);
+  default:
+    return microTile<1, InPlaceA>(g, kc, a, lda, Bp, C, m0, n0, cols, loadC,
+                                  last);
+  }
+}
+
+/// C[0:rows, 0:cols] (+)= Ap x Bp over kc (Ap a packed micro-panel).
+inline void microKernel(const nn_rt::GemmArgs &g, int64_t kc, const float *Ap,
+                        const float *Bp, float *C, int64_t m0, int64_t n0,
+                        int64_t rows, int64_t cols, bool loadC, bool last) {
+  microKernelRows<false>(g, kc, Ap, MR, Bp, C, m0, n0, rows, cols, loadC, last);
+}
+
+/// The same with A(r, k) = A[r * lda + k], read in place.
+inline void microKernelInPlaceA(const nn_rt::GemmArgs &g, int64_t kc,
+                                const float *A, int64_t lda, const float *Bp,
+                                float *C, int64_t m0, int64_t n0, int64_t rows,
+                                int64_t cols, bool loadC, bool last) {
+  microKernelRows<true>(g, kc, A, lda, Bp, C, m0, n0, rows, cols, loadC, last);
 }
 
 } // namespace

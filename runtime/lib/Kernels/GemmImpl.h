@@ -5,9 +5,10 @@
 // GemmAvx2.cpp and GemmAvx512.cpp, each compiled with that ISA's flags. The
 // including file defines NN_GEMM_NAMESPACE, the vector type and helpers (see
 // GemmAvx2.cpp), MR x NR (the register tile), the micro-kernel's FMA
-// body and packTransposedPanel; everything here has internal linkage so the two copies never meet at
-// link time (an AVX-512 inline function picked for the AVX2 path would
-// fault).
+// body and packTransposedPanel, and, where it defines NN_GEMM_A_IN_PLACE,
+// microKernelInPlaceA, which reads A unpacked; everything here has internal
+// linkage so the two copies never meet at link time (an AVX-512 inline
+// function picked for the AVX2 path would fault).
 //
 //   for jc in N step NC:              B panel  KC x NC   (L3; L2 for conv)
 //     for pc in K step KC:            pack B -> [NC/NR][KC][NR]  (or read
@@ -16,6 +17,11 @@
 //                                     conv: weights packed once per call)
 //         for jr in NC step NR:       B micro-panel               (L1)
 //           for ir in MC step MR:     MR x NR accumulators in registers
+//
+// A GEMM whose rows all fit one M block (W1's batch of 64) reads A in place
+// where the ISA has a kernel for it (NN_GEMM_A_IN_PLACE), with no packing
+// pass: the packed block would be re-read from L2 by every column panel
+// just as A is.
 //
 // (KC, MC, NC are kGemmBlocking for a GEMM, kConvBlocking for a convolution.)
 //
@@ -229,6 +235,18 @@ void storeTile(const nn_rt::GemmArgs &g, const float *acc, float *C,
   }
 }
 
+/// Whether gemmBlock reads `g`'s A in place rather than packing it: a
+/// row-major A whose rows are all one M block of `bk` (packing would
+/// give no reuse that reading in place lacks, see above).
+inline bool aReadInPlace(const nn_rt::GemmArgs &g, Blocking bk) {
+#ifdef NN_GEMM_A_IN_PLACE
+  return g.csA == 1 && g.M <= bk.mc;
+#else
+  (void)g, (void)bk;
+  return false;
+#endif
+}
+
 /// A whole (M x K) as gemmBlock reads it: K block k0 (of KC) at
 /// dst + k0 * roundUp(M, MR), laid out as packA writes it, so rows [ic, ..)
 /// of that block start ic * kc further.
@@ -247,8 +265,10 @@ void packAllA(const nn_rt::GemmArgs &g, float *dst) {
 template <typename PackB>
 void gemmBlock(const nn_rt::GemmArgs &g, int64_t m0, int64_t m1, int64_t n0,
                int64_t n1, Blocking bk, const float *packedA, PackB packB) {
-  float *Ap = packedA ? nullptr : packBufferA(), *Bbuf = packBufferB();
-  if ((!packedA && !Ap) || !Bbuf)
+  const bool inPlaceA = !packedA && aReadInPlace(g, bk);
+  float *Ap = packedA || inPlaceA ? nullptr : packBufferA();
+  float *Bbuf = packBufferB();
+  if ((!packedA && !inPlaceA && !Ap) || !Bbuf)
     abort(); // out of memory: the ABI has no error path for a kernel
   const int64_t mpad = roundUp(g.M, MR);
   for (int64_t jc = n0; jc < n1; jc += bk.nc) {
@@ -263,14 +283,22 @@ void gemmBlock(const nn_rt::GemmArgs &g, int64_t m0, int64_t m1, int64_t n0,
         const float *A = Ap;
         if (packedA)
           A = packedA + pc * mpad + ic * kc;
-        else
+        else if (!inPlaceA)
           packA(g, ic, mc, pc, kc, Ap);
         for (int64_t jr = 0; jr < nc; jr += NR) {
           int64_t cols = minI(NR, nc - jr);
           for (int64_t ir = 0; ir < mc; ir += MR) {
             int64_t rows = minI(MR, mc - ir);
-            microKernel(g, kc, A + ir * kc, Bp + jr * kc,
-                        g.C + (ic + ir) * g.rsC + jc + jr, ic + ir, jc + jr,
+            float *C = g.C + (ic + ir) * g.rsC + jc + jr;
+#ifdef NN_GEMM_A_IN_PLACE
+            if (inPlaceA) {
+              microKernelInPlaceA(g, kc, g.A + (ic + ir) * g.rsA + pc, g.rsA,
+                                  Bp + jr * kc, C, ic + ir, jc + jr, rows, cols,
+                                  loadC, last);
+              continue;
+            }
+#endif
+            microKernel(g, kc, A + ir * kc, Bp + jr * kc, C, ic + ir, jc + jr,
                         rows, cols, loadC, last);
           }
         }
@@ -321,6 +349,7 @@ void sgemm(const GemmArgs &g, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
 
 int64_t packedBSize(int64_t K, int64_t N) { return K * roundUp(N, NR); }
 
+bool readsAInPlace(const GemmArgs &g) { return aReadInPlace(g, kGemmBlocking); }
 
 void packBPanels(const GemmArgs &g, int64_t panel0, int64_t panel1,
                  float *dst) {

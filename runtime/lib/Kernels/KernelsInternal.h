@@ -100,6 +100,9 @@ static inline GemmArgs convGemmArgs(const ConvArgs &cv, int64_t image) {
                     const float *packedB);                                     \
   /* B whole, packed once for many calls (nn_rt_sgemm_pack_b). */            \
   void packAllB(const GemmArgs &g, float *dst);                                \
+  /* Whether sgemm reads A in place (unpacked): then no thread split */        \
+  /* along N repeats any packing. */                                           \
+  bool readsAInPlace(const GemmArgs &g);                                       \
   }
 NN_DECLARE_ISA(avx2)
 NN_DECLARE_ISA(avx512)
@@ -117,6 +120,10 @@ void gemmOnThisThread(const GemmArgs &g, int64_t m0, int64_t m1, int64_t n0,
 void registerTile(int64_t &mr, int64_t &nr);
 /// Whether `macs` multiply-adds are worth splitting over the thread pool.
 bool worthParallel(double macs);
+/// Whether nn_rt_sgemm(_packed_b) splits `g` over `threads` threads by
+/// column panels with A read in place: the small-M split, worth it from far
+/// fewer multiply-adds than worthParallel asks since it repeats no work.
+bool splitsSmallGemm(const GemmArgs &g, int64_t threads);
 /// Whether the AVX2 + FMA row functions below may run.
 bool hasAvx2Fma();
 

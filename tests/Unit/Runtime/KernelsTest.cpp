@@ -546,6 +546,71 @@ TEST_P(KernelsTest, SgemmPackedBIsBitIdentical) {
   }
 }
 
+/// A GEMM of at most one row block reads A in place; a taller one, or a
+/// column-major A, packs it. Either way every row of C is the same FMA
+/// sequence: the first 64 rows of a 150-row GEMM, and the 64 rows with A
+/// stored transposed, give the bits of the 64-row GEMM (partial row and
+/// column tiles, two K blocks, accumulation and an epilogue included).
+TEST_P(KernelsTest, SgemmRowsDoNotDependOnPackingA) {
+  const int64_t M = 64, tallM = 150, N = 45, K = 600;
+  auto A = randomVector(tallM * K, rng), B = randomVector(K * N, rng);
+  auto bias = randomVector(N, rng), C0 = randomVector(tallM * N, rng);
+  std::vector<float> At(M * K); // A's first M rows, column-major
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t k = 0; k < K; ++k)
+      At[k * M + m] = A[m * K + k];
+  nn_rt_epilogue ep = {};
+  ep.addends[0] = {bias.data(), 0, 0, 1};
+  ep.activation = NN_RT_ACT_RELU;
+  std::vector<float> small(C0.begin(), C0.begin() + M * N), tall = C0,
+                                                            transposed = small;
+  nn_rt_sgemm(M, N, K, A.data(), K, 1, B.data(), N, 1, small.data(), N, 1, &ep);
+  nn_rt_sgemm(tallM, N, K, A.data(), K, 1, B.data(), N, 1, tall.data(), N, 1,
+              &ep);
+  nn_rt_sgemm(M, N, K, At.data(), 1, M, B.data(), N, 1, transposed.data(), N, 1,
+              &ep);
+  ASSERT_EQ(0, memcmp(small.data(), tall.data(), small.size() * sizeof(float)));
+  ASSERT_EQ(
+      0, memcmp(small.data(), transposed.data(), small.size() * sizeof(float)));
+}
+
+/// A partial column tile is stored through masks: its columns get the bits
+/// of the same columns in a full tile (addends and accumulation included),
+/// and nothing right of them is written (C is a view of a wider buffer).
+TEST_P(KernelsTest, SgemmPartialColumnTilesMatchFullTiles) {
+  const int64_t M = 13, K = 300, full = 16, pad = 5;
+  auto A = randomVector(M * K, rng), B = randomVector(K * full, rng);
+  auto bias = randomVector(full, rng), residual = randomVector(M * full, rng);
+  auto C0 = randomVector(M * full, rng);
+  for (int32_t act : {NN_RT_ACT_NONE, NN_RT_ACT_RELU, NN_RT_ACT_LEAKY_RELU}) {
+    nn_rt_epilogue ep = {};
+    ep.addends[0] = {bias.data(), 0, 0, 1};
+    ep.addends[1] = {residual.data(), 0, full, 1};
+    ep.activation = act;
+    ep.slope = 0.25f;
+    std::vector<float> want = C0;
+    nn_rt_sgemm(M, full, K, A.data(), K, 1, B.data(), full, 1, want.data(),
+                full, 1, &ep);
+    for (int64_t N : {1, 7, 8, 9, 10, 15}) {
+      SCOPED_TRACE(::testing::Message()
+                   << "N = " << N << ", activation " << act);
+      const int64_t rsC = N + pad;
+      std::vector<float> C(M * rsC, NAN);
+      for (int64_t m = 0; m < M; ++m)
+        for (int64_t n = 0; n < N; ++n)
+          C[m * rsC + n] = C0[m * full + n];
+      nn_rt_sgemm(M, N, K, A.data(), K, 1, B.data(), full, 1, C.data(), rsC, 1,
+                  &ep);
+      for (int64_t m = 0; m < M; ++m) {
+        ASSERT_EQ(0, memcmp(&C[m * rsC], &want[m * full], N * sizeof(float)))
+            << "row " << m;
+        for (int64_t n = N; n < rsC; ++n)
+          ASSERT_TRUE(std::isnan(C[m * rsC + n])) << "wrote " << m << "," << n;
+      }
+    }
+  }
+}
+
 /// A weight packed on one thread count serves every other: the layout does
 /// not depend on how the kernel splits the work.
 TEST_P(KernelsTest, PackedBLayoutDoesNotDependOnThreads) {
@@ -678,6 +743,75 @@ TEST(KernelsThreadsTest, SgemmBitsDoNotDependOnThreads) {
                                one.size() * sizeof(float)))
           << threads << " threads";
     }
+  }
+}
+
+/// The small-M split (splitsSmallGemm): C's column panels over the threads,
+/// A read in place, from far fewer multiply-adds than the threshold above,
+/// through nn_rt_sgemm and nn_rt_sgemm_packed_b alike. W1's three layers
+/// are here (the last, one panel wide, stays on one thread).
+TEST(KernelsThreadsTest, SmallGemmBitsDoNotDependOnThreads) {
+  if (nn_rt::isaLevel() != nn_rt::IsaLevel::avx2)
+    GTEST_SKIP() << "A is read in place, and the small-M split used, by the "
+                    "AVX2 kernel only";
+  int64_t mr, nr;
+  nn_rt::registerTile(mr, nr);
+  std::mt19937 rng(11);
+  for (GemmCase c : {GemmCase{64, 256, 784, true, false, false, true},
+                     GemmCase{64, 256, 256, true, false, false, true},
+                     GemmCase{64, 10, 256, true, false, false, false},
+                     GemmCase{37, 100, 300, false, true, true, false},
+                     GemmCase{72, 33, 520, false, false, false, true},
+                     GemmCase{7, 1000, 200, true, true, false, true}}) {
+    SCOPED_TRACE(::testing::Message() << c.M << "x" << c.N << "x" << c.K);
+    int64_t rsB = c.transposeB ? 1 : c.N, csB = c.transposeB ? c.K : 1;
+    auto A = randomVector(c.M * c.K, rng), B = randomVector(c.K * c.N, rng);
+    nn_rt::GemmArgs g = {};
+    g.M = c.M, g.N = c.N, g.K = c.K, g.A = A.data(), g.rsA = c.K, g.csA = 1;
+    if (c.N > nr)
+      ASSERT_TRUE(nn_rt::splitsSmallGemm(g, 2)) << "not split";
+    else
+      ASSERT_FALSE(nn_rt::splitsSmallGemm(g, 2)) << "one panel, split";
+    auto bias = randomVector(c.rowBias ? c.M : c.N, rng);
+    auto C0 = randomVector(c.M * c.N, rng);
+    nn_rt_epilogue ep = {};
+    ep.addends[0] = {bias.data(), 0, c.rowBias ? 1 : 0, c.rowBias ? 0 : 1};
+    ep.activation = c.relu ? NN_RT_ACT_RELU : NN_RT_ACT_NONE;
+    auto packed = alignedBuffer(nn_rt_sgemm_pack_b_size(c.K, c.N));
+    nn_rt_sgemm_pack_b(c.K, c.N, B.data(), rsB, csB, packed.get());
+    auto run = [&](int threads, bool prepacked) {
+      nn_rt_set_num_threads(threads);
+      std::vector<float> C = C0;
+      if (prepacked)
+        nn_rt_sgemm_packed_b(c.M, c.N, c.K, A.data(), c.K, 1, packed.get(),
+                             C.data(), c.N, c.accumulate, &ep);
+      else
+        nn_rt_sgemm(c.M, c.N, c.K, A.data(), c.K, 1, B.data(), rsB, csB,
+                    C.data(), c.N, c.accumulate, &ep);
+      nn_rt_set_num_threads(1);
+      return C;
+    };
+    std::vector<float> one = run(1, false);
+    for (int64_t m : {int64_t(0), c.M / 2, c.M - 1})
+      for (int64_t n : {int64_t(0), c.N / 3, c.N - 1}) {
+        double acc = c.accumulate ? C0[m * c.N + n] : 0.0;
+        for (int64_t k = 0; k < c.K; ++k)
+          acc += double(A[m * c.K + k]) *
+                 (c.transposeB ? B[n * c.K + k] : B[k * c.N + n]);
+        acc += bias[c.rowBias ? m : n];
+        if (c.relu)
+          acc = std::max(acc, 0.0);
+        ASSERT_NEAR(one[m * c.N + n], acc, 1e-4 * (1 + std::abs(acc)))
+            << "at " << m << "," << n;
+      }
+    for (int threads : {1, 2, 3})
+      for (bool prepacked : {false, true}) {
+        std::vector<float> many = run(threads, prepacked);
+        ASSERT_EQ(
+            0, std::memcmp(one.data(), many.data(), one.size() * sizeof(float)))
+            << threads << " threads, " << (prepacked ? "packed" : "plain")
+            << " B";
+      }
   }
 }
 
