@@ -194,6 +194,9 @@ const Window kWindows[] = {
     {1, 8, 6, 6, 150, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     // Enough work to be split over the threads (bands of both images).
     {2, 32, 48, 47, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    // W2's rows (56: whole vectors only) and channels: three bands of an
+    // image, each prefetching the next one's input.
+    {2, 64, 30, 56, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
 };
 
 TEST_P(DirectConvTest, EveryPathMatchesLoops) {
