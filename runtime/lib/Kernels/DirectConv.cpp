@@ -351,11 +351,9 @@ extern "C" void nn_rt_conv2d_depthwise_nchw(
     const nn_rt_epilogue *epilogue) {
   if (N <= 0 || C <= 0 || OH <= 0 || OW <= 0)
     return;
-  nn_rt_epilogue none = {};
-  ConvArgs cv{N,         C,         H,       W,       input,   C,
-              KH,        KW,        weight,  strideH, strideW, padTop,
-              padLeft,   dilationH, dilationW, OH,    OW,      output,
-              epilogue ? *epilogue : none, nullptr};
+  ConvArgs cv = nn_rt::convArgs(N, C, H, W, input, C, KH, KW, weight,
+                                strideH, strideW, padTop, padLeft, dilationH,
+                                dilationW, OH, OW, output, epilogue);
   // Windows the scratch cannot hold (and CPUs without AVX2) take the
   // reference loops.
   bool vector = vectorWindow(cv);

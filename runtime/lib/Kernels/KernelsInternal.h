@@ -45,6 +45,24 @@ struct ConvArgs {
   const float *packedWeight;
 };
 
+/// The ConvArgs of a convolution entry point's arguments, in their order
+/// (nn_rt_conv2d_nchw's); a null epilogue is none, and the weights are
+/// packed per call (no packedWeight).
+inline ConvArgs convArgs(int64_t N, int64_t C, int64_t H, int64_t W,
+                         const float *input, int64_t O, int64_t KH,
+                         int64_t KW, const float *weight, int64_t strideH,
+                         int64_t strideW, int64_t padTop, int64_t padLeft,
+                         int64_t dilationH, int64_t dilationW, int64_t OH,
+                         int64_t OW, float *output,
+                         const nn_rt_epilogue *epilogue) {
+  ConvArgs cv{N,       C,       H,         W,         input,  O,  KH,
+              KW,      weight,  strideH,   strideW,   padTop, padLeft,
+              dilationH, dilationW, OH,    OW,        output, {}, nullptr};
+  if (epilogue)
+    cv.ep = *epilogue;
+  return cv;
+}
+
 /// The addends and activation of `ep` applied to v = C[m, n] (the scalar
 /// reference every ISA's vector store must agree with).
 static inline float applyEpilogue(const nn_rt_epilogue &ep, float v,
