@@ -106,6 +106,19 @@ void fillBand(const ConvArgs &cv, const DirectGeometry &g, const float *image,
   }
 }
 
+/// The input rows fillBand reads for the band at output row oy0 of
+/// `image`: rows [oy0 * sH - padTop, (oy0 + planeRows) * sH - padTop) of
+/// every channel, cut to the image.
+nn_rt::DirectPrefetch bandSource(const ConvArgs &cv, const DirectGeometry &g,
+                                 int64_t image, int64_t oy0) {
+  int64_t first = maxI(0, oy0 * cv.strideH - cv.padTop);
+  int64_t last = minI(cv.H, (oy0 + g.planeRows) * cv.strideH - cv.padTop);
+  if (last <= first)
+    return {};
+  return {cv.input + (image * cv.C * cv.H + first) * cv.W, cv.C,
+          cv.H * cv.W, (last - first) * cv.W};
+}
+
 /// A thread's scratch, grown on demand and kept across calls (as the GEMM's
 /// packing buffers are).
 thread_local float *tlsScratch = nullptr;
@@ -125,7 +138,7 @@ float *scratch(int64_t floats) {
 
 using BandFn = void (*)(const ConvArgs &, const DirectGeometry &,
                         const float *, const float *, int64_t, int64_t,
-                        int64_t);
+                        int64_t, const nn_rt::DirectPrefetch &);
 using PlaneFn = void (*)(const ConvArgs &, const DirectGeometry &,
                          const float *, int64_t, int64_t);
 
@@ -154,17 +167,22 @@ void directChunk(void *ctx, int64_t begin, int64_t end) {
     int64_t rows = minI(g.bandRows, cv.OH - oy0);
     fillBand(cv, g, cv.input + image * cv.C * cv.H * cv.W, 0, cv.C, oy0,
              buffer);
-    s->band(cv, g, s->packed, buffer, image, oy0, rows);
+    nn_rt::DirectPrefetch next = {};
+    if (u + 1 < end)
+      next = bandSource(cv, g, (u + 1) / s->bands,
+                        ((u + 1) % s->bands) * g.bandRows);
+    s->band(cv, g, s->packed, buffer, image, oy0, rows, next);
   }
 }
 
 /// Output rows per band: the scratch within kBandBudgetFloats, at least
 /// four units per thread so that the contiguous chunks of
 /// nn_rt_parallel_for stay balanced, and, among the sizes that allows, the
-/// one that computes the fewest pixels in tiles of `tileWidth` (a band's
-/// last tile is cut at its end: 8 rows of 58 are 19 1/3 tiles of 24, 12
-/// rows exactly 29).
-int64_t bandRows(const ConvArgs &cv, int64_t threads, int64_t tileWidth) {
+/// one that computes the fewest vectors of `vectorWidth` pixels in tiles of
+/// `tileWidth` (a band's last tile is cut at its end: 8 rows of 7 vectors
+/// are 18 2/3 tiles of 3, 9 rows exactly 21).
+int64_t bandRows(const ConvArgs &cv, int64_t threads, int64_t vectorWidth,
+                 int64_t tileWidth) {
   int64_t Wq = cv.OW + (cv.KW - 1) * cv.dilationW / cv.strideW;
   int64_t rowFloats = cv.C * cv.strideH * cv.strideW * Wq;
   int64_t maxRy = (cv.KH - 1) * cv.dilationH / cv.strideH;
@@ -173,10 +191,12 @@ int64_t bandRows(const ConvArgs &cv, int64_t threads, int64_t tileWidth) {
     int64_t bands = minI(cv.OH, ceilDiv(4 * threads, cv.N));
     most = minI(most, ceilDiv(cv.OH, bands));
   }
+  const int64_t rowVectors = ceilDiv(cv.OW, vectorWidth),
+                tileVectors = tileWidth / vectorWidth;
   auto computed = [&](int64_t rows) {
     int64_t full = cv.OH / rows, last = cv.OH % rows;
-    return full * ceilDiv(rows * Wq, tileWidth) +
-           ceilDiv(last * Wq, tileWidth);
+    return full * ceilDiv(rows * rowVectors, tileVectors) +
+           ceilDiv(last * rowVectors, tileVectors);
   };
   // Half the largest band still amortizes the maxRy rows each band re-reads.
   int64_t best = most;
@@ -260,6 +280,11 @@ int64_t directConvTileWidth() {
                                         : avx2::directTileWidth();
 }
 
+int64_t directConvVectorWidth() {
+  return isaLevel() == IsaLevel::avx512 ? avx512::directVectorWidth()
+                                        : avx2::directVectorWidth();
+}
+
 int64_t directConvBlock() {
   return isaLevel() == IsaLevel::avx512 ? avx512::directOcBlock()
                                         : avx2::directOcBlock();
@@ -305,7 +330,8 @@ void runDirectConv(const ConvArgs &cv, const float *packedWeight) {
   int64_t threads = nn_rt_get_num_threads();
   bool split = parallel(cv, threads, cv.C, kMinParallelWork);
   DirectGeometry g = directGeometry(
-      cv, bandRows(cv, split ? threads : 1, directConvTileWidth()));
+      cv, bandRows(cv, split ? threads : 1, directConvVectorWidth(),
+                   directConvTileWidth()));
   int64_t bands = ceilDiv(cv.OH, g.bandRows);
   DirectSplit s{&cv, &g, packedWeight, bands, bandKernel()};
   if (split)
@@ -325,11 +351,9 @@ extern "C" void nn_rt_conv2d_depthwise_nchw(
     const nn_rt_epilogue *epilogue) {
   if (N <= 0 || C <= 0 || OH <= 0 || OW <= 0)
     return;
-  nn_rt_epilogue none = {};
-  ConvArgs cv{N,         C,         H,       W,       input,   C,
-              KH,        KW,        weight,  strideH, strideW, padTop,
-              padLeft,   dilationH, dilationW, OH,    OW,      output,
-              epilogue ? *epilogue : none, nullptr};
+  ConvArgs cv = nn_rt::convArgs(N, C, H, W, input, C, KH, KW, weight,
+                                strideH, strideW, padTop, padLeft, dilationH,
+                                dilationW, OH, OW, output, epilogue);
   // Windows the scratch cannot hold (and CPUs without AVX2) take the
   // reference loops.
   bool vector = vectorWindow(cv);

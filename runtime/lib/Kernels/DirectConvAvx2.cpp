@@ -1,6 +1,6 @@
 //===- DirectConvAvx2.cpp - The AVX2 + FMA direct convolution (4 x 24) ----===//
 //
-// 12 ymm accumulators: 4 output channels x 3 vectors of 8 flattened pixels.
+// 12 ymm accumulators: 4 output channels x 3 vectors of 8 pixels of a row.
 // Per tap 3 unaligned input loads and 4 weight broadcasts feed 12 FMAs (the
 // GEMM's 6 x 16 tile needs 8 loads for its 12); on Zen 3 a third of the
 // unaligned loads split a cache line, which still leaves the two FMA pipes

@@ -1,6 +1,6 @@
 //===- DirectConvAvx512.cpp - The AVX-512 direct convolution (8 x 48) -----===//
 //
-// 24 zmm accumulators: 8 output channels x 3 vectors of 16 flattened pixels;
+// 24 zmm accumulators: 8 output channels x 3 vectors of 16 pixels of a row;
 // per tap 3 input loads and 8 broadcasts feed 24 FMAs. Depthwise: 4 vectors
 // (64 pixels) of one channel. Compiled with -mavx512f; only called after
 // CPUID (and XGETBV) said the CPU and the OS support it. Written and

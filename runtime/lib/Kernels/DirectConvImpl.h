@@ -6,18 +6,25 @@
 // including file defines NN_DIRECT_NAMESPACE, the vector type `Vec` of VL
 // floats with vzero/vload/vstore/vbroadcast/vfma, vectorEpilogue and
 // applyEpilogueVec (nn_rt_epilogue on one vector), OCB x NV (the register
-// tile: output channels x vectors of flattened pixels) and NVD (vectors per
+// tile: output channels x vectors of output pixels) and NVD (vectors per
 // depthwise tile). Everything here has internal linkage so the copies never
 // meet at link time.
 //
 // A tile keeps OCB x NV accumulators in registers over every input channel
 // and tap: per tap NV unaligned vector loads of the input (from the padded
 // scratch, no bounds checks) and OCB broadcasts of the packed weights feed
-// OCB x NV FMAs. Output-channel blocks are the outer loop and the band's
+// OCB x NV FMAs. A vector is VL pixels of one output row, starting at a
+// multiple of VL (a tile's vectors may come from two rows), so the columns
+// past a row are not computed and only a row's last, partial vector is
+// stored lane by lane: W2's rows of 56 are 7 whole ymm (flattened rows of
+// 58 computed 3.5% more and stored 1 vector in 7 lane by lane, together
+// 5% of its time). Output-channel blocks are the outer loop and the band's
 // tiles the inner one, so a block's weights (C x taps x OCB floats: 9 KiB
 // for 64 3x3 channels) stay in L1 while the band's input (sized for L2 by
-// the caller) streams past, the next channel's window prefetched. Walking
-// tiles outermost instead measured the same on Zen 3.
+// the caller) streams past, the next channel's window prefetched; the next
+// band's input is pulled into L2 meanwhile (the copy waited on it for 5% of
+// W2's time). Walking tiles outermost measured 5-10% slower on Zen 3, and
+// the 9 taps of a 3x3 window unrolled spilled accumulators (4% slower).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,72 +34,112 @@
 
 namespace {
 
-constexpr int64_t TW = NV * VL; // flattened pixels per tile
+constexpr int64_t TW = NV * VL;
 static_assert(TW <= nn_rt::kDirectMaxTileWidth &&
                   NVD * VL <= nn_rt::kDirectMaxTileWidth,
               "a tile reads past the planes' slack");
 
-/// Where a band's results go: output pixel (oy0 + j, x) of flattened band
-/// pixel q = j * Wq + x, for x < OW only.
+/// Where a band's results go: output row oy0 + j of this image.
 struct BandStore {
   float *out; // this image's output
   nn_rt_epilogue ep;
   bool vectorEp;
-  int64_t OW, OHW, Wq, oy0, qEnd;
+  int64_t OW, OHW, oy0;
 };
 
-BandStore bandStore(const nn_rt::ConvArgs &cv, const nn_rt::DirectGeometry &g,
-                    int64_t image, int64_t oy0, int64_t rows) {
+BandStore bandStore(const nn_rt::ConvArgs &cv, int64_t image, int64_t oy0) {
   nn_rt_epilogue ep = nn_rt::epilogueOfImage(cv.ep, image);
-  return BandStore{cv.output + image * cv.O * cv.OH * cv.OW,
-                   ep,
-                   vectorEpilogue(ep),
-                   cv.OW,
-                   cv.OH * cv.OW,
-                   g.Wq,
-                   oy0,
-                   rows * g.Wq};
+  return BandStore{cv.output + image * cv.O * cv.OH * cv.OW, ep,
+                   vectorEpilogue(ep), cv.OW, cv.OH * cv.OW, oy0};
 }
 
-/// Stores `v`, output channel o's results at band pixels [qv, qv + VL)
-/// (qv = j * Wq + x), with the epilogue. A vector inside one output row is
-/// one vector store; one that crosses the dropped columns goes lane by lane.
-inline void storeVector(const BandStore &s, Vec v, int64_t o, int64_t qv,
-                        int64_t j, int64_t x) {
+/// Stores `v`, output channel o's results at band row j, columns [x, x +
+/// VL) cut at OW, with the epilogue: one vector store for a whole vector,
+/// lane by lane for a row's last, partial one.
+inline void storeVector(const BandStore &s, Vec v, int64_t o, int64_t j,
+                        int64_t x) {
   float *plane = s.out + o * s.OHW;
+  const int64_t p = (s.oy0 + j) * s.OW + x;
   if (x + VL <= s.OW && s.vectorEp) {
-    int64_t p = (s.oy0 + j) * s.OW + x;
     vstore(plane + p, applyEpilogueVec(s.ep, v, o, p));
     return;
   }
   alignas(64) float lanes[VL];
   vstore(lanes, v);
-  for (int64_t l = 0; l < VL && qv + l < s.qEnd; ++l) {
-    if (x < s.OW) {
-      int64_t p = (s.oy0 + j) * s.OW + x;
-      plane[p] = nn_rt::applyEpilogue(s.ep, lanes[l], o, p);
-    }
-    if (++x == s.Wq)
+  for (int64_t l = 0; l < VL && x + l < s.OW; ++l)
+    plane[p + l] = nn_rt::applyEpilogue(s.ep, lanes[l], o, p + l);
+}
+
+/// The band's output vectors in order: row j, columns [x, x + VL), with
+/// ceil(OW / VL) vectors per row. A vector never crosses a row, so the Wq -
+/// OW columns past each row are neither computed nor stored.
+struct VectorWalk {
+  int64_t j = 0, x = 0;
+  void next(int64_t OW) {
+    x += VL;
+    if (x >= OW)
       x = 0, ++j;
   }
-}
+};
 
-/// (j, x) of q = j * Wq + x advanced by VL.
-inline void advance(int64_t &j, int64_t &x, int64_t Wq) {
-  x += VL;
-  while (x >= Wq)
-    x -= Wq, ++j;
-}
+/// The next N vectors of `walk` within `rows` rows: their rows, columns and
+/// scratch offsets (j * Wq + x). Vectors past the band repeat its last one
+/// (computed again, never stored), so every read stays in the scratch.
+template <int N> struct VectorTile {
+  int64_t j[N], x[N], base[N];
+  int valid;
+  VectorTile(VectorWalk &walk, int64_t rows, int64_t OW, int64_t Wq) {
+    valid = 0;
+#pragma GCC unroll 16
+    for (int v = 0; v < N; ++v) {
+      if (walk.j < rows) {
+        j[v] = walk.j, x[v] = walk.x, valid = v + 1;
+        walk.next(OW);
+      } else {
+        j[v] = j[v - 1], x[v] = x[v - 1];
+      }
+      base[v] = j[v] * Wq + x[v];
+    }
+  }
+};
 
-/// out = sum over channels c < C and taps t of w[c][t][r] * in[c][q + off[t]
-/// + v * VL ...]: one OCB x NV tile, `in` at the tile's first pixel of
-/// channel 0, `w` at its block of the packed weights. The sums build in a
-/// local array only ever indexed by unrolled constants, which GCC keeps in
-/// registers (`out`, indexed at run time by partial stores, lives in memory:
+/// Walks a DirectPrefetch a few cache lines at a time, so that its lines
+/// arrive spread over a band's tiles instead of in one burst.
+class PrefetchWalk {
+public:
+  PrefetchWalk(const nn_rt::DirectPrefetch &p, int64_t steps)
+      : p(p), lineFloats(64 / sizeof(float)),
+        perStep(p.base ? (p.channels * ((p.floats + lineFloats - 1) /
+                                        lineFloats) +
+                          steps - 1) /
+                             steps
+                       : 0) {}
+  void step() {
+    for (int64_t i = 0; i < perStep && c < p.channels; ++i) {
+      _mm_prefetch(reinterpret_cast<const char *>(p.base + c * p.stride + f),
+                   _MM_HINT_T1);
+      f += lineFloats;
+      if (f >= p.floats)
+        f = 0, ++c;
+    }
+  }
+
+private:
+  const nn_rt::DirectPrefetch &p;
+  const int64_t lineFloats, perStep;
+  int64_t c = 0, f = 0;
+};
+
+/// out = sum over channels c < C and taps t of w[c][t][r] * in[c][base[v] +
+/// off[t] ...]: one OCB x NV tile, `in` at channel 0 of the band's scratch,
+/// `w` at its block of the packed weights. The sums build in a local array
+/// only ever indexed by unrolled constants, which GCC keeps in registers
+/// (`out`, indexed at run time by partial stores, lives in memory:
 /// accumulating there directly stored every FMA's result).
 __attribute__((always_inline)) inline void
-directTile(const float *in, int64_t chanStride, int64_t C, const int64_t *off,
-           int64_t taps, const float *w, Vec (&out)[OCB][NV]) {
+directTile(const float *in, const int64_t (&base)[NV], int64_t chanStride,
+           int64_t C, const int64_t *off, int64_t taps, const float *w,
+           Vec (&out)[OCB][NV]) {
   Vec acc[OCB][NV];
 #pragma GCC unroll 16
   for (int r = 0; r < OCB; ++r)
@@ -104,14 +151,15 @@ directTile(const float *in, int64_t chanStride, int64_t C, const int64_t *off,
       const float *x = in + off[t];
       // The next channel's window: the taps' addresses jump between rows
       // and planes, which the hardware's stride prefetchers do not follow.
-      _mm_prefetch(reinterpret_cast<const char *>(x + chanStride),
+      _mm_prefetch(reinterpret_cast<const char *>(x + chanStride + base[0]),
                    _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char *>(x + chanStride + TW - 1),
+      _mm_prefetch(reinterpret_cast<const char *>(x + chanStride +
+                                                  base[NV - 1] + VL - 1),
                    _MM_HINT_T0);
       Vec xv[NV];
 #pragma GCC unroll 16
       for (int v = 0; v < NV; ++v)
-        xv[v] = vload(x + v * VL);
+        xv[v] = vload(x + base[v]);
 #pragma GCC unroll 16
       for (int r = 0; r < OCB; ++r) {
         Vec wr = vbroadcast(w + r);
@@ -135,30 +183,35 @@ namespace NN_DIRECT_NAMESPACE {
 
 int64_t directOcBlock() { return OCB; }
 int64_t directTileWidth() { return TW; }
+int64_t directVectorWidth() { return VL; }
 
 void directConvBand(const ConvArgs &cv, const DirectGeometry &g,
                     const float *packedWeight, const float *scratch,
-                    int64_t image, int64_t oy0, int64_t rows) {
-  BandStore s = bandStore(cv, g, image, oy0, rows);
+                    int64_t image, int64_t oy0, int64_t rows,
+                    const DirectPrefetch &next) {
+  BandStore s = bandStore(cv, image, oy0);
   const int64_t blockFloats = cv.C * g.taps * OCB;
+  const int64_t rowVectors = (cv.OW + VL - 1) / VL;
+  PrefetchWalk prefetch(next, (cv.O + OCB - 1) / OCB *
+                                  ((rows * rowVectors + NV - 1) / NV));
   for (int64_t o0 = 0; o0 < cv.O; o0 += OCB) {
     const float *w = packedWeight + (o0 / OCB) * blockFloats;
     const int64_t channels = cv.O - o0 < OCB ? cv.O - o0 : OCB;
-    for (int64_t q = 0, j = 0, x = 0; q < s.qEnd; q += TW) {
+    for (VectorWalk walk; walk.j < rows;) {
+      VectorTile<NV> tile(walk, rows, cv.OW, g.Wq);
       Vec acc[OCB][NV];
-      directTile(scratch + q, g.chanStride, cv.C, g.offsets, g.taps, w, acc);
-      for (int v = 0; v < NV; ++v) {
-        if (q + v * VL < s.qEnd) {
-          if (channels == OCB) {
+      directTile(scratch, tile.base, g.chanStride, cv.C, g.offsets, g.taps, w,
+                 acc);
+      prefetch.step();
+      for (int v = 0; v < tile.valid; ++v) {
+        if (channels == OCB) {
 #pragma GCC unroll 16
-            for (int r = 0; r < OCB; ++r)
-              storeVector(s, acc[r][v], o0 + r, q + v * VL, j, x);
-          } else {
-            for (int r = 0; r < channels; ++r)
-              storeVector(s, acc[r][v], o0 + r, q + v * VL, j, x);
-          }
+          for (int r = 0; r < OCB; ++r)
+            storeVector(s, acc[r][v], o0 + r, tile.j[v], tile.x[v]);
+        } else {
+          for (int r = 0; r < channels; ++r)
+            storeVector(s, acc[r][v], o0 + r, tile.j[v], tile.x[v]);
         }
-        advance(j, x, g.Wq);
       }
     }
   }
@@ -166,24 +219,23 @@ void directConvBand(const ConvArgs &cv, const DirectGeometry &g,
 
 void depthwisePlane(const ConvArgs &cv, const DirectGeometry &g,
                     const float *plane, int64_t image, int64_t channel) {
-  BandStore s = bandStore(cv, g, image, 0, cv.OH);
+  BandStore s = bandStore(cv, image, 0);
   const float *w = cv.weight + channel * g.taps;
-  for (int64_t q = 0, j = 0, x = 0; q < s.qEnd; q += NVD * VL) {
+  for (VectorWalk walk; walk.j < cv.OH;) {
+    VectorTile<NVD> tile(walk, cv.OH, cv.OW, g.Wq);
     Vec acc[NVD];
 #pragma GCC unroll 16
     for (int v = 0; v < NVD; ++v)
       acc[v] = vzero();
     for (int64_t t = 0; t < g.taps; ++t) {
       Vec wt = vbroadcast(w + t);
-      const float *in = plane + q + g.offsets[t];
+      const float *in = plane + g.offsets[t];
 #pragma GCC unroll 16
       for (int v = 0; v < NVD; ++v)
-        acc[v] = vfma(wt, vload(in + v * VL), acc[v]);
+        acc[v] = vfma(wt, vload(in + tile.base[v]), acc[v]);
     }
-    for (int v = 0; v < NVD && q + v * VL < s.qEnd; ++v) {
-      storeVector(s, acc[v], channel, q + v * VL, j, x);
-      advance(j, x, g.Wq);
-    }
+    for (int v = 0; v < tile.valid; ++v)
+      storeVector(s, acc[v], channel, tile.j[v], tile.x[v]);
   }
 }
 

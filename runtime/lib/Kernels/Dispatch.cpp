@@ -397,10 +397,9 @@ nn_rt::ConvArgs convShape(int64_t C, int64_t H, int64_t W, int64_t O,
                           int64_t strideH, int64_t strideW, int64_t padTop,
                           int64_t padLeft, int64_t dilationH,
                           int64_t dilationW, int64_t OH, int64_t OW) {
-  return nn_rt::ConvArgs{1,         C,         H,       W,       nullptr,
-                         O,         KH,        KW,      weight,  strideH,
-                         strideW,   padTop,    padLeft, dilationH, dilationW,
-                         OH,        OW,        nullptr, {},      nullptr};
+  return nn_rt::convArgs(1, C, H, W, nullptr, O, KH, KW, weight, strideH,
+                         strideW, padTop, padLeft, dilationH, dilationW, OH,
+                         OW, nullptr, nullptr);
 }
 
 } // namespace
@@ -530,11 +529,9 @@ extern "C" void nn_rt_conv2d_nchw_packed(
     const nn_rt_epilogue *epilogue) {
   if (N <= 0 || O <= 0 || OH <= 0 || OW <= 0)
     return;
-  nn_rt::ConvArgs cv{N,         C,         H,      W,       input,
-                     O,         KH,        KW,     nullptr, strideH,
-                     strideW,   padTop,    padLeft, dilationH, dilationW,
-                     OH,        OW,        output, epilogueOrNone(epilogue),
-                     nullptr};
+  nn_rt::ConvArgs cv = nn_rt::convArgs(
+      N, C, H, W, input, O, KH, KW, nullptr, strideH, strideW, padTop,
+      padLeft, dilationH, dilationW, OH, OW, output, epilogue);
   // The same choice as nn_rt_conv2d_pack_weight made for this geometry.
   if (nn_rt::directConvApplies(cv))
     return nn_rt::runDirectConv(cv, packedWeight);
@@ -555,11 +552,9 @@ extern "C" void nn_rt_conv2d_nchw(int64_t N, int64_t C, int64_t H, int64_t W,
                                   const nn_rt_epilogue *epilogue) {
   if (N <= 0 || O <= 0 || OH <= 0 || OW <= 0)
     return;
-  nn_rt::ConvArgs cv{N,         C,         H,      W,       input,
-                     O,         KH,        KW,     weight,  strideH,
-                     strideW,   padTop,    padLeft, dilationH, dilationW,
-                     OH,        OW,        output, epilogueOrNone(epilogue),
-                     nullptr};
+  nn_rt::ConvArgs cv = nn_rt::convArgs(
+      N, C, H, W, input, O, KH, KW, weight, strideH, strideW, padTop,
+      padLeft, dilationH, dilationW, OH, OW, output, epilogue);
   if (nn_rt::directConvApplies(cv))
     nn_rt::runDirectConv(cv, nullptr);
   else

@@ -45,6 +45,24 @@ struct ConvArgs {
   const float *packedWeight;
 };
 
+/// The ConvArgs of a convolution entry point's arguments, in their order
+/// (nn_rt_conv2d_nchw's); a null epilogue is none, and the weights are
+/// packed per call (no packedWeight).
+inline ConvArgs convArgs(int64_t N, int64_t C, int64_t H, int64_t W,
+                         const float *input, int64_t O, int64_t KH,
+                         int64_t KW, const float *weight, int64_t strideH,
+                         int64_t strideW, int64_t padTop, int64_t padLeft,
+                         int64_t dilationH, int64_t dilationW, int64_t OH,
+                         int64_t OW, float *output,
+                         const nn_rt_epilogue *epilogue) {
+  ConvArgs cv{N,       C,       H,         W,         input,  O,  KH,
+              KW,      weight,  strideH,   strideW,   padTop, padLeft,
+              dilationH, dilationW, OH,    OW,        output, {}, nullptr};
+  if (epilogue)
+    cv.ep = *epilogue;
+  return cv;
+}
+
 /// The addends and activation of `ep` applied to v = C[m, n] (the scalar
 /// reference every ISA's vector store must agree with).
 static inline float applyEpilogue(const nn_rt_epilogue &ep, float v,
@@ -181,9 +199,10 @@ void runGemmConv(const ConvArgs &cv);
 // (ky, kx) then reads phase ((ky * dilH) % sH, (kx * dilW) % sW) at row
 // oy + (ky * dilH) / sH, column ox + (kx * dilW) / sW: with the output
 // flattened as q = oy * Wq + ox, every tap is a constant offset from q, so
-// the kernel runs over q in whole vectors with neither a gather nor a
-// bounds check; the Wq - OW columns past each output row are computed and
-// dropped in the store.
+// the kernel runs over vectors of output pixels with neither a gather nor a
+// bounds check. Vectors start at columns 0, VL, 2 VL, ... of each output
+// row (a row's last one may be partial), so the Wq - OW columns past a row
+// are never computed.
 
 /// The most taps (KH * KW) of a direct convolution (7 x 7 fits).
 constexpr int64_t kDirectMaxTaps = 64;
@@ -209,6 +228,14 @@ struct DirectGeometry {
   bool phaseUsed[kDirectMaxStride * kDirectMaxStride];
 };
 
+/// Input a band kernel pulls towards L2 while it computes, so that the next
+/// band's copy into the scratch does not wait on L3 or memory: `channels`
+/// runs of `floats` floats, `stride` floats apart. No base: nothing.
+struct DirectPrefetch {
+  const float *base;
+  int64_t channels, stride, floats;
+};
+
 /// True when the direct kernel computes `cv` on this CPU (the implicit GEMM
 /// takes the rest, and the plain 1x1 case that needs no gather).
 bool directConvApplies(const ConvArgs &cv);
@@ -219,8 +246,10 @@ bool directConvApplies(const ConvArgs &cv);
 void runDirectConv(const ConvArgs &cv, const float *packedWeight);
 /// Output channels per block of the direct kernel on this CPU.
 int64_t directConvBlock();
-/// Flattened output pixels per tile of the direct kernel on this CPU.
+/// Output pixels per tile of the direct kernel on this CPU.
 int64_t directConvTileWidth();
+/// Output pixels per vector of the direct kernel on this CPU.
+int64_t directConvVectorWidth();
 /// Floats of packDirectConvWeights' result.
 int64_t directPackedWeightSize(int64_t O, int64_t C, int64_t taps,
                                int64_t block);
@@ -233,9 +262,11 @@ void packDirectConvWeights(const float *weight, int64_t O, int64_t C,
   namespace isa {                                                              \
   int64_t directOcBlock();                                                     \
   int64_t directTileWidth();                                                   \
+  int64_t directVectorWidth();                                                 \
   void directConvBand(const ConvArgs &cv, const DirectGeometry &g,             \
                       const float *packedWeight, const float *scratch,         \
-                      int64_t image, int64_t oy0, int64_t rows);               \
+                      int64_t image, int64_t oy0, int64_t rows,                \
+                      const DirectPrefetch &next);                             \
   void depthwisePlane(const ConvArgs &cv, const DirectGeometry &g,             \
                       const float *plane, int64_t image, int64_t channel);     \
   }

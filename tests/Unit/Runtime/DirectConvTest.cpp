@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ConvReference.h"
 #include "Kernels/KernelsInternal.h"
 
 #include <gtest/gtest.h>
@@ -21,94 +22,10 @@
 
 namespace {
 
-std::vector<float> randomVector(size_t n, std::mt19937 &rng) {
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = dist(rng);
-  return v;
-}
-
-/// A convolution's window; the output size follows from the pads, the
-/// bottom and right pads being `padBottom` / `padRight`.
-struct Window {
-  int64_t N, C, H, W, O, KH, KW, strideH, strideW, padTop, padLeft,
-      padBottom, padRight, dilationH, dilationW;
-  int64_t OH() const {
-    return (H + padTop + padBottom - dilationH * (KH - 1) - 1) / strideH + 1;
-  }
-  int64_t OW() const {
-    return (W + padLeft + padRight - dilationW * (KW - 1) - 1) / strideW + 1;
-  }
-};
-
-std::ostream &operator<<(std::ostream &os, const Window &w) {
-  return os << "N" << w.N << " C" << w.C << " " << w.H << "x" << w.W << " O"
-            << w.O << " k" << w.KH << "x" << w.KW << " s" << w.strideH << ","
-            << w.strideW << " p" << w.padTop << "," << w.padLeft << ","
-            << w.padBottom << "," << w.padRight << " d" << w.dilationH << ","
-            << w.dilationW;
-}
-
-/// The reference of nn_rt_epilogue's activation, in double.
-double activate(const nn_rt_epilogue &ep, double v) {
-  switch (ep.activation) {
-  case NN_RT_ACT_RELU:
-    return std::max(v, 0.0);
-  case NN_RT_ACT_CLAMP:
-    return std::min(std::max(v, double(ep.min)), double(ep.max));
-  case NN_RT_ACT_LEAKY_RELU:
-    return v > 0 ? v : v * ep.slope;
-  default:
-    return v;
-  }
-}
-
-/// The convolution in double with `groups` groups (C / groups input
-/// channels per output channel), then the epilogue.
-std::vector<double> reference(const Window &w, int64_t groups,
-                              const std::vector<float> &in,
-                              const std::vector<float> &weight,
-                              const nn_rt_epilogue &ep) {
-  const int64_t OH = w.OH(), OW = w.OW(), cg = w.C / groups,
-                og = w.O / groups;
-  std::vector<double> out(w.N * w.O * OH * OW);
-  for (int64_t n = 0; n < w.N; ++n)
-    for (int64_t o = 0; o < w.O; ++o)
-      for (int64_t y = 0; y < OH; ++y)
-        for (int64_t x = 0; x < OW; ++x) {
-          double acc = 0;
-          for (int64_t c = 0; c < cg; ++c)
-            for (int64_t ky = 0; ky < w.KH; ++ky)
-              for (int64_t kx = 0; kx < w.KW; ++kx) {
-                int64_t iy = y * w.strideH - w.padTop + ky * w.dilationH;
-                int64_t ix = x * w.strideW - w.padLeft + kx * w.dilationW;
-                if (iy < 0 || iy >= w.H || ix < 0 || ix >= w.W)
-                  continue;
-                int64_t ic = (o / og) * cg + c;
-                acc += double(in[((n * w.C + ic) * w.H + iy) * w.W + ix]) *
-                       weight[((o * cg + c) * w.KH + ky) * w.KW + kx];
-              }
-          int64_t p = y * OW + x;
-          for (const nn_rt_addend &a : ep.addends)
-            if (a.data)
-              acc += a.data[n * a.image_stride + o * a.row_stride +
-                            p * a.col_stride];
-          out[((n * w.O + o) * OH + y) * OW + x] = activate(ep, acc);
-        }
-  return out;
-}
-
-void expectNear(const std::vector<float> &got, const std::vector<double> &want,
-                const Window &w) {
-  const int64_t OH = w.OH(), OW = w.OW();
-  for (size_t i = 0; i < want.size(); ++i) {
-    int64_t x = i % OW, y = (i / OW) % OH, o = (i / (OW * OH)) % w.O,
-            n = i / (OW * OH * w.O);
-    ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::abs(want[i])))
-        << "image " << n << " channel " << o << " at " << y << "," << x;
-  }
-}
+using nn_test::ConvWindow;
+using nn_test::expectConvNear;
+using nn_test::randomVector;
+using nn_test::referenceConv;
 
 /// Which implementation computes the convolution.
 enum class Path { entry, direct, directPrepacked, gemm };
@@ -120,15 +37,14 @@ protected:
 
   /// Runs `w` through `path` and checks it against the reference, and that
   /// nothing was written past the output.
-  void check(const Window &w, Path path, const nn_rt_epilogue &ep,
+  void check(const ConvWindow &w, Path path, const nn_rt_epilogue &ep,
              const std::vector<float> &in, const std::vector<float> &weight) {
     const size_t size = w.N * w.O * w.OH() * w.OW(), guard = 64;
     std::vector<float> out(size + guard, NAN);
-    nn_rt::ConvArgs cv{w.N,         w.C,        w.H,       w.W,
-                       in.data(),   w.O,        w.KH,      w.KW,
-                       weight.data(), w.strideH, w.strideW, w.padTop,
-                       w.padLeft,   w.dilationH, w.dilationW, w.OH(),
-                       w.OW(),      out.data(), ep,        nullptr};
+    nn_rt::ConvArgs cv = nn_rt::convArgs(
+        w.N, w.C, w.H, w.W, in.data(), w.O, w.KH, w.KW, weight.data(),
+        w.strideH, w.strideW, w.padTop, w.padLeft, w.dilationH, w.dilationW,
+        w.OH(), w.OW(), out.data(), &ep);
     std::vector<float> packed;
     switch (path) {
     case Path::entry:
@@ -155,13 +71,13 @@ protected:
     for (size_t i = size; i < size + guard; ++i)
       ASSERT_TRUE(std::isnan(out[i])) << "written " << i - size << " past";
     out.resize(size);
-    expectNear(out, reference(w, 1, in, weight, ep), w);
+    expectConvNear(out, referenceConv(w, 1, in, weight, ep), w);
   }
 
   std::mt19937 rng{7};
 };
 
-const Window kWindows[] = {
+const ConvWindow kConvWindows[] = {
     // W2's layer, shrunk: 3x3 pad 1, a row (18) that is not a multiple of 8.
     {2, 16, 18, 18, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     // Odd everything; 7 output channels (a partial block).
@@ -194,10 +110,13 @@ const Window kWindows[] = {
     {1, 8, 6, 6, 150, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     // Enough work to be split over the threads (bands of both images).
     {2, 32, 48, 47, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    // W2's rows (56: whole vectors only) and channels: three bands of an
+    // image, each prefetching the next one's input.
+    {2, 64, 30, 56, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
 };
 
 TEST_P(DirectConvTest, EveryPathMatchesLoops) {
-  for (const Window &w : kWindows) {
+  for (const ConvWindow &w : kConvWindows) {
     SCOPED_TRACE(::testing::Message() << w);
     auto in = randomVector(w.N * w.C * w.H * w.W, rng);
     auto weight = randomVector(w.O * w.C * w.KH * w.KW, rng);
@@ -226,7 +145,7 @@ TEST_P(DirectConvTest, EveryRowWidthMatchesLoops) {
   for (int64_t stride : {1, 2})
     for (int64_t H : {1, 2, 5})
       for (int64_t W = 1; W <= 33; ++W) {
-        const Window w{2, 3, H, W, 5, 3, 3, stride, stride, 1, 1, 1, 1, 1, 1};
+        const ConvWindow w{2, 3, H, W, 5, 3, 3, stride, stride, 1, 1, 1, 1, 1, 1};
         SCOPED_TRACE(::testing::Message() << w);
         auto in = randomVector(w.N * w.C * w.H * w.W, rng);
         auto weight = randomVector(w.O * w.C * 9, rng);
@@ -246,7 +165,7 @@ TEST_P(DirectConvTest, EveryRowWidthMatchesLoops) {
 /// bias broadcast along rows), on a shape whose rows mix whole vectors with
 /// vectors that cross the dropped columns.
 TEST_P(DirectConvTest, EveryEpilogueMatchesLoops) {
-  const Window w{3, 6, 9, 21, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+  const ConvWindow w{3, 6, 9, 21, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
   const int64_t OH = w.OH(), OW = w.OW(), P = OH * OW;
   auto in = randomVector(w.N * w.C * w.H * w.W, rng);
   auto weight = randomVector(w.O * w.C * w.KH * w.KW, rng);
@@ -282,8 +201,8 @@ TEST_P(DirectConvTest, EveryEpilogueMatchesLoops) {
 
 /// NaN in the input reaches exactly the outputs whose window reads it,
 /// through relu and clamp, as torch's do.
-TEST_P(DirectConvTest, NaNReachesItsWindowOnly) {
-  const Window w{1, 2, 8, 20, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+TEST_P(DirectConvTest, NaNReachesItsConvWindowOnly) {
+  const ConvWindow w{1, 2, 8, 20, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
   std::vector<float> in(w.N * w.C * w.H * w.W, 1.f), weight(w.O * w.C * 9, 1.f);
   in[(1 * w.H + 4) * w.W + 10] = NAN; // channel 1, (4, 10)
   for (int32_t act : {NN_RT_ACT_RELU, NN_RT_ACT_CLAMP}) {
@@ -306,7 +225,7 @@ TEST_P(DirectConvTest, NaNReachesItsWindowOnly) {
 }
 
 TEST_P(DirectConvTest, DepthwiseMatchesLoops) {
-  const Window windows[] = {
+  const ConvWindow windows[] = {
       {2, 16, 18, 18, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
       {3, 5, 9, 11, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
       {1, 6, 13, 15, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
@@ -320,7 +239,7 @@ TEST_P(DirectConvTest, DepthwiseMatchesLoops) {
       // Beyond the vector kernel's stride: the reference loops.
       {1, 3, 17, 17, 3, 3, 3, 5, 5, 1, 1, 1, 1, 1, 1},
   };
-  for (const Window &w : windows) {
+  for (const ConvWindow &w : windows) {
     SCOPED_TRACE(::testing::Message() << w);
     const int64_t P = w.OH() * w.OW();
     auto in = randomVector(w.N * w.C * w.H * w.W, rng);
@@ -347,21 +266,21 @@ TEST_P(DirectConvTest, DepthwiseMatchesLoops) {
       for (size_t i = size; i < size + guard; ++i)
         ASSERT_TRUE(std::isnan(out[i])) << "written " << i - size << " past";
       out.resize(size);
-      expectNear(out, reference(w, w.C, in, weight, ep), w);
+      expectConvNear(out, referenceConv(w, w.C, in, weight, ep), w);
     }
   }
 }
 
 /// A null epilogue is none, as for nn_rt_conv2d_nchw.
 TEST_P(DirectConvTest, DepthwiseWithoutEpilogue) {
-  const Window w{1, 3, 7, 9, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+  const ConvWindow w{1, 3, 7, 9, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
   auto in = randomVector(w.C * w.H * w.W, rng);
   auto weight = randomVector(w.C * 9, rng);
   std::vector<float> out(w.C * w.OH() * w.OW(), NAN);
   nn_rt_conv2d_depthwise_nchw(1, w.C, w.H, w.W, in.data(), 3, 3, weight.data(),
                               1, 1, 1, 1, 1, 1, w.OH(), w.OW(), out.data(),
                               nullptr);
-  expectNear(out, reference(w, w.C, in, weight, nn_rt_epilogue{}), w);
+  expectConvNear(out, referenceConv(w, w.C, in, weight, nn_rt_epilogue{}), w);
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, DirectConvTest, ::testing::Values(1, 2, 3));

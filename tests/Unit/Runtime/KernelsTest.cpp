@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ConvReference.h"
 #include "nn/Runtime/Kernels.h"
 // The vector exp of attention's softmax (runtime/lib on the include path).
 #include "Kernels/KernelsInternal.h"
@@ -24,13 +25,11 @@
 
 namespace {
 
-std::vector<float> randomVector(size_t n, std::mt19937 &rng) {
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = dist(rng);
-  return v;
-}
+using nn_test::activate;
+using nn_test::ConvWindow;
+using nn_test::expectConvNear;
+using nn_test::randomVector;
+using nn_test::referenceConv;
 
 class KernelsTest : public ::testing::TestWithParam<int> {
 protected:
@@ -117,46 +116,17 @@ TEST_P(KernelsTest, Conv2dMatchesLoops) {
                      ConvCase{2, 6, 9, 9, 5, 1, 1, 2, 0, 1, true, false}}) {
     ConvData d(c, rng);
     const int64_t OH = d.OH, OW = d.OW;
-    const auto &in = d.in, &w = d.w, &b = d.b;
+    const auto &in = d.in, &w = d.w;
     const nn_rt_epilogue &ep = d.ep;
     std::vector<float> out(c.N * c.O * OH * OW, NAN);
     nn_rt_conv2d_nchw(c.N, c.C, c.H, c.W, in.data(), c.O, c.KH, c.KW, w.data(),
                       c.stride, c.stride, c.pad, c.pad, c.dilation, c.dilation,
                       OH, OW, out.data(), &ep);
-    for (int64_t n = 0; n < c.N; ++n)
-      for (int64_t o = 0; o < c.O; ++o)
-        for (int64_t y = 0; y < OH; ++y)
-          for (int64_t x = 0; x < OW; ++x) {
-            double acc = c.bias ? b[o] : 0.0;
-            for (int64_t ch = 0; ch < c.C; ++ch)
-              for (int64_t ky = 0; ky < c.KH; ++ky)
-                for (int64_t kx = 0; kx < c.KW; ++kx) {
-                  int64_t iy = y * c.stride - c.pad + ky * c.dilation;
-                  int64_t ix = x * c.stride - c.pad + kx * c.dilation;
-                  if (iy >= 0 && iy < c.H && ix >= 0 && ix < c.W)
-                    acc += in[((n * c.C + ch) * c.H + iy) * c.W + ix] *
-                           w[((o * c.C + ch) * c.KH + ky) * c.KW + kx];
-                }
-            if (c.relu)
-              acc = std::max(acc, 0.0);
-            float got = out[((n * c.O + o) * OH + y) * OW + x];
-            ASSERT_NEAR(got, acc, 1e-4 * (1 + std::abs(acc)))
-                << "image " << n << " channel " << o << " at " << y << "," << x;
-          }
-  }
-}
-
-/// The reference of nn_rt_epilogue's activation, in double.
-double activate(const nn_rt_epilogue &ep, double v) {
-  switch (ep.activation) {
-  case NN_RT_ACT_RELU:
-    return std::max(v, 0.0);
-  case NN_RT_ACT_CLAMP:
-    return std::min(std::max(v, double(ep.min)), double(ep.max));
-  case NN_RT_ACT_LEAKY_RELU:
-    return v > 0 ? v : v * ep.slope;
-  default:
-    return v;
+    const ConvWindow window{c.N,   c.C,      c.H,     c.W,
+                            c.O,   c.KH,     c.KW,    c.stride,
+                            c.stride, c.pad, c.pad,   c.pad,
+                            c.pad, c.dilation, c.dilation};
+    expectConvNear(out, referenceConv(window, 1, in, w, ep), window);
   }
 }
 
@@ -244,24 +214,8 @@ TEST_P(KernelsTest, Conv2dEpilogueMatchesLoops) {
   std::vector<float> out(N * O * OH * OW, NAN);
   nn_rt_conv2d_nchw(N, C, H, W, in.data(), O, KH, KW, w.data(), S, S, P, P, 1,
                     1, OH, OW, out.data(), &ep);
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t o = 0; o < O; ++o)
-      for (int64_t y = 0; y < OH; ++y)
-        for (int64_t x = 0; x < OW; ++x) {
-          double acc = b[o] + res[((n * O + o) * OH + y) * OW + x];
-          for (int64_t ch = 0; ch < C; ++ch)
-            for (int64_t ky = 0; ky < KH; ++ky)
-              for (int64_t kx = 0; kx < KW; ++kx) {
-                int64_t iy = y * S - P + ky, ix = x * S - P + kx;
-                if (iy >= 0 && iy < H && ix >= 0 && ix < W)
-                  acc += in[((n * C + ch) * H + iy) * W + ix] *
-                         w[((o * C + ch) * KH + ky) * KW + kx];
-              }
-          acc = activate(ep, acc);
-          ASSERT_NEAR(out[((n * O + o) * OH + y) * OW + x], acc,
-                      1e-4 * (1 + std::abs(acc)))
-              << "image " << n << " channel " << o << " at " << y << "," << x;
-        }
+  const ConvWindow window{N, C, H, W, O, KH, KW, S, S, P, P, P, P, 1, 1};
+  expectConvNear(out, referenceConv(window, 1, in, w, ep), window);
 }
 
 TEST_P(KernelsTest, ParallelForCoversTheRangeOnce) {
