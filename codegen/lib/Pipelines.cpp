@@ -94,6 +94,10 @@ void mlir::nn::buildLowerToLLVMPipeline(OpPassManager &pm) {
   // Statically sized intermediates share one per-call arena (before
   // outlining, so a parallel loop's buffers are planned with the function).
   pm.addPass(createPlanBuffersPass());
+  // Outputs larger than the last-level cache are streamed to memory
+  // instead of being read into it first (before outlining: the fences go
+  // at the end of each thread's tile).
+  pm.addNestedPass<func::FuncOp>(createUseNontemporalStoresPass());
   // Each scf.forall becomes an nn_rt_parallel_for call.
   pm.addPass(createOutlineParallelLoopsPass());
   parse(kToLLVM);
