@@ -34,9 +34,6 @@ using namespace mlir::nn;
 /// textual pipelines only resolve registered passes).
 /// The function boundary keeps identity layouts so every memref is a plain
 /// contiguous buffer, and results become out-parameters the caller provides.
-static constexpr const char *kFuseElementwise =
-    "canonicalize,"
-    "func.func(linalg-fuse-elementwise-ops)";
 static constexpr const char *kBufferize =
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
@@ -87,7 +84,10 @@ void mlir::nn::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createLowerStateToArgumentsPass());
   pm.addPass(createLowerToKernelCallsPass());
   pm.addNestedPass<func::FuncOp>(createConvertNNToLinalgPass());
-  parse(kFuseElementwise);
+  // Elementwise chains become one linalg.generic, but what a consumer
+  // broadcasts (per-row statistics) stays computed once per row.
+  parse("canonicalize");
+  pm.addNestedPass<func::FuncOp>(createFuseElementwiseOpsPass());
   // scf.forall over the outer parallel loop, vectors in the inner tile.
   pm.addNestedPass<func::FuncOp>(createTileAndVectorizePass());
   parse(kBufferize);

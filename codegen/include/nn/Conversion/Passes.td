@@ -258,12 +258,47 @@ def ExpandBF16ConversionsPass
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def FuseElementwiseOpsPass
+    : Pass<"nn-fuse-elementwise-ops", "::mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise linalg.generic producers into their "
+                "consumers, except into consumers that broadcast them";
+  let description = [{
+    The upstream `linalg-fuse-elementwise-ops` (elementwise fusion of
+    single-use producers, reshape folding by expansion, constant folding and
+    the linalg canonicalizations), with one rule added: a producer is not
+    inlined into a consumer that reads it through an indexing map that
+    drops loops of more than one iteration (a broadcast). Inlined there, the
+    producer's body would run once per consumer element instead of once per
+    producer element: layer_norm's `1 / sqrt(var / n + eps)` per element of
+    the row instead of once per row, softmax's `1 / sum` likewise. Kept
+    apart, the producer writes a tensor as small as its own iteration space,
+    which nn-tile-and-vectorize computes in the consumer's row tile
+    (`fuse-rows`), so it never leaves the cache. A producer whose body only
+    yields an operand computes nothing and is still inlined.
+
+    Before (after convert-nn-to-linalg):
+    ```mlir
+    %inv = linalg.generic {indexing_maps = [#vec, #vec], ...}
+        ins(%var : tensor<1024xf32>) ... { rsqrt ... }
+    %y = linalg.generic {indexing_maps = [#id, #row, #id], ...}
+        ins(%x, %inv : tensor<1024x256xf32>, tensor<1024xf32>) ... { mulf }
+    ```
+    After: unchanged (the upstream pass would inline the rsqrt into %y).
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def TileAndVectorizePass
     : Pass<"nn-tile-and-vectorize", "::mlir::func::FuncOp"> {
   let summary = "Tile linalg ops on tensors for threads and SIMD, then "
                 "vectorize the inner tiles";
   let description = [{
-    Runs on linalg on tensors, after linalg-fuse-elementwise-ops and before
+    Runs on linalg on tensors, after nn-fuse-elementwise-ops and before
     bufferization. Each linalg op with static loop ranges is tiled twice:
 
     1. When its iteration space holds at least `min-parallel-work` points,
