@@ -52,8 +52,8 @@ bool shouldFuse(OpOperand *fused) {
     return false;
   auto consumer = llvm::dyn_cast<linalg::LinalgOp>(fused->getOwner());
   if (consumer && computes(producer) && broadcasts(consumer, fused)) {
-    LLVM_DEBUG(llvm::dbgs() << "not inlined into a broadcast: " << *producer
-                            << "\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "not inlined into a broadcast: " << *producer << "\n");
     return false;
   }
   return true;

@@ -68,7 +68,8 @@ struct UseNontemporalStoresPass
     Type element = vector.getElementType();
     if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
       return false;
-    int64_t bytes = vector.getNumElements() * element.getIntOrFloatBitWidth() / 8;
+    int64_t bytes =
+        vector.getNumElements() * element.getIntOrFloatBitWidth() / 8;
     if (bytes % alignment != 0)
       return false;
     SmallVector<int64_t> strides;
@@ -101,12 +102,12 @@ struct UseNontemporalStoresPass
         loc, b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, dest),
         b.create<arith::MulIOp>(loc, element, index(elementBytes)));
     Value low = b.create<arith::AndIOp>(loc, address, index(alignment - 1));
-    Value aligned = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
-                                            low, index(0));
+    Value aligned =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, low, index(0));
     auto branch = b.create<scf::IfOp>(loc, aligned, /*withElseRegion=*/true);
     OpBuilder then = branch.getThenBodyBuilder();
-    Value word = then.create<arith::IndexCastOp>(loc, then.getI64Type(),
-                                                 address);
+    Value word =
+        then.create<arith::IndexCastOp>(loc, then.getI64Type(), address);
     Value ptr = then.create<LLVM::IntToPtrOp>(
         loc, LLVM::LLVMPointerType::get(b.getContext()), word);
     then.create<LLVM::StoreOp>(loc, write.getVector(), ptr, alignment,

@@ -1,4 +1,4 @@
-//===- NontemporalStoresTest.cpp - Streaming stores write what plain ones do ===//
+//===- NontemporalStoresTest.cpp - Streaming stores keep every bit --------===//
 //
 // nn-use-nontemporal-stores writes the vectors of outputs larger than the
 // last-level cache (32 MiB) with non-temporal stores when their address is
