@@ -75,6 +75,11 @@ std::unique_ptr<Runner> dnnlMatmul(HostTensor a, HostTensor b);
 /// `threads` std::threads.
 std::unique_ptr<Runner> handAffineRelu(HostTensor x, float a, float b,
                                        int threads);
+/// The same loop written with AVX intrinsics and non-temporal stores (as
+/// nn-use-nontemporal-stores makes nn's W6 loop): the ceiling of a loop
+/// that does not read its output lines before writing them.
+std::unique_ptr<Runner> handAffineReluStreaming(HostTensor x, float a, float b,
+                                                int threads);
 
 } // namespace bench
 

@@ -225,7 +225,15 @@ std::unique_ptr<Runner> compileNN(Holder &model,
 
 /// nn_nofuse and nn_nofuse_nofold are nn with stages of nn-optimize
 /// switched off (the pipeline ablation of W7).
-enum class Impl { nn, nn_nofuse, nn_nofuse_nofold, libtorch, onednn, hand };
+enum class Impl {
+  nn,
+  nn_nofuse,
+  nn_nofuse_nofold,
+  libtorch,
+  onednn,
+  hand,
+  hand_nt
+};
 const char *implName(Impl i) {
   switch (i) {
   case Impl::nn:
@@ -240,6 +248,8 @@ const char *implName(Impl i) {
     return "onednn";
   case Impl::hand:
     return "hand";
+  case Impl::hand_nt:
+    return "hand_nt";
   }
   return "?";
 }
@@ -454,6 +464,10 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
           return bench::handAffineRelu(host(w.inputs[0]), kScale, kShift,
                                        threads);
         };
+        w.make[Impl::hand_nt] = [&w](int threads) {
+          return bench::handAffineReluStreaming(host(w.inputs[0]), kScale,
+                                                kShift, threads);
+        };
       });
   // W8/W9: the row reductions of W4 on their own (generated code, no
   // GEMM): softmax over [1024, 128] and layer_norm over [1024, 256]. Both
@@ -507,7 +521,7 @@ std::vector<Impl> implsOf(const std::string &name) {
       name.starts_with("W5"))
     return {Impl::nn, Impl::libtorch, Impl::onednn};
   if (name.starts_with("W6"))
-    return {Impl::nn, Impl::libtorch, Impl::hand};
+    return {Impl::nn, Impl::libtorch, Impl::hand, Impl::hand_nt};
   if (name.starts_with("W7"))
     return {Impl::nn, Impl::nn_nofuse, Impl::nn_nofuse_nofold, Impl::libtorch};
   return {Impl::nn, Impl::libtorch};

@@ -3,7 +3,8 @@
 // The ceilings each result is put against: a register-only FMA loop (AVX-512
 // when the CPU has it, else AVX2+FMA) for the compute peak, and the STREAM
 // triad a[i] = b[i] + s * c[i] for the bandwidth, both with 1 and 2 threads.
-// Also the hand-fused relu(x * a + b) loop of W6. Built with -O3
+// Also the hand-fused relu(x * a + b) loop of W6, with plain stores and with
+// non-temporal ones (hand_nt). Built with -O3
 // -march=native: this file only ever runs on the machine that built it.
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +14,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <thread>
 #include <vector>
 
@@ -99,8 +101,10 @@ double Triad::run(int threads) {
 namespace {
 class HandAffineRelu : public Runner {
 public:
-  HandAffineRelu(HostTensor x, float a, float b, int threads)
-      : x_(x), a_(a), b_(b), threads_(threads), out_(x.numel()) {}
+  HandAffineRelu(HostTensor x, float a, float b, int threads,
+                 bool streaming = false)
+      : x_(x), a_(a), b_(b), threads_(threads), streaming_(streaming),
+        out_(x.numel()) {}
   void run() override {
     int64_t n = x_.numel();
     const float *x = x_.data;
@@ -108,6 +112,10 @@ public:
     float a = a_, b = b_;
     onThreads(threads_, [&](int t) {
       int64_t begin = n * t / threads_, end = n * (t + 1) / threads_;
+      if (streaming_) {
+        streamRange(x, y, a, b, begin, end);
+        return;
+      }
       for (int64_t i = begin; i < end; ++i)
         y[i] = std::max(x[i] * a + b, 0.f);
     });
@@ -115,9 +123,29 @@ public:
   std::vector<float> output() override { return out_; }
 
 private:
+  /// y[begin, end) with plain stores up to the first 32-byte boundary of
+  /// y, then 8 floats per non-temporal store, then the tail; the fence
+  /// orders the streamed lines before the thread is joined.
+  static void streamRange(const float *x, float *y, float a, float b,
+                          int64_t begin, int64_t end) {
+    int64_t i = begin;
+    for (; i < end && reinterpret_cast<uintptr_t>(y + i) % 32 != 0; ++i)
+      y[i] = std::max(x[i] * a + b, 0.f);
+    const __m256 va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b),
+                 zero = _mm256_setzero_ps();
+    for (; i + 8 <= end; i += 8) {
+      __m256 v = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), va, vb);
+      _mm256_stream_ps(y + i, _mm256_max_ps(v, zero));
+    }
+    for (; i < end; ++i)
+      y[i] = std::max(x[i] * a + b, 0.f);
+    _mm_sfence();
+  }
+
   HostTensor x_;
   float a_, b_;
   int threads_;
+  bool streaming_;
   std::vector<float> out_;
 };
 } // namespace
@@ -125,6 +153,12 @@ private:
 std::unique_ptr<Runner> handAffineRelu(HostTensor x, float a, float b,
                                        int threads) {
   return std::make_unique<HandAffineRelu>(x, a, b, threads);
+}
+
+std::unique_ptr<Runner> handAffineReluStreaming(HostTensor x, float a, float b,
+                                                int threads) {
+  return std::make_unique<HandAffineRelu>(x, a, b, threads,
+                                          /*streaming=*/true);
 }
 
 } // namespace bench

@@ -34,9 +34,6 @@ using namespace mlir::nn;
 /// textual pipelines only resolve registered passes).
 /// The function boundary keeps identity layouts so every memref is a plain
 /// contiguous buffer, and results become out-parameters the caller provides.
-static constexpr const char *kFuseElementwise =
-    "canonicalize,"
-    "func.func(linalg-fuse-elementwise-ops)";
 static constexpr const char *kBufferize =
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
@@ -87,13 +84,20 @@ void mlir::nn::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createLowerStateToArgumentsPass());
   pm.addPass(createLowerToKernelCallsPass());
   pm.addNestedPass<func::FuncOp>(createConvertNNToLinalgPass());
-  parse(kFuseElementwise);
+  // Elementwise chains become one linalg.generic, but what a consumer
+  // broadcasts (per-row statistics) stays computed once per row.
+  parse("canonicalize");
+  pm.addNestedPass<func::FuncOp>(createFuseElementwiseOpsPass());
   // scf.forall over the outer parallel loop, vectors in the inner tile.
   pm.addNestedPass<func::FuncOp>(createTileAndVectorizePass());
   parse(kBufferize);
   // Statically sized intermediates share one per-call arena (before
   // outlining, so a parallel loop's buffers are planned with the function).
   pm.addPass(createPlanBuffersPass());
+  // Outputs larger than the last-level cache are streamed to memory
+  // instead of being read into it first (before outlining: the fences go
+  // at the end of each thread's tile).
+  pm.addNestedPass<func::FuncOp>(createUseNontemporalStoresPass());
   // Each scf.forall becomes an nn_rt_parallel_for call.
   pm.addPass(createOutlineParallelLoopsPass());
   parse(kToLLVM);

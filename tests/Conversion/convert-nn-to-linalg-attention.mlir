@@ -2,7 +2,8 @@
 
 // Same batch dims: q·kᵀ is linalg.batch_matmul_transpose_b; the scale is one
 // broadcasting generic; softmax is the max reduction, the Σ exp(x - max)
-// reduction and the normalization; then linalg.batch_matmul with v.
+// reduction, 1 / Σ per row and the normalization (a multiplication by it);
+// then linalg.batch_matmul with v.
 // CHECK-LABEL: func.func @sdpa_same_batch
 // CHECK: %[[SCORES:.+]] = linalg.batch_matmul_transpose_b ins(%{{.*}}, %{{.*}} : tensor<2x5x8xf32>, tensor<2x7x8xf32>) outs(%{{.*}} : tensor<2x5x7xf32>)
 // CHECK: %[[SCALED:.+]] = linalg.generic {{.*}} ins(%[[SCORES]] : tensor<2x5x7xf32>)
@@ -12,8 +13,11 @@
 // CHECK: arith.maximumf
 // CHECK: %[[SUM:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[SCALED]], %[[MAX]] : tensor<2x5x7xf32>, tensor<2x5xf32>)
 // CHECK: math.exp
-// CHECK: %[[PROBS:.+]] = linalg.generic {{.*}} ins(%[[SCALED]], %[[MAX]], %[[SUM]] : tensor<2x5x7xf32>, tensor<2x5xf32>, tensor<2x5xf32>)
+// CHECK: %[[INV:.+]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<2x5xf32>) outs(%{{.*}} : tensor<2x5xf32>)
 // CHECK: arith.divf
+// CHECK: %[[PROBS:.+]] = linalg.generic {{.*}} ins(%[[SCALED]], %[[MAX]], %[[INV]] : tensor<2x5x7xf32>, tensor<2x5xf32>, tensor<2x5xf32>)
+// CHECK-NOT: arith.divf
+// CHECK: arith.mulf
 // CHECK: linalg.batch_matmul ins(%[[PROBS]], %{{.*}} : tensor<2x5x7xf32>, tensor<2x7x3xf32>) outs(%{{.*}} : tensor<2x5x3xf32>)
 // CHECK-NOT: nn.
 func.func @sdpa_same_batch(%q: tensor<2x5x8xf32>, %k: tensor<2x7x8xf32>, %v: tensor<2x7x3xf32>) -> tensor<2x5x3xf32> {

@@ -224,8 +224,9 @@ func.func @strided_copy(%x: tensor<17xf32>) -> tensor<6xf32> {
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
 
-// softmax over rows of 128 (as convert-nn-to-linalg and
-// linalg-fuse-elementwise-ops leave it): the division by the row sums is
+// softmax over rows of 128, dividing by the row sums in the per-element
+// op (the form convert-nn-to-linalg gave before it computed 1 / sum per
+// row; @softmax_reciprocal below): the division by the row sums is
 // split over threads by 16 rows, and each tile computes its rows' maxima
 // (horizontal: order-free), sums of exp (rows in lanes, exp as a
 // polynomial, no libm) and quotients: one scf.forall, the 16 rows stream
@@ -284,6 +285,63 @@ func.func @softmax(%arg0: tensor<1024x128xf32>) -> tensor<1024x128xf32> {
     %8 = arith.subf %in, %in_1 : f32
     %9 = math.exp %8 : f32
     %10 = arith.divf %9, %in_2 : f32
+    linalg.yield %10 : f32
+  } -> tensor<1024x128xf32>
+  return %7 : tensor<1024x128xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#vec = affine_map<(d0) -> (d0)>
+
+// softmax as convert-nn-to-linalg and nn-fuse-elementwise-ops leave it:
+// 1 / sum is an op over the rows, fused into the row tile too, where it is
+// one vector of the tile's 16 rows; the elements are multiplied by it.
+// CHECK-LABEL: func.func @softmax_reciprocal
+// CHECK: scf.forall (%{{.+}}) = (0) to (1024) step (16)
+// CHECK-NOT: scf.forall
+// CHECK: vector.reduction <maximumf>
+// CHECK: arith.divf {{.*}} : vector<16xf32>
+// CHECK: scf.for %{{.+}} = %c0 to %c128 step %c32
+// CHECK-NOT: arith.divf
+// CHECK: arith.mulf {{.*}} : vector<32xf32>
+// CHECK: scf.forall.in_parallel
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @softmax_reciprocal(%arg0: tensor<1024x128xf32>) -> tensor<1024x128xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %cst_0 = arith.constant 0xFF800000 : f32
+  %one = arith.constant 1.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1024xf32>
+  %1 = linalg.fill ins(%cst_0 : f32) outs(%0 : tensor<1024xf32>) -> tensor<1024xf32>
+  %2 = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<1024x128xf32>) outs(%1 : tensor<1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %8 = arith.maximumf %in, %out : f32
+    linalg.yield %8 : f32
+  } -> tensor<1024xf32>
+  %3 = tensor.empty() : tensor<1024xf32>
+  %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<1024xf32>) -> tensor<1024xf32>
+  %5 = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]} ins(%arg0, %2 : tensor<1024x128xf32>, tensor<1024xf32>) outs(%4 : tensor<1024xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %8 = arith.subf %in, %in_1 : f32
+    %9 = math.exp %8 : f32
+    %10 = arith.addf %out, %9 : f32
+    linalg.yield %10 : f32
+  } -> tensor<1024xf32>
+  %e = tensor.empty() : tensor<1024xf32>
+  %inv = linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]} ins(%5 : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %8 = arith.divf %one, %in : f32
+    linalg.yield %8 : f32
+  } -> tensor<1024xf32>
+  %6 = tensor.empty() : tensor<1024x128xf32>
+  %7 = linalg.generic {indexing_maps = [#id, #row, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%arg0, %2, %inv : tensor<1024x128xf32>, tensor<1024xf32>, tensor<1024xf32>) outs(%6 : tensor<1024x128xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %in_2: f32, %out: f32):
+    %8 = arith.subf %in, %in_1 : f32
+    %9 = math.exp %8 : f32
+    %10 = arith.mulf %9, %in_2 : f32
     linalg.yield %10 : f32
   } -> tensor<1024x128xf32>
   return %7 : tensor<1024x128xf32>

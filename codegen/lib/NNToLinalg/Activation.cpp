@@ -2,9 +2,10 @@
 //
 // Lowerings of the ops in NNActivationOps.td. Pointwise activations are one
 // broadcasting linalg.generic each, built from buildActivationScalar; softmax and
-// log_softmax are three: the maximum along `dim`, the sum of exp(x - max),
-// and the normalization. On f16/bf16 all of them compute in f32 and round
-// once (buildPointwiseScalar widens the pointwise ones likewise).
+// log_softmax are four: the maximum along `dim`, the sum of exp(x - max),
+// 1 / sum (log(sum)) per row, and the normalization. On f16/bf16 all of them
+// compute in f32 and round once (buildPointwiseScalar widens the pointwise
+// ones likewise).
 //
 //===----------------------------------------------------------------------===//
 
@@ -138,6 +139,19 @@ Value mlir::nn::buildSoftmax(OpBuilder &b, Location loc, Value x, int64_t dim,
         Value e = nb.create<math::ExpOp>(l, nb.create<arith::SubFOp>(l, v, m));
         return nb.create<arith::AddFOp>(l, acc, e);
       });
+  // What each row needs of its sum, once per row (nn-fuse-elementwise-ops
+  // does not inline it into the per-element op, which broadcasts it):
+  // log(sum), or 1 / sum, which the elements are multiplied by, as
+  // PyTorch's softmax kernel does (one rounding more than a division).
+  Value perRow = buildBroadcastingElementwise(
+      b, loc, llvm::cast<RankedTensorType>(sum.getType()), sum,
+      [isLog](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        if (isLog)
+          return nb.create<math::LogOp>(l, args[0]);
+        Value one = nb.create<arith::ConstantOp>(
+            l, nb.getFloatAttr(args[0].getType(), 1.0));
+        return nb.create<arith::DivFOp>(l, one, args[0]);
+      });
   MLIRContext *ctx = b.getContext();
   AffineMap identity = b.getMultiDimIdentityMap(rank);
   AffineMap reduced = reducedMap(ctx, rank, dim);
@@ -146,14 +160,13 @@ Value mlir::nn::buildSoftmax(OpBuilder &b, Location loc, Value x, int64_t dim,
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   auto generic = b.create<linalg::GenericOp>(
-      loc, type, ValueRange{x, max, sum}, empty,
+      loc, type, ValueRange{x, max, perRow}, empty,
       ArrayRef<AffineMap>{identity, reduced, reduced, identity}, iterators,
       [isLog](OpBuilder &nb, Location l, ValueRange args) {
         Value shifted = nb.create<arith::SubFOp>(l, args[0], args[1]);
         Value result =
-            isLog ? Value(nb.create<arith::SubFOp>(
-                        l, shifted, nb.create<math::LogOp>(l, args[2])))
-                  : Value(nb.create<arith::DivFOp>(
+            isLog ? Value(nb.create<arith::SubFOp>(l, shifted, args[2]))
+                  : Value(nb.create<arith::MulFOp>(
                         l, nb.create<math::ExpOp>(l, shifted), args[2]));
         nb.create<linalg::YieldOp>(l, result);
       });

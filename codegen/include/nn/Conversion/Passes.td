@@ -258,12 +258,47 @@ def ExpandBF16ConversionsPass
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def FuseElementwiseOpsPass
+    : Pass<"nn-fuse-elementwise-ops", "::mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise linalg.generic producers into their "
+                "consumers, except into consumers that broadcast them";
+  let description = [{
+    The upstream `linalg-fuse-elementwise-ops` (elementwise fusion of
+    single-use producers, reshape folding by expansion, constant folding and
+    the linalg canonicalizations), with one rule added: a producer is not
+    inlined into a consumer that reads it through an indexing map that
+    drops loops of more than one iteration (a broadcast). Inlined there, the
+    producer's body would run once per consumer element instead of once per
+    producer element: layer_norm's `1 / sqrt(var / n + eps)` per element of
+    the row instead of once per row, softmax's `1 / sum` likewise. Kept
+    apart, the producer writes a tensor as small as its own iteration space,
+    which nn-tile-and-vectorize computes in the consumer's row tile
+    (`fuse-rows`), so it never leaves the cache. A producer whose body only
+    yields an operand computes nothing and is still inlined.
+
+    Before (after convert-nn-to-linalg):
+    ```mlir
+    %inv = linalg.generic {indexing_maps = [#vec, #vec], ...}
+        ins(%var : tensor<1024xf32>) ... { rsqrt ... }
+    %y = linalg.generic {indexing_maps = [#id, #row, #id], ...}
+        ins(%x, %inv : tensor<1024x256xf32>, tensor<1024xf32>) ... { mulf }
+    ```
+    After: unchanged (the upstream pass would inline the rsqrt into %y).
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def TileAndVectorizePass
     : Pass<"nn-tile-and-vectorize", "::mlir::func::FuncOp"> {
   let summary = "Tile linalg ops on tensors for threads and SIMD, then "
                 "vectorize the inner tiles";
   let description = [{
-    Runs on linalg on tensors, after linalg-fuse-elementwise-ops and before
+    Runs on linalg on tensors, after nn-fuse-elementwise-ops and before
     bufferization. Each linalg op with static loop ranges is tiled twice:
 
     1. When its iteration space holds at least `min-parallel-work` points,
@@ -432,6 +467,80 @@ def OutlineParallelLoopsPass
     "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+  ];
+}
+
+def UseNontemporalStoresPass
+    : Pass<"nn-use-nontemporal-stores", "::mlir::func::FuncOp"> {
+  let summary = "Write vectors into buffers larger than the last-level "
+                "cache with non-temporal (streaming) stores";
+  let description = [{
+    Runs after bufferization (and nn-plan-buffers), before
+    nn-outline-parallel-loops. A plain store of a cache line that is not in
+    the cache first reads the line from memory (read for ownership), so a
+    loop that writes a large output moves three bytes for each two it
+    needs: relu(x * a + b) over 16M floats reads 64 MiB and writes 64 MiB
+    but moves 192 MiB. A non-temporal store writes whole lines straight to
+    memory without reading them. That is only a gain when the output would
+    not be in the cache for its reader anyway, i.e. when the buffer is
+    larger than the last-level cache (`min-bytes`): such a buffer has left
+    the cache by the time the next op reads its first lines.
+
+    Each `vector.transfer_write` into such a buffer (the root of its views,
+    statically shaped, of at least `min-bytes` bytes) that writes a whole
+    1-D vector of a multiple of `alignment` bytes, unmasked and in bounds,
+    along a dimension of unit stride, becomes a check of the address it
+    writes: when it is `alignment`-aligned, an `llvm.store` with
+    `nontemporal` and that alignment (`vmovntps` on x86); otherwise the
+    original write. Buffers handed in by the caller have any alignment, so
+    the check is made at run time; it is the same for every vector of a
+    loop over an aligned buffer, so the branch is always predicted.
+
+    Non-temporal stores are weakly ordered: a `llvm.fence seq_cst` follows
+    the outermost op containing them in each `scf.forall` body (each thread
+    fences its own stores before the pool hears it is done) or function.
+
+    Left alone: transfers with masks or out-of-bounds dimensions, transposed
+    or strided ones, vectors that are not a multiple of `alignment` bytes,
+    and buffers with dynamic shapes or below `min-bytes`.
+
+    Before:
+    ```mlir
+    vector.transfer_write %v, %out[%i] {in_bounds = [true]}
+        : vector<32xf32>, memref<262144xf32, strided<[1], offset: ?>>
+    ```
+    After:
+    ```mlir
+    %p = memref.extract_aligned_pointer_as_index %out : ... -> index
+    ...                                    // %addr = %p + 4 * (offset + %i)
+    %aligned = arith.cmpi eq, %low, %c0 : index   // %low = %addr & 31
+    scf.if %aligned {
+      %ptr = llvm.inttoptr %addr64 : i64 to !llvm.ptr
+      llvm.store %v, %ptr {alignment = 32 : i64, nontemporal}
+          : vector<32xf32>, !llvm.ptr
+    } else {
+      vector.transfer_write %v, %out[%i] {in_bounds = [true]} : ...
+    }
+    ...
+    llvm.fence seq_cst
+    ```
+  }];
+  let options = [
+    Option<"minBytes", "min-bytes", "int64_t",
+           /*default=*/"int64_t(32) << 20",
+           "Buffers of at least this many bytes are written with "
+           "non-temporal stores (the last-level cache of the machines nn "
+           "is tuned on: 32 MiB); 0 turns the pass off">,
+    Option<"alignment", "alignment", "int64_t", /*default=*/"32",
+           "The alignment a non-temporal vector store needs, in bytes "
+           "(32 for AVX's vmovntps)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 
