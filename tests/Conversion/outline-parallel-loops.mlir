@@ -72,6 +72,61 @@ func.func @dynamic_bounds(%x: memref<?xf32>, %lb: index, %ub: index) {
 
 // -----
 
+// A row tile's scratch buffer (allocated and freed in each iteration) is
+// allocated once per call on the outlined function's stack, before the
+// loop: no malloc per iteration, and no stack growth with the iteration
+// count. Its alignment is kept.
+// CHECK-LABEL: func.func private @row_sums_parallel
+// CHECK: %[[TMP:.+]] = memref.alloca() {alignment = 64 : i64} : memref<16xf32>
+// CHECK: scf.for
+// CHECK-NOT: memref.alloc(
+// CHECK-NOT: memref.dealloc
+// CHECK: linalg.fill ins(%{{.+}} : f32) outs(%[[TMP]] : memref<16xf32>)
+// CHECK: memref.copy %[[TMP]]
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+func.func @row_sums(%y: memref<1024xf32>) {
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i) = (0) to (1024) step (16) {
+    %tmp = memref.alloc() {alignment = 64 : i64} : memref<16xf32>
+    linalg.fill ins(%zero : f32) outs(%tmp : memref<16xf32>)
+    %sy = memref.subview %y[%i] [16] [1] : memref<1024xf32> to memref<16xf32, strided<[1], offset: ?>>
+    memref.copy %tmp, %sy : memref<16xf32> to memref<16xf32, strided<[1], offset: ?>>
+    memref.dealloc %tmp : memref<16xf32>
+  }
+  return
+}
+
+// -----
+
+// Left alone, each still allocated per iteration: a buffer larger than
+// 64 KiB (it would not fit a pool thread's stack comfortably), one with a
+// dynamic size, and one the iteration does not free.
+// CHECK-LABEL: func.func private @not_scratch_parallel
+// CHECK-NOT: memref.alloca
+// CHECK: scf.for
+// CHECK: memref.alloc() : memref<16385xf32>
+// CHECK: memref.alloc(%{{.+}}) : memref<?xf32>
+// CHECK: memref.alloc() : memref<16xf32>
+// CHECK: memref.dealloc %{{.+}} : memref<16385xf32>
+// CHECK: memref.dealloc %{{.+}} : memref<?xf32>
+func.func @not_scratch(%y: memref<1024xf32>, %n: index) {
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i) = (0) to (1024) step (16) {
+    %big = memref.alloc() : memref<16385xf32>
+    %dyn = memref.alloc(%n) : memref<?xf32>
+    %kept = memref.alloc() : memref<16xf32>
+    linalg.fill ins(%zero : f32) outs(%big : memref<16385xf32>)
+    linalg.fill ins(%zero : f32) outs(%dyn : memref<?xf32>)
+    linalg.fill ins(%zero : f32) outs(%kept : memref<16xf32>)
+    memref.dealloc %big : memref<16385xf32>
+    memref.dealloc %dyn : memref<?xf32>
+  }
+  return
+}
+
+// -----
+
 // Left alone: two dimensions, a mapping, a value of a type the context
 // cannot carry.
 // CHECK-LABEL: func.func @two_dims

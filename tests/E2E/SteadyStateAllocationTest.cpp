@@ -87,7 +87,9 @@ namespace {
 
 /// A block with several intermediates of different sizes and lifetimes:
 /// linear → gelu → linear (+ residual) → layer_norm → softmax, in the
-/// shape of a transformer's feed-forward half. No convolution: its kernel
+/// shape of a transformer's feed-forward half. 1024 rows, so that the
+/// softmax and layer_norm rows are split over the pool in tiles, each with
+/// its own row-statistic temporaries. No convolution: its kernel
 /// still packs the weights per call (until they are packed at bind time).
 struct FeedForwardImpl : Module {
   FeedForwardImpl() : Module("FeedForward") {
@@ -103,10 +105,12 @@ struct FeedForwardImpl : Module {
 };
 NN_MODULE(FeedForward);
 
+constexpr int64_t kRows = 1024;
+
 std::shared_ptr<Artifact> compileFeedForward() {
   FeedForward model;
   model->eval();
-  return compile(trace(model, {TensorSpec({128, 64})}));
+  return compile(trace(model, {TensorSpec({kRows, 64})}));
 }
 
 std::vector<Tensor> outputsOf(const Artifact &artifact) {
@@ -126,7 +130,7 @@ TEST_P(SteadyStateAllocationTest, RunningAgainAllocatesNothing) {
   auto artifact = compileFeedForward();
   // The planner found intermediates to place.
   EXPECT_GT(artifact->description().workspace_bytes, 0);
-  const std::vector<Tensor> inputs = {randomTensor({128, 64}, 1)};
+  const std::vector<Tensor> inputs = {randomTensor({kRows, 64}, 1)};
   std::vector<Tensor> outputs = outputsOf(*artifact);
   // The first runs start the pool's threads, size their packing buffers
   // and this thread's workspace.
@@ -157,7 +161,7 @@ INSTANTIATE_TEST_SUITE_P(Threads, SteadyStateAllocationTest,
 
 TEST(WorkspaceConcurrencyTest, TwoThreadsRunningAtOnceNeverShareAnArena) {
   auto artifact = compileFeedForward();
-  Tensor x = randomTensor({128, 64}, 2), y = randomTensor({128, 64}, 3);
+  Tensor x = randomTensor({kRows, 64}, 2), y = randomTensor({kRows, 64}, 3);
   auto alone = [&](const Tensor &input) {
     std::vector<Tensor> outputs = outputsOf(*artifact);
     EXPECT_TRUE(artifact->run_into({input}, outputs).ok());

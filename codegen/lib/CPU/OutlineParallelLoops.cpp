@@ -68,6 +68,55 @@ Value fromWord(OpBuilder &b, Location loc, Value word, Type type) {
   return word;
 }
 
+/// The largest scratch buffer hoisted onto the outlined function's stack
+/// (pool threads run with the default 8 MiB stack).
+constexpr int64_t kMaxScratchBytes = 64 * 1024;
+
+/// Moves the scratch buffers of `loop`'s body (memref.alloc ops directly in
+/// the body, statically shaped, at most kMaxScratchBytes, freed in the
+/// same iteration and not otherwise leaving it) to memref.alloca ops at
+/// `fb`, the outlined function's entry, and maps them. A fresh allocation's
+/// contents are undefined, so one buffer serves every iteration a thread
+/// runs in turn: the allocator is no longer called per tile, and the stack
+/// does not grow with the iteration count. Returns the allocs and deallocs
+/// the body clone must skip.
+DenseSet<Operation *> hoistScratchBuffers(scf::ForallOp loop, OpBuilder &fb,
+                                          IRMapping &map) {
+  DenseSet<Operation *> hoisted;
+  Block *body = loop.getBody();
+  for (auto alloc : body->getOps<memref::AllocOp>()) {
+    MemRefType type = alloc.getType();
+    Type element = type.getElementType();
+    if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+        type.getMemorySpace() || !element.isIntOrFloat())
+      continue;
+    int64_t bytes = type.getNumElements() *
+                    llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+    if (bytes > kMaxScratchBytes)
+      continue;
+    SmallVector<Operation *> deallocs;
+    bool local = true;
+    for (Operation *user : alloc->getUsers()) {
+      if (llvm::isa<memref::DeallocOp>(user)) {
+        if (user->getBlock() != body)
+          local = false;
+        deallocs.push_back(user);
+      } else if (llvm::isa<RegionBranchTerminatorOpInterface>(user) ||
+                 llvm::isa<func::ReturnOp>(user)) {
+        local = false; // leaves the iteration
+      }
+    }
+    if (!local || deallocs.empty())
+      continue;
+    auto alloca = fb.create<memref::AllocaOp>(alloc.getLoc(), type,
+                                              alloc.getAlignmentAttr());
+    map.map(alloc.getResult(), alloca.getResult());
+    hoisted.insert(alloc);
+    hoisted.insert(deallocs.begin(), deallocs.end());
+  }
+  return hoisted;
+}
+
 struct OutlineParallelLoopsPass
     : public nn::impl::OutlineParallelLoopsPassBase<OutlineParallelLoopsPass> {
   /// Outlines `loop` (of function `parent`) into a new function and calls
@@ -141,6 +190,9 @@ struct OutlineParallelLoopsPass
       map.map(v, nn::buildMemRefFromPointer(fb, loc, memref, base, offset,
                                             sizes, strides));
     }
+    // The iteration's own scratch buffers (a row tile's statistics) are
+    // allocated once per call on this function's stack, not per iteration.
+    DenseSet<Operation *> hoisted = hoistScratchBuffers(loop, fb, map);
     // for k in [begin, end): iv = k * step + lb; body.
     Value begin = fb.create<arith::IndexCastOp>(loc, fb.getIndexType(),
                                                 entry->getArgument(1));
@@ -157,7 +209,8 @@ struct OutlineParallelLoopsPass
         map.lookup(lb));
     map.map(loop.getInductionVars()[0], iv);
     for (Operation &op : loop.getBody()->without_terminator())
-      fb.clone(op, map);
+      if (!hoisted.contains(&op))
+        fb.clone(op, map);
 
     // The call site: pack the context, call the pool.
     Value ctxBuf = b.create<memref::AllocaOp>(

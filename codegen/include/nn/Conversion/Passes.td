@@ -442,6 +442,13 @@ def OutlineParallelLoopsPass
     Nothing global is written, so the compiled function stays re-entrant.
     A loop that uses a value of any other type is left alone.
 
+    An iteration's scratch buffers (a `memref.alloc` directly in the body,
+    statically shaped, at most 64 KiB, freed by the same iteration) become
+    one `memref.alloca` at the entry of `fn`: a fresh buffer's contents are
+    undefined, so the iterations a thread runs in turn share it, and the
+    allocator is not called per iteration (a row tile's statistics in
+    softmax and layer_norm).
+
     Before:
     ```mlir
     scf.forall (%i) = (0) to (1024) step (64) {
