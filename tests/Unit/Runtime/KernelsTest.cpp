@@ -649,6 +649,26 @@ TEST(KernelsContextTest, SlotsAreAllocatedOnceAndFreedWithTheContext) {
 
 INSTANTIATE_TEST_SUITE_P(Threads, KernelsTest, ::testing::Values(1, 3));
 
+/// Checks 9 elements of `C` (corners and middles) of GEMM case `c` with
+/// bias `bias` against double-precision loops.
+void spotCheckGemm(const GemmCase &c, const std::vector<float> &A,
+                   const std::vector<float> &B, const std::vector<float> &C0,
+                   const std::vector<float> &bias,
+                   const std::vector<float> &C) {
+  for (int64_t m : {int64_t(0), c.M / 2, c.M - 1})
+    for (int64_t n : {int64_t(0), c.N / 3, c.N - 1}) {
+      double acc = c.accumulate ? C0[m * c.N + n] : 0.0;
+      for (int64_t k = 0; k < c.K; ++k)
+        acc += double(A[m * c.K + k]) *
+               (c.transposeB ? B[n * c.K + k] : B[k * c.N + n]);
+      acc += bias[c.rowBias ? m : n];
+      if (c.relu)
+        acc = std::max(acc, 0.0);
+      EXPECT_NEAR(C[m * c.N + n], acc, 1e-4 * (1 + std::abs(acc)))
+          << "at " << m << "," << n;
+    }
+}
+
 /// GEMMs large enough to be threaded (the cases above are not), through both
 /// splits: tall C (rows split, B packed once and shared) and wide C (columns
 /// split), with edges of every block, a transposed B, accumulation and an
@@ -678,19 +698,8 @@ TEST(KernelsThreadsTest, SgemmBitsDoNotDependOnThreads) {
       return C;
     };
     std::vector<float> one = run(1);
-    // Spot-check the values against plain loops (the bits are checked below).
-    for (int64_t m : {int64_t(0), c.M / 2, c.M - 1})
-      for (int64_t n : {int64_t(0), c.N / 3, c.N - 1}) {
-        double acc = c.accumulate ? C0[m * c.N + n] : 0.0;
-        for (int64_t k = 0; k < c.K; ++k)
-          acc += double(A[m * c.K + k]) *
-                 (c.transposeB ? B[n * c.K + k] : B[k * c.N + n]);
-        acc += bias[c.rowBias ? m : n];
-        if (c.relu)
-          acc = std::max(acc, 0.0);
-        ASSERT_NEAR(one[m * c.N + n], acc, 1e-4 * (1 + std::abs(acc)))
-            << "at " << m << "," << n;
-      }
+    // The values against plain loops (the bits are checked below).
+    spotCheckGemm(c, A, B, C0, bias, one);
     for (int threads : {2, 3}) {
       std::vector<float> many = run(threads);
       ASSERT_EQ(0, std::memcmp(one.data(), many.data(),
@@ -746,18 +755,7 @@ TEST(KernelsThreadsTest, SmallGemmBitsDoNotDependOnThreads) {
       return C;
     };
     std::vector<float> one = run(1, false);
-    for (int64_t m : {int64_t(0), c.M / 2, c.M - 1})
-      for (int64_t n : {int64_t(0), c.N / 3, c.N - 1}) {
-        double acc = c.accumulate ? C0[m * c.N + n] : 0.0;
-        for (int64_t k = 0; k < c.K; ++k)
-          acc += double(A[m * c.K + k]) *
-                 (c.transposeB ? B[n * c.K + k] : B[k * c.N + n]);
-        acc += bias[c.rowBias ? m : n];
-        if (c.relu)
-          acc = std::max(acc, 0.0);
-        ASSERT_NEAR(one[m * c.N + n], acc, 1e-4 * (1 + std::abs(acc)))
-            << "at " << m << "," << n;
-      }
+    spotCheckGemm(c, A, B, C0, bias, one);
     for (int threads : {1, 2, 3})
       for (bool prepacked : {false, true}) {
         std::vector<float> many = run(threads, prepacked);
