@@ -101,26 +101,37 @@ func.func @row_sums(%y: memref<1024xf32>) {
 
 // Left alone, each still allocated per iteration: a buffer larger than
 // 64 KiB (it would not fit a pool thread's stack comfortably), one with a
-// dynamic size, and one the iteration does not free.
+// dynamic size, one the iteration does not free, and one that fits alone
+// but not after the 48 KiB one hoisted before it (64 KiB per loop in all).
 // CHECK-LABEL: func.func private @not_scratch_parallel
+// CHECK: memref.alloca() : memref<12288xf32>
 // CHECK-NOT: memref.alloca
 // CHECK: scf.for
 // CHECK: memref.alloc() : memref<16385xf32>
 // CHECK: memref.alloc(%{{.+}}) : memref<?xf32>
 // CHECK: memref.alloc() : memref<16xf32>
+// CHECK: memref.alloc() : memref<4097xf32>
 // CHECK: memref.dealloc %{{.+}} : memref<16385xf32>
 // CHECK: memref.dealloc %{{.+}} : memref<?xf32>
+// CHECK: memref.dealloc %{{.+}} : memref<4097xf32>
+// CHECK-NOT: memref.dealloc
 func.func @not_scratch(%y: memref<1024xf32>, %n: index) {
   %zero = arith.constant 0.0 : f32
   scf.forall (%i) = (0) to (1024) step (16) {
     %big = memref.alloc() : memref<16385xf32>
     %dyn = memref.alloc(%n) : memref<?xf32>
     %kept = memref.alloc() : memref<16xf32>
+    %first = memref.alloc() : memref<12288xf32>
+    %over = memref.alloc() : memref<4097xf32>
+    linalg.fill ins(%zero : f32) outs(%first : memref<12288xf32>)
+    linalg.fill ins(%zero : f32) outs(%over : memref<4097xf32>)
     linalg.fill ins(%zero : f32) outs(%big : memref<16385xf32>)
     linalg.fill ins(%zero : f32) outs(%dyn : memref<?xf32>)
     linalg.fill ins(%zero : f32) outs(%kept : memref<16xf32>)
     memref.dealloc %big : memref<16385xf32>
     memref.dealloc %dyn : memref<?xf32>
+    memref.dealloc %first : memref<12288xf32>
+    memref.dealloc %over : memref<4097xf32>
   }
   return
 }

@@ -68,13 +68,13 @@ Value fromWord(OpBuilder &b, Location loc, Value word, Type type) {
   return word;
 }
 
-/// The largest scratch buffer hoisted onto the outlined function's stack
-/// (pool threads run with the default 8 MiB stack).
+/// How many bytes of scratch buffers one loop may hoist onto the outlined
+/// function's stack, in all (pool threads run with the default 8 MiB stack).
 constexpr int64_t kMaxScratchBytes = 64 * 1024;
 
 /// Moves the scratch buffers of `loop`'s body (memref.alloc ops directly in
-/// the body, statically shaped, at most kMaxScratchBytes, freed in the
-/// same iteration and not otherwise leaving it) to memref.alloca ops at
+/// the body, statically shaped, freed in the same iteration and not
+/// otherwise leaving it; in body order while they fit in kMaxScratchBytes) to memref.alloca ops at
 /// `fb`, the outlined function's entry, and maps them. A fresh allocation's
 /// contents are undefined, so one buffer serves every iteration a thread
 /// runs in turn: the allocator is no longer called per tile, and the stack
@@ -83,6 +83,7 @@ constexpr int64_t kMaxScratchBytes = 64 * 1024;
 DenseSet<Operation *> hoistScratchBuffers(scf::ForallOp loop, OpBuilder &fb,
                                           IRMapping &map) {
   DenseSet<Operation *> hoisted;
+  int64_t budget = kMaxScratchBytes;
   Block *body = loop.getBody();
   for (auto alloc : body->getOps<memref::AllocOp>()) {
     MemRefType type = alloc.getType();
@@ -92,7 +93,7 @@ DenseSet<Operation *> hoistScratchBuffers(scf::ForallOp loop, OpBuilder &fb,
       continue;
     int64_t bytes = type.getNumElements() *
                     llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
-    if (bytes > kMaxScratchBytes)
+    if (bytes > budget)
       continue;
     SmallVector<Operation *> deallocs;
     bool local = true;
@@ -111,6 +112,7 @@ DenseSet<Operation *> hoistScratchBuffers(scf::ForallOp loop, OpBuilder &fb,
     auto alloca = fb.create<memref::AllocaOp>(alloc.getLoc(), type,
                                               alloc.getAlignmentAttr());
     map.map(alloc.getResult(), alloca.getResult());
+    budget -= bytes;
     hoisted.insert(alloc);
     hoisted.insert(deallocs.begin(), deallocs.end());
   }

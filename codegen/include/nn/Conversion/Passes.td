@@ -443,7 +443,8 @@ def OutlineParallelLoopsPass
     A loop that uses a value of any other type is left alone.
 
     An iteration's scratch buffers (a `memref.alloc` directly in the body,
-    statically shaped, at most 64 KiB, freed by the same iteration) become
+    statically shaped, freed by the same iteration; up to 64 KiB in all per
+    loop, in body order) become
     one `memref.alloca` at the entry of `fn`: a fresh buffer's contents are
     undefined, so the iterations a thread runs in turn share it, and the
     allocator is not called per iteration (a row tile's statistics in
