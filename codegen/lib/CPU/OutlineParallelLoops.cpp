@@ -74,12 +74,12 @@ constexpr int64_t kMaxScratchBytes = 64 * 1024;
 
 /// Moves the scratch buffers of `loop`'s body (memref.alloc ops directly in
 /// the body, statically shaped, freed in the same iteration and not
-/// otherwise leaving it; in body order while they fit in kMaxScratchBytes) to memref.alloca ops at
-/// `fb`, the outlined function's entry, and maps them. A fresh allocation's
-/// contents are undefined, so one buffer serves every iteration a thread
-/// runs in turn: the allocator is no longer called per tile, and the stack
-/// does not grow with the iteration count. Returns the allocs and deallocs
-/// the body clone must skip.
+/// otherwise leaving it; in body order while they fit in kMaxScratchBytes) to
+/// memref.alloca ops at `fb`, the outlined function's entry, and maps them. A
+/// fresh allocation's contents are undefined, so one buffer serves every
+/// iteration a thread runs in turn: the allocator is no longer called per tile,
+/// and the stack does not grow with the iteration count. Returns the allocs and
+/// deallocs the body clone must skip.
 DenseSet<Operation *> hoistScratchBuffers(scf::ForallOp loop, OpBuilder &fb,
                                           IRMapping &map) {
   DenseSet<Operation *> hoisted;
