@@ -3,7 +3,8 @@
 // What DirectConvTest.cpp and KernelsTest.cpp check the convolution kernels
 // against: a window (sizes, strides, pads, dilation), the convolution with
 // groups in double followed by nn_rt_epilogue's addends and activation, and
-// the comparison with a float result that names the first wrong pixel.
+// the comparison with a float result that names the first wrong pixel; and
+// the epilogue cases both files build (testEpilogue).
 //
 //===----------------------------------------------------------------------===//
 #ifndef NN_TESTS_UNIT_RUNTIME_CONVREFERENCE_H
@@ -49,6 +50,28 @@ inline std::ostream &operator<<(std::ostream &os, const ConvWindow &w) {
             << w.strideW << " p" << w.padTop << "," << w.padLeft << ","
             << w.padBottom << "," << w.padRight << " d" << w.dilationH << ","
             << w.dilationW;
+}
+
+/// An epilogue of the kernel tests: up to two addends and an activation,
+/// with the clamp bounds and leaky_relu slope every case uses (which
+/// activate() reads back).
+inline nn_rt_epilogue testEpilogue(nn_rt_addend a0, nn_rt_addend a1,
+                                   int32_t activation) {
+  nn_rt_epilogue ep = {};
+  ep.addends[0] = a0;
+  ep.addends[1] = a1;
+  ep.activation = activation;
+  ep.min = -0.5f;
+  ep.max = 0.75f;
+  ep.slope = 0.125f;
+  return ep;
+}
+
+/// Names an epilogue case in a failure: its activation and addend strides.
+inline ::testing::Message describeEpilogue(const nn_rt_epilogue &ep) {
+  return ::testing::Message()
+         << "activation " << ep.activation << " strides "
+         << ep.addends[0].col_stride << "," << ep.addends[1].col_stride;
 }
 
 /// The reference of nn_rt_epilogue's activation, in double.

@@ -23,9 +23,11 @@
 namespace {
 
 using nn_test::ConvWindow;
+using nn_test::describeEpilogue;
 using nn_test::expectConvNear;
 using nn_test::randomVector;
 using nn_test::referenceConv;
+using nn_test::testEpilogue;
 
 /// Which implementation computes the convolution.
 enum class Path { entry, direct, directPrepacked, gemm };
@@ -172,27 +174,16 @@ TEST_P(DirectConvTest, EveryEpilogueMatchesLoops) {
   auto bias = randomVector(w.O, rng), pixelBias = randomVector(P, rng);
   auto residual = randomVector(2 * w.N * w.O * P, rng);
   const float *r = residual.data();
-  struct Case {
-    nn_rt_addend a0, a1;
-    int32_t activation;
-  };
-  for (Case c :
-       {Case{{bias.data(), 0, 1, 0}, {r, w.O * P, P, 1}, NN_RT_ACT_RELU},
-        Case{{bias.data(), 0, 1, 0}, {r, w.O * P, P, 1}, NN_RT_ACT_CLAMP},
-        Case{{r, w.O * P, P, 1}, {}, NN_RT_ACT_LEAKY_RELU},
-        Case{{}, {pixelBias.data(), 0, 0, 1}, NN_RT_ACT_NONE},
-        Case{{r, 2 * w.O * P, 2 * P, 2}, {}, NN_RT_ACT_CLAMP},
-        Case{{}, {}, NN_RT_ACT_LEAKY_RELU}}) {
-    SCOPED_TRACE(::testing::Message() << "activation " << c.activation
-                                      << " strides " << c.a0.col_stride << ","
-                                      << c.a1.col_stride);
-    nn_rt_epilogue ep = {};
-    ep.addends[0] = c.a0;
-    ep.addends[1] = c.a1;
-    ep.activation = c.activation;
-    ep.min = -0.5f;
-    ep.max = 0.75f;
-    ep.slope = 0.125f;
+  for (const nn_rt_epilogue &ep :
+       {testEpilogue({bias.data(), 0, 1, 0}, {r, w.O * P, P, 1},
+                     NN_RT_ACT_RELU),
+        testEpilogue({bias.data(), 0, 1, 0}, {r, w.O * P, P, 1},
+                     NN_RT_ACT_CLAMP),
+        testEpilogue({r, w.O * P, P, 1}, {}, NN_RT_ACT_LEAKY_RELU),
+        testEpilogue({}, {pixelBias.data(), 0, 0, 1}, NN_RT_ACT_NONE),
+        testEpilogue({r, 2 * w.O * P, 2 * P, 2}, {}, NN_RT_ACT_CLAMP),
+        testEpilogue({}, {}, NN_RT_ACT_LEAKY_RELU)}) {
+    SCOPED_TRACE(describeEpilogue(ep));
     check(w, Path::entry, ep, in, weight);
     if (nn_rt::isaLevel() != nn_rt::IsaLevel::scalar)
       check(w, Path::direct, ep, in, weight);
@@ -248,14 +239,11 @@ TEST_P(DirectConvTest, DepthwiseMatchesLoops) {
     auto residual = randomVector(w.N * w.C * P, rng);
     for (int32_t act : {NN_RT_ACT_NONE, NN_RT_ACT_RELU, NN_RT_ACT_CLAMP,
                         NN_RT_ACT_LEAKY_RELU}) {
-      nn_rt_epilogue ep = {};
-      ep.addends[0] = {bias.data(), 0, 1, 0};
-      if (act != NN_RT_ACT_NONE)
-        ep.addends[1] = {residual.data(), w.C * P, P, 1};
-      ep.activation = act;
-      ep.min = -0.5f;
-      ep.max = 0.75f;
-      ep.slope = 0.125f;
+      nn_rt_epilogue ep = testEpilogue(
+          {bias.data(), 0, 1, 0},
+          act != NN_RT_ACT_NONE ? nn_rt_addend{residual.data(), w.C * P, P, 1}
+                                : nn_rt_addend{},
+          act);
       const size_t size = w.N * w.C * P, guard = 64;
       std::vector<float> out(size + guard, NAN);
       nn_rt_conv2d_depthwise_nchw(w.N, w.C, w.H, w.W, in.data(), w.KH, w.KW,

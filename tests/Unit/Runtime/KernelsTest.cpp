@@ -27,9 +27,11 @@ namespace {
 
 using nn_test::activate;
 using nn_test::ConvWindow;
+using nn_test::describeEpilogue;
 using nn_test::expectConvNear;
 using nn_test::randomVector;
 using nn_test::referenceConv;
+using nn_test::testEpilogue;
 
 class KernelsTest : public ::testing::TestWithParam<int> {
 protected:
@@ -140,27 +142,15 @@ TEST_P(KernelsTest, SgemmEpilogueMatchesLoops) {
   // column stride of 2 for the strided case.
   auto residual = randomVector(M * (2 * N + 3), rng);
   auto rowVector = randomVector(M, rng), colVector = randomVector(N, rng);
-  struct Case {
-    nn_rt_addend a0, a1;
-    int32_t activation;
-  };
   const float *r = residual.data(), *rv = rowVector.data(),
               *cv = colVector.data();
-  for (Case c : {Case{{cv, 0, 0, 1}, {r, 0, N + 3, 1}, NN_RT_ACT_RELU},
-                 Case{{rv, 0, 1, 0}, {r, 0, 2 * N + 3, 2}, NN_RT_ACT_CLAMP},
-                 Case{{r, 0, N + 3, 1}, {}, NN_RT_ACT_LEAKY_RELU},
-                 Case{{}, {rv, 0, 1, 0}, NN_RT_ACT_CLAMP},
-                 Case{{}, {}, NN_RT_ACT_LEAKY_RELU}}) {
-    SCOPED_TRACE(::testing::Message() << "activation " << c.activation
-                                      << " strides " << c.a0.col_stride << ","
-                                      << c.a1.col_stride);
-    nn_rt_epilogue ep = {};
-    ep.addends[0] = c.a0;
-    ep.addends[1] = c.a1;
-    ep.activation = c.activation;
-    ep.min = -0.5f;
-    ep.max = 0.75f;
-    ep.slope = 0.125f;
+  for (const nn_rt_epilogue &ep :
+       {testEpilogue({cv, 0, 0, 1}, {r, 0, N + 3, 1}, NN_RT_ACT_RELU),
+        testEpilogue({rv, 0, 1, 0}, {r, 0, 2 * N + 3, 2}, NN_RT_ACT_CLAMP),
+        testEpilogue({r, 0, N + 3, 1}, {}, NN_RT_ACT_LEAKY_RELU),
+        testEpilogue({}, {rv, 0, 1, 0}, NN_RT_ACT_CLAMP),
+        testEpilogue({}, {}, NN_RT_ACT_LEAKY_RELU)}) {
+    SCOPED_TRACE(describeEpilogue(ep));
     std::vector<float> C(M * N, NAN);
     nn_rt_sgemm(M, N, K, A.data(), K, 1, B.data(), N, 1, C.data(), N, 0, &ep);
     for (int64_t m = 0; m < M; ++m)
