@@ -471,7 +471,10 @@ public:
       return i < ret->getNumOperands() ? ret->getOperand(i) : nullptr;
     }
     auto name = func.getArgAttrOfType<StringAttr>(index, "nn.state");
-    if (!name || func.getArgAttr(index, "bufferization.writable"))
+    // State forward writes (declared writable) changes after bind.
+    auto writable =
+        func.getArgAttrOfType<BoolAttr>(index, "bufferization.writable");
+    if (!name || (writable && writable.getValue()))
       return nullptr;
     for (unsigned i = 0, e = prepare.getNumArguments(); i < e; ++i)
       if (prepare.getArgAttrOfType<StringAttr>(i, "nn.state") == name)

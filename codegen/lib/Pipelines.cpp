@@ -90,6 +90,8 @@ void mlir::nn::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createFuseElementwiseOpsPass());
   // scf.forall over the outer parallel loop, vectors in the inner tile.
   pm.addNestedPass<func::FuncOp>(createTileAndVectorizePass());
+  // Inputs stay read-only, and no result is an input's buffer.
+  pm.addNestedPass<func::FuncOp>(createIsolateArgumentsPass());
   parse(kBufferize);
   // Statically sized intermediates share one per-call arena (before
   // outlining, so a parallel loop's buffers are planned with the function).

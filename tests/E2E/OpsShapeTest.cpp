@@ -144,12 +144,10 @@ TEST(ShapeLayers, FlattenMatchesPyTorch) {
                      Flatten(FlattenOptions().start_dim(0).end_dim(1)), {});
 }
 
-// Identity is compiled inside a model: a compiled forward that returns one
-// of its inputs unchanged crashes the CPU pipeline's
-// buffer-results-to-out-params{hoist-static-allocs} (MLIR 19), which
-// codegen/lib/Pipelines.cpp has to work around before Identity can be
-// compiled alone.
+// Identity alone compiles to a forward that returns its input: the output is
+// a copy in the caller's buffer (nn-isolate-arguments).
 TEST(ShapeLayers, IdentityMatchesPyTorch) {
+  expectLayerMatches("layer_identity", Identity(), {});
   expectLayerMatches("layer_identity_in_sequential",
                      Sequential(Identity(), Flatten(FlattenOptions().start_dim(0))),
                      {});

@@ -124,8 +124,6 @@ def cases():
     # layers with their weights
     yield "layer_flatten", lambda x: torch.nn.Flatten()(x), (torch.randn(3, 2, 7),)
     yield "layer_flatten_0_1", lambda x: torch.nn.Flatten(0, 1)(x), (torch.randn(3, 2, 7),)
-    # Identity inside a model: a forward that returns its input unchanged does
-    # not compile yet (see OpsShapeTest.cpp).
     yield "layer_identity_in_sequential", \
         lambda x: torch.nn.Sequential(torch.nn.Identity(), torch.nn.Flatten(0))(x), \
         (torch.randn(3, 17),)
@@ -136,3 +134,5 @@ def cases():
     # (added last so the earlier cases keep their random inputs)
     yield "index_select_scalar_index", lambda x, i: torch.index_select(x, 1, i), \
         (torch.randn(5, 3), torch.tensor(2))
+    # A forward that returns its input unchanged.
+    yield "layer_identity", lambda x: torch.nn.Identity()(x), (torch.randn(3, 17),)

@@ -121,10 +121,6 @@ def ConvertNNToLinalgPass : Pass<"convert-nn-to-linalg", "::mlir::func::FuncOp">
     Training-mode dropout draws its mask with a counter-based generator
     (Philox4x32-10) inside its linalg.generic. Fails, naming the op, on
     anything it cannot lower.
-
-    Every function result ends up in a tensor of its own: a returned argument
-    or a value returned twice is copied (`bufferization.alloc_tensor
-    copy(...)`), since each result becomes a separate caller-owned output.
   }];
   let dependentDialects = [
     "::mlir::bufferization::BufferizationDialect",
@@ -133,6 +129,47 @@ def ConvertNNToLinalgPass : Pass<"convert-nn-to-linalg", "::mlir::func::FuncOp">
     "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect",
   ];
+}
+
+def IsolateArgumentsPass
+    : Pass<"nn-isolate-arguments", "::mlir::func::FuncOp"> {
+  let summary = "Keep function arguments read-only and out of the results "
+                "before bufferization";
+  let description = [{
+    Runs just before one-shot bufferization. Its two rules make a compiled
+    function's arguments stay the caller's:
+
+    - A tensor argument without `bufferization.writable` gets
+      `bufferization.writable = false`. One-shot bufferization otherwise
+      takes an argument as writable, and an op whose destination is an
+      argument (hand-written linalg on tensors) would be computed in the
+      caller's input buffer. State that forward updates is declared
+      writable by nn-lower-state-to-arguments and keeps its attribute.
+    - A returned argument, or a value returned twice, is copied into a
+      tensor of its own (`bufferization.alloc_tensor copy(...)`), since each
+      result becomes a separate caller-owned output. Without it, returning
+      an input unchanged (Identity, a transpose of a transpose folded by
+      canonicalization) makes bufferization return the argument's buffer,
+      which MLIR 19's `buffer-results-to-out-params{hoist-static-allocs}`
+      dereferences as an allocation and crashes on.
+
+    Before:
+    ```mlir
+    func.func @f(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+      %r = linalg.generic ... outs(%x : tensor<3xf32>) ...
+      return %x, %r : tensor<3xf32>, tensor<3xf32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @f(%x: tensor<3xf32> {bufferization.writable = false}) ... {
+      %r = linalg.generic ... outs(%x : tensor<3xf32>) ...
+      %c = bufferization.alloc_tensor() copy(%x) : tensor<3xf32>
+      return %c, %r : tensor<3xf32>, tensor<3xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
 def LowerToKernelCallsPass
