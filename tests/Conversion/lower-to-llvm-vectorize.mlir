@@ -4,7 +4,7 @@
 
 // 65536 elements: 64 chunks of 1024 handed to nn_rt_parallel_for, each a
 // loop over vector<32xf32> (four AVX2 registers per step).
-// CHECK-LABEL: llvm.func @forward_parallel
+// CHECK-LABEL: llvm.func internal @forward_parallel
 // CHECK-SAME: (%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64)
 // CHECK-COUNT-2: llvm.load %{{.*}} : !llvm.ptr -> vector<32xf32>
 // CHECK: llvm.fadd %{{.*}}, %{{.*}} : vector<32xf32>

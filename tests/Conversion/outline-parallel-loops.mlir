@@ -5,6 +5,7 @@
 // as its bits, the constants are cloned. 4096 / 256 = 16 iterations.
 // CHECK-LABEL: func.func private @scale_parallel
 // CHECK-SAME: (%[[CTX:.+]]: !llvm.ptr, %[[BEGIN:.+]]: i64, %[[END:.+]]: i64)
+// CHECK-SAME: attributes {llvm.linkage = #llvm.linkage<internal>}
 // CHECK-DAG: %[[C256:.+]] = arith.constant 256 : index
 // CHECK: %[[P0:.+]] = llvm.load %{{.+}} : !llvm.ptr -> i64
 // CHECK: llvm.inttoptr %[[P0]]

@@ -161,6 +161,10 @@ struct OutlineParallelLoopsPass
     auto fn = mb.create<func::FuncOp>(
         loc, (parent.getSymName() + "_parallel").str(), fnType);
     fn.setPrivate();
+    // Not exported from the compiled object: convert-func-to-llvm gives a
+    // private function external linkage unless "llvm.linkage" says otherwise.
+    fn->setAttr("llvm.linkage",
+                LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
     symbols.insert(fn); // renames on collision
     Block *entry = fn.addEntryBlock();
     OpBuilder fb = OpBuilder::atBlockEnd(entry);

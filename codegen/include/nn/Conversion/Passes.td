@@ -471,7 +471,8 @@ def OutlineParallelLoopsPass
     ```
 
     (runtime/include/nn/Runtime/Kernels.h). The loop body moves into a new
-    private function `fn` that runs iterations [begin, end) in order. The
+    private function `fn` (internal linkage, so a compiled object does not
+    export it) that runs iterations [begin, end) in order. The
     values the body uses from outside travel in `ctx`, an array of 64-bit
     words on the caller's stack: a memref as its aligned pointer, offset,
     sizes and strides (the callee rebuilds its descriptor), an integer,
