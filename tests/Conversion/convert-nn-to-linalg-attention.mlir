@@ -1,7 +1,8 @@
 // RUN: nn-opt %s -convert-nn-to-linalg -split-input-file | FileCheck %s
 
 // Same batch dims: q·kᵀ is linalg.batch_matmul_transpose_b; the scale is one
-// broadcasting generic; softmax is the max reduction, the Σ exp(x - max)
+// broadcasting generic; softmax is the max reduction, exp(x - max) per
+// element (once: both the sum and the normalization read it), the Σ
 // reduction, 1 / Σ per row and the normalization (a multiplication by it);
 // then linalg.batch_matmul with v.
 // CHECK-LABEL: func.func @sdpa_same_batch
@@ -11,12 +12,15 @@
 // CHECK: arith.mulf
 // CHECK: %[[MAX:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[SCALED]] : tensor<2x5x7xf32>)
 // CHECK: arith.maximumf
-// CHECK: %[[SUM:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[SCALED]], %[[MAX]] : tensor<2x5x7xf32>, tensor<2x5xf32>)
+// CHECK: %[[EXP:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[SCALED]], %[[MAX]] : tensor<2x5x7xf32>, tensor<2x5xf32>)
 // CHECK: math.exp
+// CHECK: %[[SUM:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[EXP]] : tensor<2x5x7xf32>)
+// CHECK-NOT: math.exp
 // CHECK: %[[INV:.+]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<2x5xf32>) outs(%{{.*}} : tensor<2x5xf32>)
 // CHECK: arith.divf
-// CHECK: %[[PROBS:.+]] = linalg.generic {{.*}} ins(%[[SCALED]], %[[MAX]], %[[INV]] : tensor<2x5x7xf32>, tensor<2x5xf32>, tensor<2x5xf32>)
+// CHECK: %[[PROBS:.+]] = linalg.generic {{.*}} ins(%[[EXP]], %[[INV]] : tensor<2x5x7xf32>, tensor<2x5xf32>)
 // CHECK-NOT: arith.divf
+// CHECK-NOT: math.exp
 // CHECK: arith.mulf
 // CHECK: linalg.batch_matmul ins(%[[PROBS]], %{{.*}} : tensor<2x5x7xf32>, tensor<2x7x3xf32>) outs(%{{.*}} : tensor<2x5x3xf32>)
 // CHECK-NOT: nn.

@@ -82,6 +82,53 @@ func.func @relu(%x: tensor<7xf32>) -> tensor<7xf32> {
 
 // -----
 
+// softmax: the row maxima, exp(x - max) once per element into a tensor of
+// its own, which both the row sums and the normalization read (no second
+// exp), 1 / sum per row, and the elements times it.
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME: (%[[X:.+]]: tensor<4x7xf32>)
+// CHECK: %[[MAX:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<4x7xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[EXP:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[MAX]] : tensor<4x7xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<4x7xf32>)
+// CHECK: arith.subf
+// CHECK: math.exp
+// CHECK: %[[SUM:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[EXP]] : tensor<4x7xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK-NOT: math.exp
+// CHECK: arith.addf
+// CHECK: %[[INV:.+]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<4xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: arith.divf
+// CHECK: linalg.generic {{.*}} ins(%[[EXP]], %[[INV]] : tensor<4x7xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<4x7xf32>)
+// CHECK-NOT: math.exp
+// CHECK: arith.mulf
+// CHECK: return
+func.func @softmax(%x: tensor<4x7xf32>) -> tensor<4x7xf32> {
+  %y = nn.softmax %x, dim = 1 : tensor<4x7xf32>
+  return %y : tensor<4x7xf32>
+}
+
+// -----
+
+// log_softmax needs exp(x - max) only in the row sums: it stays there, and
+// the result is x - max - log(sum), without an exp tensor.
+// CHECK-LABEL: func.func @log_softmax
+// CHECK-SAME: (%[[X:.+]]: tensor<4x7xf32>)
+// CHECK: %[[MAX:.+]] = linalg.generic {{.*}} ins(%[[X]] : tensor<4x7xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: %[[SUM:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]], %[[MAX]] : tensor<4x7xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: math.exp
+// CHECK: %[[LOG:.+]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<4xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: math.log
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %[[MAX]], %[[LOG]] : tensor<4x7xf32>, tensor<4xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<4x7xf32>)
+// CHECK-NOT: math.exp
+// CHECK: arith.subf
+// CHECK: arith.subf
+// CHECK: return
+func.func @log_softmax(%x: tensor<4x7xf32>) -> tensor<4x7xf32> {
+  %y = nn.log_softmax %x, dim = 1 : tensor<4x7xf32>
+  return %y : tensor<4x7xf32>
+}
+
+// -----
+
 // Eval dropout is the identity.
 // CHECK-LABEL: func.func @dropout_eval
 // CHECK-SAME: (%[[X:.+]]: tensor<7xf32>)

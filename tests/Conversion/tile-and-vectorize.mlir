@@ -296,8 +296,9 @@ func.func @softmax(%arg0: tensor<1024x128xf32>) -> tensor<1024x128xf32> {
 #row = affine_map<(d0, d1) -> (d0)>
 #vec = affine_map<(d0) -> (d0)>
 
-// softmax as convert-nn-to-linalg and nn-fuse-elementwise-ops leave it:
-// 1 / sum is an op over the rows, fused into the row tile too, where it is
+// softmax with 1 / sum as an op over the rows (and exp(x - max) in both
+// the sum and the normalization, as convert-nn-to-linalg built it before
+// @softmax_exp_once): 1 / sum is fused into the row tile too, where it is
 // one vector of the tile's 16 rows; the elements are multiplied by it.
 // CHECK-LABEL: func.func @softmax_reciprocal
 // CHECK: scf.forall (%{{.+}}) = (0) to (1024) step (16)
@@ -345,6 +346,79 @@ func.func @softmax_reciprocal(%arg0: tensor<1024x128xf32>) -> tensor<1024x128xf3
     linalg.yield %10 : f32
   } -> tensor<1024x128xf32>
   return %7 : tensor<1024x128xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#vec = affine_map<(d0) -> (d0)>
+
+// softmax as convert-nn-to-linalg and nn-fuse-elementwise-ops leave it:
+// exp(x - max) is an op of its own with two users, the row sums and the
+// normalization. Both are in the row tile, so it is fused once and its 16
+// rows stay in a tile-sized buffer between the two reads: one exp
+// polynomial per element (along the rows, 32 lanes), none in the sums,
+// which add the buffered rows with rows in lanes.
+// CHECK-LABEL: func.func @softmax_exp_once
+// CHECK: scf.forall (%{{.+}}) = (0) to (1024) step (16)
+// CHECK-NOT: scf.forall
+// CHECK: vector.reduction <maximumf>
+// CHECK: scf.for %{{.+}} = %c0 to %c128 step %c32
+// CHECK: math.fma {{.*}} : vector<32xf32>
+// CHECK: scf.for %{{.+}} = %c0 to %c128 step %c8
+// CHECK: vector.transfer_read {{.*}} : tensor<8x8xf32>, vector<8x8xf32>
+// CHECK-NOT: math.fma
+// CHECK: arith.divf {{.*}} : vector<16xf32>
+// CHECK-NOT: math.fma
+// CHECK: arith.mulf {{.*}} : vector<32xf32>
+// CHECK-NOT: math.fma
+// CHECK: scf.forall.in_parallel
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// With libm: one math.exp, on the rows' vectors.
+// LIBM-LABEL: func.func @softmax_exp_once
+// LIBM: math.exp {{.*}} : vector<32xf32>
+// LIBM-NOT: math.exp
+// LIBM: return
+func.func @softmax_exp_once(%arg0: tensor<1024x128xf32>) -> tensor<1024x128xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %one = arith.constant 1.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1024xf32>
+  %1 = linalg.fill ins(%ninf : f32) outs(%0 : tensor<1024xf32>) -> tensor<1024xf32>
+  %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<1024x128xf32>) outs(%1 : tensor<1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %y = arith.maximumf %in, %out : f32
+    linalg.yield %y : f32
+  } -> tensor<1024xf32>
+  %2 = tensor.empty() : tensor<1024x128xf32>
+  %exp = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%arg0, %max : tensor<1024x128xf32>, tensor<1024xf32>) outs(%2 : tensor<1024x128xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %y = math.exp %d : f32
+    linalg.yield %y : f32
+  } -> tensor<1024x128xf32>
+  %3 = tensor.empty() : tensor<1024xf32>
+  %4 = linalg.fill ins(%zero : f32) outs(%3 : tensor<1024xf32>) -> tensor<1024xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%exp : tensor<1024x128xf32>) outs(%4 : tensor<1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %y = arith.addf %out, %in : f32
+    linalg.yield %y : f32
+  } -> tensor<1024xf32>
+  %5 = tensor.empty() : tensor<1024xf32>
+  %inv = linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]} ins(%sum : tensor<1024xf32>) outs(%5 : tensor<1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %y = arith.divf %one, %in : f32
+    linalg.yield %y : f32
+  } -> tensor<1024xf32>
+  %6 = tensor.empty() : tensor<1024x128xf32>
+  %r = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%exp, %inv : tensor<1024x128xf32>, tensor<1024xf32>) outs(%6 : tensor<1024x128xf32>) {
+  ^bb0(%e: f32, %i: f32, %out: f32):
+    %y = arith.mulf %e, %i : f32
+    linalg.yield %y : f32
+  } -> tensor<1024x128xf32>
+  return %r : tensor<1024x128xf32>
 }
 
 // -----

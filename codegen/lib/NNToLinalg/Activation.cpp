@@ -1,11 +1,12 @@
 //===- Activation.cpp - nn activation functions to linalg -----------------===//
 //
 // Lowerings of the ops in NNActivationOps.td. Pointwise activations are one
-// broadcasting linalg.generic each, built from buildActivationScalar; softmax and
-// log_softmax are four: the maximum along `dim`, the sum of exp(x - max),
-// 1 / sum (log(sum)) per row, and the normalization. On f16/bf16 all of them
-// compute in f32 and round once (buildPointwiseScalar widens the pointwise
-// ones likewise).
+// broadcasting linalg.generic each, built from buildActivationScalar; softmax
+// is five: the maximum along `dim`, exp(x - max), its sum, 1 / sum per row,
+// and the normalization; log_softmax four (the sum computes its own exp,
+// log(sum) per row, x - max - log(sum)). On f16/bf16 all of them compute in
+// f32 and round once (buildPointwiseScalar widens the pointwise ones
+// likewise).
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,6 +100,35 @@ Value reduceAlong(OpBuilder &b, Location loc, Value input, int64_t dim,
   return generic.getResult(0);
 }
 
+/// The body of buildPerElement: (element, perRow...) -> result element.
+using PerElementBody = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// body(element, perRow...) for every element of `element`, where each
+/// `perRow` tensor has `element`'s shape without `dim` (one value per row
+/// along `dim`, broadcast over it).
+Value buildPerElement(OpBuilder &b, Location loc, Value element, int64_t dim,
+                      ValueRange perRow, PerElementBody body) {
+  auto type = llvm::cast<RankedTensorType>(element.getType());
+  int64_t rank = type.getRank();
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  SmallVector<Value> inputs = {element};
+  inputs.append(perRow.begin(), perRow.end());
+  SmallVector<AffineMap> maps(inputs.size(),
+                              reducedMap(b.getContext(), rank, dim));
+  maps.front() = identity;
+  maps.push_back(identity);
+  Value empty =
+      b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = b.create<linalg::GenericOp>(
+      loc, type, inputs, empty, maps, iterators,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        nb.create<linalg::YieldOp>(l, body(nb, l, args.drop_back()));
+      });
+  return generic.getResult(0);
+}
+
 /// softmax and log_softmax (buildSoftmax).
 template <typename SourceOp, bool isLog>
 struct SoftmaxLowering : public OpRewritePattern<SourceOp> {
@@ -126,19 +156,38 @@ struct SoftmaxLowering : public OpRewritePattern<SourceOp> {
 
 Value mlir::nn::buildSoftmax(OpBuilder &b, Location loc, Value x, int64_t dim,
                              bool isLog) {
-  auto type = llvm::cast<RankedTensorType>(x.getType());
-  int64_t rank = type.getRank();
+  auto shiftedExp = [](OpBuilder &nb, Location l, Value v, Value m) -> Value {
+    return nb.create<math::ExpOp>(l, nb.create<arith::SubFOp>(l, v, m));
+  };
   Value max = reduceAlong(
       b, loc, x, dim, -INFINITY, Value(),
       [](OpBuilder &nb, Location l, Value v, Value, Value acc) -> Value {
         return nb.create<arith::MaximumFOp>(l, v, acc);
       });
-  Value sum = reduceAlong(
-      b, loc, x, dim, 0.0, max,
-      [](OpBuilder &nb, Location l, Value v, Value m, Value acc) -> Value {
-        Value e = nb.create<math::ExpOp>(l, nb.create<arith::SubFOp>(l, v, m));
-        return nb.create<arith::AddFOp>(l, acc, e);
-      });
+  // softmax reads exp(x - max) twice, in the sum and in the result: it is
+  // an op of its own, which nn-fuse-elementwise-ops does not inline into
+  // either (two users), so that each element's exp is computed once; in
+  // nn-tile-and-vectorize's row tiles it stays in cache between its two
+  // reads. log_softmax needs it only in the sum.
+  Value exps;
+  Value sum;
+  if (isLog) {
+    sum = reduceAlong(
+        b, loc, x, dim, 0.0, max,
+        [&](OpBuilder &nb, Location l, Value v, Value m, Value acc) -> Value {
+          return nb.create<arith::AddFOp>(l, acc, shiftedExp(nb, l, v, m));
+        });
+  } else {
+    exps = buildPerElement(b, loc, x, dim, max,
+                           [&](OpBuilder &nb, Location l, ValueRange args) {
+                             return shiftedExp(nb, l, args[0], args[1]);
+                           });
+    sum = reduceAlong(
+        b, loc, exps, dim, 0.0, Value(),
+        [](OpBuilder &nb, Location l, Value e, Value, Value acc) -> Value {
+          return nb.create<arith::AddFOp>(l, acc, e);
+        });
+  }
   // What each row needs of its sum, once per row (nn-fuse-elementwise-ops
   // does not inline it into the per-element op, which broadcasts it):
   // log(sum), or 1 / sum, which the elements are multiplied by, as
@@ -152,25 +201,18 @@ Value mlir::nn::buildSoftmax(OpBuilder &b, Location loc, Value x, int64_t dim,
             l, nb.getFloatAttr(args[0].getType(), 1.0));
         return nb.create<arith::DivFOp>(l, one, args[0]);
       });
-  MLIRContext *ctx = b.getContext();
-  AffineMap identity = b.getMultiDimIdentityMap(rank);
-  AffineMap reduced = reducedMap(ctx, rank, dim);
-  Value empty =
-      b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  auto generic = b.create<linalg::GenericOp>(
-      loc, type, ValueRange{x, max, perRow}, empty,
-      ArrayRef<AffineMap>{identity, reduced, reduced, identity}, iterators,
-      [isLog](OpBuilder &nb, Location l, ValueRange args) {
-        Value shifted = nb.create<arith::SubFOp>(l, args[0], args[1]);
-        Value result =
-            isLog ? Value(nb.create<arith::SubFOp>(l, shifted, args[2]))
-                  : Value(nb.create<arith::MulFOp>(
-                        l, nb.create<math::ExpOp>(l, shifted), args[2]));
-        nb.create<linalg::YieldOp>(l, result);
+  if (isLog)
+    return buildPerElement(
+        b, loc, x, dim, {max, perRow},
+        [](OpBuilder &nb, Location l, ValueRange args) {
+          Value shifted = nb.create<arith::SubFOp>(l, args[0], args[1]);
+          return nb.create<arith::SubFOp>(l, shifted, args[2]).getResult();
+        });
+  return buildPerElement(
+      b, loc, exps, dim, perRow,
+      [](OpBuilder &nb, Location l, ValueRange args) {
+        return nb.create<arith::MulFOp>(l, args[0], args[1]).getResult();
       });
-  return generic.getResult(0);
 }
 
 Value mlir::nn::buildActivationScalar(OpBuilder &b, Location loc,

@@ -12,7 +12,10 @@
 //   acc[lb, Ev] += p · v_blk                      (packed GEMM)
 //
 // and stores out = acc / l through the output's strides. With S ≤
-// kKeyBlock (W4's 128 keys) there is one key block and no rescaling. Rows
+// kKeyBlock (W4's 128 keys) there is one key block and no rescaling, and
+// without a causal mask every query block of a batch index reads the same
+// k and v: a chunk packs them once per batch index for its GEMMs (each
+// would pack its B again; that was a sixth of W4's attention time). Rows
 // that attend to nothing end with acc = 0 and l = 0, so 0/0 = NaN as in
 // PyTorch's math kernel; the shift is 0 rather than -inf for them so that
 // no NaN enters a row that later finds a key.
@@ -65,10 +68,46 @@ float scalarExpShiftSum(float *x, int64_t n, float shift) {
   return sum;
 }
 
+/// k and v of one batch index packed for the GEMMs of attentionBlock, or
+/// null each: packed per GEMM.
+struct PackedKV {
+  const float *k = nullptr, *v = nullptr;
+};
+
+/// The GEMM scores[lb, sb] = q_blk · k_blkᵀ of attentionBlock: B[e, j] =
+/// k[s0 + j, e].
+nn_rt::GemmArgs scoresGemm(const Attention &a, int64_t lb, int64_t sb,
+                           const float *qb, const float *kb, float *scores,
+                           const float *packedK) {
+  const nn_rt_matrix &q = *a.q, &k = *a.k;
+  return nn_rt::GemmArgs{lb,           sb,           a.E,    qb,
+                         q.row_stride, q.col_stride, kb,     k.col_stride,
+                         k.row_stride, scores,       kKeyBlock, false,
+                         {},           packedK};
+}
+
+/// The GEMM acc[lb, Ev] += p[lb, sb] · v_blk of attentionBlock.
+nn_rt::GemmArgs valuesGemm(const Attention &a, int64_t lb, int64_t sb,
+                           const float *scores, const float *vb, float *acc,
+                           const float *packedV) {
+  const nn_rt_matrix &v = *a.v;
+  return nn_rt::GemmArgs{lb,     a.Ev,         sb,           scores,
+                         kKeyBlock, 1,         vb,           v.row_stride,
+                         v.col_stride, acc,    a.Ev,         true,
+                         {},     packedV};
+}
+
+/// Whether attentionChunk packs k and v once per batch index: one key
+/// block, the same keys for every query block (no causal mask), and an ISA
+/// whose GEMMs read a packed B.
+bool packsKVOnce(const Attention &a) {
+  return a.S <= kKeyBlock && !a.causal && nn_rt::gemmPackedBFloats(a.E, a.S);
+}
+
 /// Queries [l0, l0 + lb) of batch index `b`; `scratch` holds kQueryBlock *
 /// (kKeyBlock + Ev + 2) floats.
 void attentionBlock(const Attention &a, int64_t b, int64_t l0,
-                    float *scratch) {
+                    const PackedKV &packed, float *scratch) {
   const int64_t lb = minI(kQueryBlock, a.L - l0), Ev = a.Ev;
   float *scores = scratch, *acc = scores + kQueryBlock * kKeyBlock;
   float *rowMax = acc + kQueryBlock * Ev, *rowSum = rowMax + kQueryBlock;
@@ -87,16 +126,14 @@ void attentionBlock(const Attention &a, int64_t b, int64_t l0,
   }
   for (int64_t i = 0; i < lb * Ev; ++i)
     acc[i] = 0.f;
-  const nn_rt_epilogue none = {};
   // Causal: no query of this block sees keys past its last row.
   const int64_t keys = a.causal ? minI(a.S, l0 + lb) : a.S;
   for (int64_t s0 = 0; s0 < keys; s0 += kKeyBlock) {
     const int64_t sb = minI(kKeyBlock, keys - s0);
-    // scores[i, j] = q[l0 + i, :] · k[s0 + j, :]: B[e, j] = k[s0 + j, e].
-    nn_rt::GemmArgs qk{lb,    sb,         a.E,         qb,     q.row_stride,
-                       q.col_stride, kb + s0 * k.row_stride, k.col_stride,
-                       k.row_stride, scores, kKeyBlock, false,  none};
-    nn_rt::gemmOnThisThread(qk, 0, lb, 0, sb);
+    // scores[i, j] = q[l0 + i, :] · k[s0 + j, :].
+    nn_rt::gemmOnThisThread(
+        scoresGemm(a, lb, sb, qb, kb + s0 * k.row_stride, scores, packed.k), 0,
+        lb, 0, sb);
     for (int64_t i = 0; i < lb; ++i) {
       float *x = scores + i * kKeyBlock;
       const int64_t l = l0 + i;
@@ -129,11 +166,9 @@ void attentionBlock(const Attention &a, int64_t b, int64_t l0,
       rowMax[i] = newMax;
     }
     // acc[i, e] += scores[i, :] · v[s0 + :, e].
-    nn_rt::GemmArgs pv{lb,       Ev,           sb,    scores,
-                       kKeyBlock, 1,           vb + s0 * v.row_stride,
-                       v.row_stride, v.col_stride, acc, Ev,
-                       true,     none};
-    nn_rt::gemmOnThisThread(pv, 0, lb, 0, Ev);
+    nn_rt::gemmOnThisThread(
+        valuesGemm(a, lb, sb, scores, vb + s0 * v.row_stride, acc, packed.v), 0,
+        lb, 0, Ev);
   }
   float *ob = out.data + nn_rt::batchOffset(a.batch, out.batch_strides, b) +
               l0 * out.row_stride;
@@ -142,16 +177,44 @@ void attentionBlock(const Attention &a, int64_t b, int64_t l0,
       ob[i * out.row_stride + e * out.col_stride] = acc[i * Ev + e] / rowSum[i];
 }
 
+/// Chunk c is query block c % queryBlocks of batch index c / queryBlocks;
+/// a claim is a contiguous range of chunks, so the query blocks of one
+/// batch index mostly run one after another on one thread, which packs
+/// their k and v once (packsKVOnce) when the batch index changes.
 void attentionChunk(void *ctx, int64_t begin, int64_t end) {
   auto *a = static_cast<Attention *>(ctx);
-  size_t floats = kQueryBlock * (kKeyBlock + a->Ev + 2);
-  auto *scratch = static_cast<float *>(
-      aligned_alloc(64, (floats * sizeof(float) + 63) / 64 * 64));
+  const bool packOnce = packsKVOnce(*a);
+  const int64_t kFloats = packOnce ? nn_rt::gemmPackedBFloats(a->E, a->S) : 0;
+  const int64_t vFloats = packOnce ? nn_rt::gemmPackedBFloats(a->S, a->Ev) : 0;
+  // 64-byte aligned pieces: the block's scratch, then the packed k and v.
+  auto aligned = [](int64_t floats) { return (floats + 15) / 16 * 16; };
+  const int64_t blockFloats = aligned(kQueryBlock * (kKeyBlock + a->Ev + 2));
+  size_t floats = blockFloats + aligned(kFloats) + aligned(vFloats);
+  auto *scratch =
+      static_cast<float *>(aligned_alloc(64, floats * sizeof(float)));
   if (!scratch)
     abort(); // out of memory: the ABI has no error path for a kernel
-  for (int64_t c = begin; c < end; ++c)
-    attentionBlock(*a, c / a->queryBlocks, (c % a->queryBlocks) * kQueryBlock,
-                   scratch);
+  float *packedK = scratch + blockFloats;
+  float *packedV = packedK + aligned(kFloats);
+  PackedKV packed;
+  int64_t packedFor = -1; // the batch index packedK/V hold
+  for (int64_t c = begin; c < end; ++c) {
+    const int64_t b = c / a->queryBlocks;
+    if (packOnce && b != packedFor) {
+      const float *kb =
+          a->k->data + nn_rt::batchOffset(a->batch, a->k->batch_strides, b);
+      const float *vb =
+          a->v->data + nn_rt::batchOffset(a->batch, a->v->batch_strides, b);
+      // Only B's fields matter to the packing.
+      nn_rt::gemmPackB(scoresGemm(*a, 0, a->S, nullptr, kb, nullptr, nullptr),
+                       packedK);
+      nn_rt::gemmPackB(valuesGemm(*a, 0, a->S, nullptr, vb, nullptr, nullptr),
+                       packedV);
+      packed = {packedK, packedV};
+      packedFor = b;
+    }
+    attentionBlock(*a, b, (c % a->queryBlocks) * kQueryBlock, packed, scratch);
+  }
   free(scratch);
 }
 

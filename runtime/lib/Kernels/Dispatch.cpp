@@ -572,6 +572,21 @@ void nn_rt::gemmOnThisThread(const GemmArgs &g, int64_t m0, int64_t m1,
 
 void nn_rt::registerTile(int64_t &mr, int64_t &nr) { tile(mr, nr); }
 
+int64_t nn_rt::gemmPackedBFloats(int64_t K, int64_t N) {
+  return isa() == Isa::scalar ? 0 : packedBFloats(K, N);
+}
+
+void nn_rt::gemmPackB(const GemmArgs &g, float *dst) {
+  switch (isa()) {
+  case Isa::avx512:
+    return nn_rt::avx512::packAllB(g, dst);
+  case Isa::avx2:
+    return nn_rt::avx2::packAllB(g, dst);
+  default:
+    return;
+  }
+}
+
 bool nn_rt::worthParallel(double macs) {
   return nn_rt_get_num_threads() > 1 && macs >= kMinParallelWork;
 }

@@ -136,6 +136,13 @@ void gemmOnThisThread(const GemmArgs &g, int64_t m0, int64_t m1, int64_t n0,
                       int64_t n1);
 /// The register tile of that ISA (1 x 1 for the scalar loops).
 void registerTile(int64_t &mr, int64_t &nr);
+/// Floats of a [K, N] B packed for that ISA (GemmArgs::packedB), or 0 when
+/// it reads B through the strides only (the scalar loops).
+int64_t gemmPackedBFloats(int64_t K, int64_t N);
+/// Packs all of `g`'s B into `dst` (gemmPackedBFloats(g.K, g.N) floats) for
+/// gemmOnThisThread with packedB = dst: a B that several GEMMs on one thread
+/// read (attention's keys and values, once per query block) is packed once.
+void gemmPackB(const GemmArgs &g, float *dst);
 /// Whether `macs` multiply-adds are worth splitting over the thread pool.
 bool worthParallel(double macs);
 /// Whether nn_rt_sgemm(_packed_b) splits `g` over `threads` threads by
