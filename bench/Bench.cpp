@@ -588,20 +588,23 @@ void registerAll() {
         ->UseRealTime()
         ->Unit(benchmark::kMillisecond)
         ->ComputeStatistics("min", minOf);
-    benchmark::RegisterBenchmark(
-        ("Roofline/stream_triad/t" + std::to_string(threads)).c_str(),
-        [threads](benchmark::State &s) {
-          static bench::Triad triad(int64_t(32) << 20); // 3 x 128 MiB
-          double bytes = 0;
-          triad.run(threads); // first touch
-          for (auto _ : s)
-            bytes = triad.run(threads);
-          s.counters["bytes"] = bytes;
-          s.counters["threads"] = threads;
-        })
-        ->UseRealTime()
-        ->Unit(benchmark::kMillisecond)
-        ->ComputeStatistics("min", minOf);
+    for (bool streaming : {false, true})
+      benchmark::RegisterBenchmark(
+          ("Roofline/stream_triad" + std::string(streaming ? "_nt" : "") +
+           "/t" + std::to_string(threads))
+              .c_str(),
+          [threads, streaming](benchmark::State &s) {
+            static bench::Triad triad(int64_t(32) << 20); // 3 x 128 MiB
+            double bytes = 0;
+            triad.run(threads); // first touch
+            for (auto _ : s)
+              bytes = triad.run(threads, streaming);
+            s.counters["bytes"] = bytes;
+            s.counters["threads"] = threads;
+          })
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond)
+          ->ComputeStatistics("min", minOf);
   }
   for (auto &w : workloads()) {
     for (Impl impl : implsOf(w->name)) {

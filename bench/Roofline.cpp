@@ -2,7 +2,8 @@
 //
 // The ceilings each result is put against: a register-only FMA loop (AVX-512
 // when the CPU has it, else AVX2+FMA) for the compute peak, and the STREAM
-// triad a[i] = b[i] + s * c[i] for the bandwidth, both with 1 and 2 threads.
+// triad a[i] = b[i] + s * c[i] for the bandwidth, with plain and with
+// non-temporal stores, all with 1 and 2 threads.
 // Also the hand-fused relu(x * a + b) loop of W6, with plain stores and with
 // non-temporal ones (hand_nt). Built with -O3
 // -march=native: this file only ever runs on the machine that built it.
@@ -86,13 +87,23 @@ double fmaPeak(int threads, int64_t iters) {
 
 Triad::Triad(int64_t n) : a(n, 0.f), b(n, 1.f), c(n, 2.f) {}
 
-double Triad::run(int threads) {
+double Triad::run(int threads, bool streaming) {
   int64_t n = static_cast<int64_t>(a.size());
   float *pa = a.data();
   const float *pb = b.data(), *pc = c.data();
   onThreads(threads, [&](int t) {
     int64_t begin = n * t / threads, end = n * (t + 1) / threads;
-    for (int64_t i = begin; i < end; ++i)
+    int64_t i = begin;
+    if (streaming) {
+      for (; i < end && reinterpret_cast<uintptr_t>(pa + i) % 32 != 0; ++i)
+        pa[i] = pb[i] + 3.f * pc[i];
+      const __m256 s = _mm256_set1_ps(3.f);
+      for (; i + 8 <= end; i += 8)
+        _mm256_stream_ps(pa + i, _mm256_fmadd_ps(_mm256_loadu_ps(pc + i), s,
+                                                 _mm256_loadu_ps(pb + i)));
+      _mm_sfence();
+    }
+    for (; i < end; ++i)
       pa[i] = pb[i] + 3.f * pc[i];
   });
   return double(n) * 3 * sizeof(float); // STREAM counts 2 reads + 1 write

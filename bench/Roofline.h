@@ -19,8 +19,12 @@ double fmaPeak(int threads, int64_t iters);
 /// STREAM triad over three arrays of n floats.
 struct Triad {
   explicit Triad(int64_t n);
-  /// One pass split over `threads`; returns the bytes moved.
-  double run(int threads);
+  /// One pass split over `threads`; returns the bytes STREAM counts (two
+  /// arrays read, one written). With plain stores the memory also reads
+  /// every written line first (read for ownership), which STREAM does not
+  /// count; `streaming` writes with non-temporal stores, which skip it, so
+  /// its rate is the one to hold non-temporal code against.
+  double run(int threads, bool streaming = false);
   std::vector<float> a, b, c;
 };
 
