@@ -126,9 +126,9 @@ void packBStrided(const nn_rt::GemmArgs &g, int64_t k0, int64_t kc, int64_t n0,
   if (g.csB == 1 && nc >= NR) {
     // A row-major B, full panels: 8 rows at a time, each read front to back
     // across all the panels, each panel getting 8 x NR contiguous floats.
-    // Going panel by panel instead reads a new row (and, for 1024 columns, a
-    // new 4 KiB page) for every NR floats: 1024^2 packed in 258 us against
-    // 179-226 us this way (best of 300, alone on one thread).
+    // Going panel by panel instead reads a new row (and, for 1024 columns,
+    // a new 4 KiB page) for every NR floats: 1024^2 packed in 252-268 us,
+    // against 179-226 us this way (best of 300, alone on one thread).
     constexpr int64_t kRows = 8;
     const int64_t full = nc / NR * NR;
     int64_t k = 0;
