@@ -275,10 +275,36 @@ struct Workload {
   std::map<std::pair<Impl, int>, std::string> errors;
 };
 
-void setThreads(int threads) {
-  bench::setTorchThreads(threads);
-  bench::setDnnlThreads(threads);
-  nn_rt_set_num_threads(threads);
+/// Sets the thread count of the library `impl` runs on (the hand-written
+/// loops take theirs as an argument). libtorch's only when it changes:
+/// torch::set_num_threads recreates libtorch's pthreadpool on every call,
+/// even with an unchanged count, and the new pool's worker spins for about
+/// 30 ms. Set before every repetition of every workload, it ran beside nn's
+/// threads: 2.5% of the samples of W5/nn/t2 under chrt -f 10, a new
+/// spinning thread in each repetition.
+void setThreads(Impl impl, int threads) {
+  static int torchThreads = 0; // 0: not known
+  switch (impl) {
+  case Impl::libtorch:
+    if (torchThreads != threads)
+      bench::setTorchThreads(threads);
+    torchThreads = threads;
+    return;
+  case Impl::onednn:
+    bench::setDnnlThreads(threads);
+    // The OpenMP count it sets is also libtorch's intra-op count.
+    if (torchThreads != threads)
+      torchThreads = 0;
+    return;
+  case Impl::nn:
+  case Impl::nn_nofuse:
+  case Impl::nn_nofuse_nofold:
+    nn_rt_set_num_threads(threads);
+    return;
+  case Impl::hand:
+  case Impl::hand_nt:
+    return;
+  }
 }
 
 /// max |got - want| over max(1, |want|)-scaled tolerance; empty when close.
@@ -311,7 +337,7 @@ std::string compare(const std::vector<float> &got,
 /// use; nullptr with `error` set when it cannot be used.
 Runner *prepare(Workload &w, Impl impl, int threads, std::string &error) {
   if (!w.ready) {
-    setThreads(1);
+    setThreads(Impl::libtorch, 1);
     w.setup(w);
     auto ref = w.make.at(Impl::libtorch)(1);
     ref->run();
@@ -325,7 +351,7 @@ Runner *prepare(Workload &w, Impl impl, int threads, std::string &error) {
   }
   if (auto it = w.runners.find(key); it != w.runners.end())
     return it->second.get();
-  setThreads(threads);
+  setThreads(impl, threads);
   std::unique_ptr<Runner> runner;
   try {
     runner = w.make.at(impl)(threads);
@@ -542,7 +568,7 @@ void runWorkload(benchmark::State &state, Workload *w, Impl impl, int threads) {
     }
     return;
   }
-  setThreads(threads);
+  setThreads(impl, threads);
   for (auto _ : state)
     runner->run();
   state.counters["flop"] = w->flop;

@@ -122,6 +122,11 @@ inline void microTile(const nn_rt::GemmArgs &g, int64_t kc, const float *a,
     _mm_prefetch(reinterpret_cast<const char *>(C + r * g.rsC + NR - 1),
                  _MM_HINT_T0);
   }
+  // acc stays in registers only if no loop indexes it with a run-time row:
+  // every loop over its rows is unrolled by pragma, not left to GCC's size
+  // heuristics. Without the pragmas, forcing applyEpilogue8 inline made the
+  // masked store loop too big to unroll, so acc lived on the stack and every
+  // FMA of the k loop stored its result there (W1 3x slower).
   __m256 acc[Rows][2];
 #pragma GCC unroll 6
   for (int r = 0; r < Rows; ++r)
@@ -168,6 +173,7 @@ inline void microTile(const nn_rt::GemmArgs &g, int64_t kc, const float *a,
     // A partial column tile (N = 10 of W1's last layer): masked loads and
     // stores touch only C's cols columns (and the addends' same columns).
     const __m256i mask0 = firstLanes(cols), mask1 = firstLanes(cols - 8);
+#pragma GCC unroll 6
     for (int r = 0; r < Rows; ++r) {
       float *c = C + r * g.rsC;
       __m256 v0 = acc[r][0];
@@ -189,6 +195,7 @@ inline void microTile(const nn_rt::GemmArgs &g, int64_t kc, const float *a,
   }
   // Strided addends: the scalar epilogue.
   alignas(32) float tile[MR * NR];
+#pragma GCC unroll 6
   for (int r = 0; r < Rows; ++r) {
     _mm256_store_ps(tile + r * NR, acc[r][0]);
     _mm256_store_ps(tile + r * NR + 8, acc[r][1]);

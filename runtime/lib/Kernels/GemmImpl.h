@@ -123,13 +123,37 @@ void packA(const nn_rt::GemmArgs &g, int64_t m0, int64_t mc, int64_t k0,
 /// B[k0 + k, n0 + j] -> dst[j / NR][k][j % NR], columns past nc zero.
 void packBStrided(const nn_rt::GemmArgs &g, int64_t k0, int64_t kc, int64_t n0,
                   int64_t nc, float *dst) {
+  if (g.csB == 1 && nc >= NR) {
+    // A row-major B, full panels: 8 rows at a time, each read front to back
+    // across all the panels, each panel getting 8 x NR contiguous floats.
+    // Going panel by panel instead reads a new row (and, for 1024 columns,
+    // a new 4 KiB page) for every NR floats: 1024^2 packed in 252-268 us,
+    // against 179-226 us this way (best of 300, alone on one thread).
+    constexpr int64_t kRows = 8;
+    const int64_t full = nc / NR * NR;
+    int64_t k = 0;
+    for (; k + kRows <= kc; k += kRows) {
+      const float *src = g.B + (k0 + k) * g.rsB + n0;
+      for (int64_t jp = 0; jp < full; jp += NR) {
+        float *d = dst + jp * kc + k * NR;
+        for (int64_t r = 0; r < kRows; ++r)
+          memcpy(d + r * NR, src + r * g.rsB + jp, NR * sizeof(float));
+      }
+    }
+    for (; k < kc; ++k) {
+      const float *src = g.B + (k0 + k) * g.rsB + n0;
+      for (int64_t jp = 0; jp < full; jp += NR)
+        memcpy(dst + jp * kc + k * NR, src + jp, NR * sizeof(float));
+    }
+    // A partial last panel: the general case below.
+    dst += full * kc;
+    n0 += full;
+    nc -= full;
+  }
   for (int64_t jp = 0; jp < nc; jp += NR) {
     int64_t cols = minI(NR, nc - jp);
     const float *src = g.B + k0 * g.rsB + (n0 + jp) * g.csB;
-    if (g.csB == 1 && cols == NR) {
-      for (int64_t k = 0; k < kc; ++k)
-        memcpy(dst + k * NR, src + k * g.rsB, NR * sizeof(float));
-    } else if (g.rsB == 1 && cols == NR) {
+    if (g.rsB == 1 && cols == NR) {
       // Transposed (nn.linear's weight): the ISA's in-register transpose.
       packTransposedPanel(src, g.csB, kc, dst);
     } else if (g.rsB == 1) {
