@@ -166,10 +166,12 @@ protected:
   void SetUp() override { nn_rt_set_num_threads(GetParam()); }
   void TearDown() override { nn_rt_set_num_threads(1); }
 
-  /// Runs `artifact` on `inputs` twice to warm up, then 20 more times while
-  /// counting allocations: none, and the same bits every time.
+  /// Runs `artifact` on `inputs` to warm up, then 20 more times while
+  /// counting allocations: at most `oneTime` (see ConvolutionsAllocateNothing),
+  /// and the same bits every time.
   static void expectNoAllocations(const Artifact &artifact,
-                                  const std::vector<Tensor> &inputs);
+                                  const std::vector<Tensor> &inputs,
+                                  int64_t oneTime = 0);
 };
 
 TEST_P(SteadyStateAllocationTest, RunningAgainAllocatesNothing) {
@@ -180,30 +182,29 @@ TEST_P(SteadyStateAllocationTest, RunningAgainAllocatesNothing) {
 }
 
 // A convolution whose weights are an input packs them on every call, into a
-// buffer its thread keeps (not a malloc per call).
+// buffer its thread keeps (not a malloc per call: that made 40 allocations
+// in the 20 runs). A pool worker sizes its own kernel scratch and packing
+// buffers (three) the first time it runs a piece of each kernel; on a
+// loaded machine a worker slow to wake may leave every piece to the caller
+// for many runs, so those one-time allocations may fall in any run and are
+// allowed, for the workers only.
 TEST_P(SteadyStateAllocationTest, ConvolutionsAllocateNothing) {
   auto artifact = compileConvolutions();
-  expectNoAllocations(*artifact, {randomTensor({4, 32, 32, 32}, 1),
-                                  randomTensor({64, 32, 3, 3}, 2),
-                                  randomTensor({128, 64, 1, 1}, 3)});
+  expectNoAllocations(*artifact,
+                      {randomTensor({4, 32, 32, 32}, 1),
+                       randomTensor({64, 32, 3, 3}, 2),
+                       randomTensor({128, 64, 1, 1}, 3)},
+                      /*oneTime=*/3 * (GetParam() - 1));
 }
 
 void SteadyStateAllocationTest::expectNoAllocations(
-    const Artifact &artifact, const std::vector<Tensor> &inputs) {
+    const Artifact &artifact, const std::vector<Tensor> &inputs,
+    int64_t oneTime) {
   std::vector<Tensor> outputs = outputsOf(artifact);
   // The first runs start the pool's threads, size their packing buffers
-  // and this thread's workspace. A worker sizes its buffers the first time
-  // it runs a piece of a kernel, and one slow to wake (on a loaded machine)
-  // may leave all its pieces to the others for a run or more, so the warm-up
-  // lasts until a run allocates nothing.
-  for (int i = 0; i < 10; ++i) {
-    allocations.store(0);
-    counting.store(i > 0);
+  // and this thread's workspace.
+  for (int i = 0; i < 2; ++i)
     ASSERT_TRUE(artifact.run_into(inputs, outputs).ok());
-    counting.store(false);
-    if (i > 0 && allocations.load() == 0)
-      break;
-  }
   std::vector<float> first(outputs[0].data_ptr<float>(),
                            outputs[0].data_ptr<float>() + outputs[0].numel());
   int64_t blocks = nn_rt_workspace_allocations();
@@ -216,7 +217,7 @@ void SteadyStateAllocationTest::expectNoAllocations(
   counting.store(false);
 
   ASSERT_TRUE(status.ok()) << status;
-  EXPECT_EQ(allocations.load(), 0);
+  EXPECT_LE(allocations.load(), oneTime);
   EXPECT_EQ(nn_rt_workspace_allocations(), blocks);
   // Reusing the arena changes nothing in the results.
   EXPECT_EQ(std::memcmp(first.data(), outputs[0].data_ptr<float>(),
