@@ -21,9 +21,11 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/Debug.h"
@@ -408,6 +410,7 @@ public:
 constexpr StringLiteral kContextAttr = "nn.context";
 constexpr StringLiteral kContextSlotAttr = "nn.context_slot";
 constexpr StringLiteral kContextSlotsAttr = "nn.context_slots";
+constexpr StringLiteral kContextBytesAttr = "nn.context_bytes";
 
 /// The `nn.context` argument of `func`, or null.
 Value contextArgument(FunctionOpInterface func) {
@@ -435,7 +438,7 @@ public:
       return;
     }
     if (auto slots = module->getAttrOfType<IntegerAttr>(kContextSlotsAttr))
-      nextSlot = slots.getInt();
+      nextSlot = firstPacked = slots.getInt();
     // Both entry points get the context: @prepare fills its slots, forward
     // reads them (translateToArtifactIR passes it; unused ones are removed
     // by finish()).
@@ -522,11 +525,12 @@ public:
     return rewriter.create<LLVM::LoadOp>(loc, cb.ptrType, address);
   }
 
-  /// Records the slot count and drops the context argument of functions
-  /// that read no slot.
+  /// Drops the dense slots no function reads any more, records the slot
+  /// count and drops the context argument of functions that read no slot.
   void finish(ModuleOp module) {
     if (!prepare)
       return;
+    dropUnreadDenseSlots(module);
     module->setAttr(kContextSlotsAttr,
                     IntegerAttr::get(IntegerType::get(module.getContext(), 64),
                                      nextSlot));
@@ -537,8 +541,99 @@ public:
   }
 
 private:
+  /// Removes the dense slots (@prepare's results, forward's `nn.context_slot`
+  /// arguments) whose argument no function reads now that the kernels read
+  /// the packed copy instead: a batch-norm-folded weight read only by a
+  /// packed convolution. @prepare still computes the value for its packing,
+  /// but as a temporary freed before it returns, not as a context buffer
+  /// held with the packed one as long as the model lives. The remaining
+  /// slots are renumbered to stay dense (the kept dense ones in order, then
+  /// the packed ones): forward's slot arguments, its loads of packed slots,
+  /// @prepare's nn_rt_context_buffer calls and `nn.context_bytes`.
+  void dropUnreadDenseSlots(ModuleOp module) {
+    Operation *ret = prepare.getBody().front().getTerminator();
+    auto bytes = module->getAttrOfType<DenseI64ArrayAttr>(kContextBytesAttr);
+    if (!bytes || static_cast<int64_t>(bytes.size()) != firstPacked ||
+        ret->getNumOperands() != static_cast<unsigned>(firstPacked))
+      return; // not the layout nn-hoist-state-computations makes
+    llvm::BitVector unread(firstPacked, true);
+    SmallVector<func::FuncOp> readers;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func == prepare || func.isDeclaration())
+        continue;
+      readers.push_back(func);
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+        auto slot = func.getArgAttrOfType<IntegerAttr>(i, kContextSlotAttr);
+        if (!slot)
+          continue;
+        if (slot.getInt() < 0 || slot.getInt() >= firstPacked)
+          return; // the artifact translation reports it
+        if (!func.getArgument(i).use_empty())
+          unread.reset(slot.getInt());
+      }
+    }
+    if (unread.none())
+      return;
+    SmallVector<int64_t> renumbered(nextSlot, -1);
+    for (int64_t slot = 0, next = 0; slot < nextSlot; ++slot)
+      if (slot >= firstPacked || !unread[slot])
+        renumbered[slot] = next++;
+    auto i64Attr = [&](int64_t v) {
+      return IntegerAttr::get(IntegerType::get(module.getContext(), 64), v);
+    };
+    for (func::FuncOp func : readers) {
+      llvm::BitVector erase(func.getNumArguments());
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+        if (auto slot = func.getArgAttrOfType<IntegerAttr>(i, kContextSlotAttr)) {
+          if (unread[slot.getInt()])
+            erase.set(i);
+          else
+            func.setArgAttr(i, kContextSlotAttr,
+                            i64Attr(renumbered[slot.getInt()]));
+        }
+      func.eraseArguments(erase);
+      // The packed slots' loads (Packer::packed).
+      if (Value context = contextArgument(func))
+        func.walk([&](LLVM::GEPOp gep) {
+          ArrayRef<int32_t> index = gep.getRawConstantIndices();
+          if (gep.getBase() == context && index.size() == 1 &&
+              index[0] >= firstPacked && index[0] < nextSlot)
+            gep.setRawConstantIndices(
+                {static_cast<int32_t>(renumbered[index[0]])});
+        });
+    }
+    prepare.walk([&](func::CallOp call) {
+      IntegerAttr slot;
+      if (call.getCallee() != "nn_rt_context_buffer" ||
+          call.getNumOperands() != 3 ||
+          !matchPattern(call.getOperand(1), m_Constant(&slot)) ||
+          slot.getInt() < firstPacked || slot.getInt() >= nextSlot)
+        return;
+      Operation *old = call.getOperand(1).getDefiningOp();
+      OpBuilder b(call);
+      call.setOperand(1, b.create<arith::ConstantIntOp>(
+                             call.getLoc(), renumbered[slot.getInt()], 64));
+      if (old->use_empty())
+        old->erase();
+    });
+    SmallVector<int64_t> kept;
+    for (auto [slot, size] : llvm::enumerate(bytes.asArrayRef()))
+      if (!unread[slot])
+        kept.push_back(size);
+    module->setAttr(kContextBytesAttr,
+                    DenseI64ArrayAttr::get(module.getContext(), kept));
+    ret->eraseOperands(unread);
+    prepare.eraseResults(unread);
+    LLVM_DEBUG(llvm::dbgs() << "nn-lower-to-kernel-calls: " << unread.count()
+                            << " dense context slots only fed a packing\n");
+    nextSlot -= unread.count();
+    firstPacked -= unread.count();
+  }
+
   func::FuncOp prepare;
   int64_t nextSlot = 0;
+  /// The first packed slot: slots before it are @prepare's results.
+  int64_t firstPacked = 0;
   /// The slot of each (source in @prepare, PackKind, layout) packed so far:
   /// a weight read by several calls (tied, or reused) of one layout is
   /// packed once. The layout names what else decides the packing (a

@@ -29,20 +29,24 @@ func.func @forward(%x: tensor<2x4xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
 
 // -----
 
-// A batch-norm-folded convolution weight: @prepare computes it (dense slot
-// 0) and packs it (slot 1) from the value it returns; forward calls the
-// packed convolution.
-// CHECK: module attributes {nn.context_bytes = array<i64: 864>, nn.context_slots = 2 : i64}
+// A batch-norm-folded convolution weight: @prepare computes it and packs
+// it; forward calls the packed convolution. Forward no longer reads the
+// dense weight, so its context slot is dropped: @prepare keeps it only as a
+// temporary for the packing (it returns nothing), and the packed weight
+// moves down into slot 0, the only slot.
+// CHECK: module attributes {nn.context_bytes = array<i64>, nn.context_slots = 1 : i64}
 // CHECK-LABEL: func.func @prepare
+// CHECK-SAME: ({{.+}}) {
 // CHECK: %[[W2:.+]] = nn.mul
 // CHECK: call @nn_rt_conv2d_pack_weight_size
-// CHECK: %[[BUF:.+]] = call @nn_rt_context_buffer(%{{.+}}, %[[ONE:.+]], %{{.+}})
+// CHECK: %[[BUF:.+]] = call @nn_rt_context_buffer(%{{.+}}, %c0_i64{{(_[0-9]+)?}}, %{{.+}})
 // CHECK: bufferization.to_memref %[[W2]]
 // CHECK: call @nn_rt_conv2d_pack_weight({{.+}}, %[[BUF]])
-// CHECK: return %[[W2]]
+// CHECK: return{{$}}
 // CHECK-LABEL: func.func @forward
-// CHECK-SAME: {nn.context_slot = 0 : i64}
-// CHECK: llvm.getelementptr %{{.+}}[1]
+// CHECK-NOT: nn.context_slot
+// CHECK-SAME: {
+// CHECK: llvm.getelementptr %{{.+}}[0]
 // CHECK: call @nn_rt_conv2d_nchw_packed
 nn.parameter @w : tensor<8x3x3x3xf32>
 nn.parameter @s : tensor<8x1x1x1xf32>
@@ -52,6 +56,91 @@ func.func @forward(%x: tensor<1x3x4x4xf32>) -> tensor<1x8x4x4xf32> {
   %w2 = nn.mul %w, %s : (tensor<8x3x3x3xf32>, tensor<8x1x1x1xf32>) -> tensor<8x3x3x3xf32>
   %y = nn.conv %x, %w2 stride [1, 1] padding [1, 1] dilation [1, 1] groups 1 : (tensor<1x3x4x4xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x4x4xf32>
   return %y : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// Batch-norm folded into two convolutions with biases, and a scaled linear
+// weight (nn-fold-scalar-mul's W * s): the three folded weights only feed
+// packings and lose their slots; the folded biases stay dense (the kernels'
+// epilogues read them), renumbered 0 and 1 in order, and the three packed
+// weights follow in slots 2, 3 and 4 (the linear's, the second and the
+// first convolution's, in the order the rewrite reaches them).
+// CHECK: module attributes {nn.context_bytes = array<i64: 32, 32>, nn.context_slots = 5 : i64}
+// CHECK-LABEL: func.func @prepare
+// CHECK-SAME: -> (tensor<8xf32>, tensor<8xf32>)
+// CHECK: %[[B1:.+]] = nn.add
+// CHECK: %[[B2:.+]] = nn.add
+// CHECK: call @nn_rt_context_buffer(%{{.+}}, %c2_i64{{(_[0-9]+)?}}, %{{.+}})
+// CHECK: call @nn_rt_sgemm_pack_b(
+// CHECK: call @nn_rt_context_buffer(%{{.+}}, %c3_i64{{(_[0-9]+)?}}, %{{.+}})
+// CHECK: call @nn_rt_conv2d_pack_weight(
+// CHECK: call @nn_rt_context_buffer(%{{.+}}, %c4_i64{{(_[0-9]+)?}}, %{{.+}})
+// CHECK: call @nn_rt_conv2d_pack_weight(
+// CHECK: return %[[B1]], %[[B2]] : tensor<8xf32>, tensor<8xf32>
+// CHECK-LABEL: func.func @forward
+// CHECK-SAME: %{{[a-z0-9]+}}: tensor<8xf32> {nn.context_slot = 0 : i64}, %{{[a-z0-9]+}}: tensor<8xf32> {nn.context_slot = 1 : i64}, %{{[a-z0-9]+}}: tensor<1x3x4x4xf32>, %{{[a-z0-9]+}}: tensor<2x8xf32>, %{{[a-z0-9]+}}: !llvm.ptr {nn.context})
+// CHECK: llvm.getelementptr %{{.+}}[4]
+// CHECK: call @nn_rt_conv2d_nchw_packed
+// CHECK: llvm.getelementptr %{{.+}}[3]
+// CHECK: call @nn_rt_conv2d_nchw_packed
+// CHECK: llvm.getelementptr %{{.+}}[2]
+// CHECK: call @nn_rt_sgemm_packed_b
+nn.parameter @w1 : tensor<8x3x3x3xf32>
+nn.parameter @w2 : tensor<8x8x3x3xf32>
+nn.parameter @s : tensor<8x1x1x1xf32>
+nn.parameter @b : tensor<8xf32>
+nn.parameter @l : tensor<8x8xf32>
+nn.parameter @k : tensor<f32>
+func.func @forward(%x: tensor<1x3x4x4xf32>, %h: tensor<2x8xf32>) -> (tensor<1x8x4x4xf32>, tensor<2x8xf32>) {
+  %w1 = nn.load @w1 : tensor<8x3x3x3xf32>
+  %w2 = nn.load @w2 : tensor<8x8x3x3xf32>
+  %s = nn.load @s : tensor<8x1x1x1xf32>
+  %b = nn.load @b : tensor<8xf32>
+  %l = nn.load @l : tensor<8x8xf32>
+  %k = nn.load @k : tensor<f32>
+  %fw1 = nn.mul %w1, %s : (tensor<8x3x3x3xf32>, tensor<8x1x1x1xf32>) -> tensor<8x3x3x3xf32>
+  %fb1 = nn.add %b, %k : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %fw2 = nn.mul %w2, %s : (tensor<8x8x3x3xf32>, tensor<8x1x1x1xf32>) -> tensor<8x8x3x3xf32>
+  %fb2 = nn.add %fb1, %k : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %fl = nn.mul %l, %k : (tensor<8x8xf32>, tensor<f32>) -> tensor<8x8xf32>
+  %y1 = nn.conv %x, %fw1, %fb1 stride [1, 1] padding [1, 1] dilation [1, 1] groups 1 : (tensor<1x3x4x4xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
+  %y2 = nn.conv %y1, %fw2, %fb2 stride [1, 1] padding [1, 1] dilation [1, 1] groups 1 : (tensor<1x8x4x4xf32>, tensor<8x8x3x3xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
+  %z = nn.linear %h, %fl : (tensor<2x8xf32>, tensor<8x8xf32>) -> tensor<2x8xf32>
+  return %y2, %z : tensor<1x8x4x4xf32>, tensor<2x8xf32>
+}
+
+// -----
+
+// Leave alone: a folded weight forward still reads beside its packing (it
+// is also returned) keeps its dense slot 0, and a folded depthwise weight,
+// which its kernel reads unpacked, its dense slot 1; the packing takes
+// slot 2.
+// CHECK: module attributes {nn.context_bytes = array<i64: 864, 288>, nn.context_slots = 3 : i64}
+// CHECK-LABEL: func.func @prepare
+// CHECK-SAME: -> (tensor<8x3x3x3xf32>, tensor<8x1x3x3xf32>)
+// CHECK: call @nn_rt_context_buffer(%{{.+}}, %c2_i64{{(_[0-9]+)?}}, %{{.+}})
+// CHECK: call @nn_rt_conv2d_pack_weight(
+// CHECK-NOT: call @nn_rt_conv2d_pack_weight(
+// CHECK-LABEL: func.func @forward
+// CHECK-SAME: %[[W:[a-z0-9]+]]: tensor<8x3x3x3xf32> {nn.context_slot = 0 : i64}, %[[D:[a-z0-9]+]]: tensor<8x1x3x3xf32> {nn.context_slot = 1 : i64}
+// CHECK: llvm.getelementptr %{{.+}}[2]
+// CHECK: call @nn_rt_conv2d_nchw_packed
+// CHECK: bufferization.to_memref %[[D]]
+// CHECK: call @nn_rt_conv2d_depthwise_nchw
+// CHECK: return %{{.+}}, %{{.+}}, %[[W]]
+nn.parameter @w : tensor<8x3x3x3xf32>
+nn.parameter @d : tensor<8x1x3x3xf32>
+nn.parameter @s : tensor<8x1x1x1xf32>
+func.func @forward(%x: tensor<1x3x4x4xf32>) -> (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<8x3x3x3xf32>) {
+  %w = nn.load @w : tensor<8x3x3x3xf32>
+  %d = nn.load @d : tensor<8x1x3x3xf32>
+  %s = nn.load @s : tensor<8x1x1x1xf32>
+  %fw = nn.mul %w, %s : (tensor<8x3x3x3xf32>, tensor<8x1x1x1xf32>) -> tensor<8x3x3x3xf32>
+  %fd = nn.mul %d, %s : (tensor<8x1x3x3xf32>, tensor<8x1x1x1xf32>) -> tensor<8x1x3x3xf32>
+  %y = nn.conv %x, %fw stride [1, 1] padding [1, 1] dilation [1, 1] groups 1 : (tensor<1x3x4x4xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x4x4xf32>
+  %z = nn.conv %y, %fd stride [1, 1] padding [1, 1] dilation [1, 1] groups 8 : (tensor<1x8x4x4xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x4x4xf32>
+  return %y, %z, %fw : tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>, tensor<8x3x3x3xf32>
 }
 
 // -----

@@ -155,3 +155,22 @@ func.func @passed_to_module_function(%x: memref<64xf32>) {
   memref.dealloc %a : memref<64xf32>
   return
 }
+
+// -----
+
+// The artifact's @prepare runs once per binding: its temporaries (a folded
+// weight before it is packed) stay heap allocations freed before it
+// returns, not an arena cached in the binding thread's workspace.
+// CHECK-LABEL: func.func @prepare
+// CHECK-NOT: nn.workspace_bytes
+// CHECK-NOT: nn_rt_workspace_acquire
+// CHECK: memref.alloc() : memref<64xf32>
+// CHECK: memref.dealloc
+func.func @prepare(%x: memref<64xf32>, %out: memref<64xf32>) {
+  // expected-remark@+1 {{stays a heap allocation: @prepare runs once per binding; its temporaries are freed when it returns}}
+  %t = memref.alloc() : memref<64xf32>
+  linalg.add ins(%x, %x : memref<64xf32>, memref<64xf32>) outs(%t : memref<64xf32>)
+  linalg.copy ins(%t : memref<64xf32>) outs(%out : memref<64xf32>)
+  memref.dealloc %t : memref<64xf32>
+  return
+}

@@ -31,6 +31,8 @@ namespace {
 constexpr const char *kAcquire = "nn_rt_workspace_acquire";
 constexpr const char *kRelease = "nn_rt_workspace_release";
 constexpr const char *kWorkspaceAttr = "nn.workspace_bytes";
+/// The artifact's bind-time entry point (nn-hoist-state-computations).
+constexpr const char *kPrepare = "prepare";
 /// Every buffer's alignment and the unit of the arena's offsets (a cache
 /// line, and what the micro-kernels' outputs are allocated with).
 constexpr int64_t kAlignment = 64;
@@ -243,6 +245,16 @@ struct PlanBuffersPass
     if (!func.getBody().hasOneBlock()) {
       for (memref::AllocOp alloc : allocs)
         leaveAlone(alloc, "its function has more than one block");
+      return 0;
+    }
+    // The artifact's @prepare runs once per binding, so it gains nothing
+    // from an arena; one would stay cached in the binding thread's workspace
+    // for the thread's life, holding prepare's temporaries (a batch-norm-
+    // folded weight before it is packed) after prepare has returned.
+    if (func.getSymName() == kPrepare) {
+      for (memref::AllocOp alloc : allocs)
+        leaveAlone(alloc, "@prepare runs once per binding; its temporaries "
+                          "are freed when it returns");
       return 0;
     }
     Block &body = func.getBody().front();

@@ -317,15 +317,13 @@ void packDirectConvWeights(const float *weight, int64_t O, int64_t C,
 
 void runDirectConv(const ConvArgs &cv, const float *packedWeight) {
   const int64_t taps = cv.KH * cv.KW, block = directConvBlock();
-  float *owned = nullptr;
   if (!packedWeight) {
-    int64_t floats = directPackedWeightSize(cv.O, cv.C, taps, block);
-    size_t bytes = (floats * sizeof(float) + 63) / 64 * 64;
-    owned = static_cast<float *>(aligned_alloc(64, bytes ? bytes : 64));
-    if (!owned)
+    float *packed = perCallConvWeights(
+        directPackedWeightSize(cv.O, cv.C, taps, block));
+    if (!packed)
       abort(); // out of memory: the ABI has no error path for a kernel
-    packDirectConvWeights(cv.weight, cv.O, cv.C, taps, block, owned);
-    packedWeight = owned;
+    packDirectConvWeights(cv.weight, cv.O, cv.C, taps, block, packed);
+    packedWeight = packed;
   }
   int64_t threads = nn_rt_get_num_threads();
   bool split = parallel(cv, threads, cv.C, kMinParallelWork);
@@ -338,7 +336,6 @@ void runDirectConv(const ConvArgs &cv, const float *packedWeight) {
     nn_rt_parallel_for(cv.N * bands, directChunk, &s);
   else
     directChunk(&s, 0, cv.N * bands);
-  free(owned);
 }
 
 } // namespace nn_rt

@@ -207,9 +207,9 @@ void convChunk(void *ctx, int64_t begin, int64_t end) {
   }
 }
 
-/// The convolution's weights in the chosen ISA's packed layout (free with
-/// free()), or null for the scalar path or when out of memory (the kernels
-/// then pack per block).
+/// The convolution's weights in the chosen ISA's packed layout, in the
+/// calling thread's kept buffer (perCallConvWeights), or null for the scalar
+/// path or when out of memory (the kernels then pack per block).
 float *packConvWeights(const nn_rt::ConvArgs &cv) {
   int64_t floats;
   switch (isa()) {
@@ -222,8 +222,7 @@ float *packConvWeights(const nn_rt::ConvArgs &cv) {
   default:
     return nullptr;
   }
-  size_t bytes = (floats * sizeof(float) + 63) / 64 * 64;
-  auto *dst = static_cast<float *>(aligned_alloc(64, bytes ? bytes : 64));
+  float *dst = nn_rt::perCallConvWeights(floats);
   if (!dst)
     return nullptr;
   if (isa() == Isa::avx512)
@@ -260,17 +259,33 @@ void runConv(const nn_rt::ConvArgs &cv) {
   nn_rt_parallel_for(N * blocks, convChunk, &split);
 }
 
-/// The calling thread's buffer for a B packed once and read by every thread
-/// of one GEMM: grown on demand and kept, as the kernels' own packing
-/// buffers are (an allocation this size is an mmap plus a page fault per
-/// 4 KiB on every call). Thread-local because the workers only read it while
-/// the call that filled it waits, so GEMMs called from different threads
-/// never share one.
-struct SharedPackedB {
+/// A buffer of the calling thread, grown on demand and kept, as the
+/// kernels' own packing buffers are (an allocation this size is an mmap
+/// plus a page fault per 4 KiB on every call, and a forward in steady state
+/// allocates nothing). Thread-local because the workers only read it while
+/// the call that filled it waits, so calls from different threads never
+/// share one.
+struct KeptBuffer {
   float *data = nullptr;
   int64_t floats = 0;
 };
-thread_local SharedPackedB sharedPackedB;
+
+/// `buffer` grown to at least `floats` floats, 64-byte aligned; null (and
+/// emptied) when out of memory.
+float *reserve(KeptBuffer &buffer, int64_t floats) {
+  if (buffer.floats < floats) {
+    free(buffer.data);
+    size_t bytes = (size_t(floats) * sizeof(float) + 63) / 64 * 64;
+    buffer.data = static_cast<float *>(aligned_alloc(64, bytes ? bytes : 64));
+    buffer.floats = buffer.data ? floats : 0;
+  }
+  return buffer.data;
+}
+
+/// B packed once and read by every thread of one GEMM.
+thread_local KeptBuffer sharedPackedB;
+/// A convolution's weights packed for one call (see perCallConvWeights).
+thread_local KeptBuffer convWeights;
 
 /// Larger packed Bs fall back to splitting N (each thread packs its columns).
 constexpr int64_t kMaxSharedPackedB = int64_t(1) << 24; // floats, 64 MiB
@@ -278,13 +293,7 @@ constexpr int64_t kMaxSharedPackedB = int64_t(1) << 24; // floats, 64 MiB
 float *sharedPackedBuffer(int64_t floats) {
   if (floats > kMaxSharedPackedB)
     return nullptr;
-  if (sharedPackedB.floats < floats) {
-    free(sharedPackedB.data);
-    size_t bytes = (size_t(floats) * sizeof(float) + 63) / 64 * 64;
-    sharedPackedB.data = static_cast<float *>(aligned_alloc(64, bytes));
-    sharedPackedB.floats = sharedPackedB.data ? floats : 0;
-  }
-  return sharedPackedB.data;
+  return reserve(sharedPackedB, floats);
 }
 
 /// Each thread needs at least this many row tiles of C for the row split
@@ -420,10 +429,12 @@ IsaLevel isaLevel() {
 void runGemmConv(const ConvArgs &args) {
   ConvArgs cv = args;
   // The weights are every image's A: packed once here, read by all threads.
-  float *packed = packConvWeights(cv);
-  cv.packedWeight = packed;
+  cv.packedWeight = packConvWeights(cv);
   runConv(cv);
-  free(packed);
+}
+
+float *perCallConvWeights(int64_t floats) {
+  return reserve(convWeights, floats);
 }
 
 } // namespace nn_rt

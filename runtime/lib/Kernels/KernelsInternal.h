@@ -196,6 +196,12 @@ IsaLevel isaLevel();
 /// The implicit-GEMM convolution (im2col gathered while packing) over the
 /// thread pool, weights packed here (Dispatch.cpp).
 void runGemmConv(const ConvArgs &cv);
+/// The calling thread's buffer for a convolution's weights packed by the
+/// call itself (weights that are an input, not state packed at bind time):
+/// at least `floats` floats, 64-byte aligned, grown on demand and kept, so
+/// a forward in steady state allocates nothing; every thread of the call
+/// reads it while the caller waits. Null when out of memory (Dispatch.cpp).
+float *perCallConvWeights(int64_t floats);
 
 // --- Direct convolution (DirectConv.cpp, DirectConvImpl.h) -----------------
 //

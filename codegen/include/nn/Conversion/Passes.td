@@ -222,6 +222,16 @@ def LowerToKernelCallsPass
     several calls is packed once. A function that reads no slot loses its
     context argument again.
 
+    A dense slot whose forward argument nothing reads any more (a
+    batch-norm-folded weight that only a packed kernel read) is dropped:
+    `@prepare` stops returning the value and only packs it, so it is a
+    temporary freed when `@prepare` returns instead of a second copy of the
+    weight kept in the context. The remaining slots are renumbered to stay
+    dense (the kept dense slots in order, then the packed ones), and
+    `nn.context_bytes` / `nn.context_slots` say so. A folded value forward
+    still reads (a bias in an epilogue, a depthwise weight, a returned
+    value) keeps its slot.
+
     Runs after nn-lower-state-to-arguments and before convert-nn-to-linalg,
     which lowers whatever is left (other element types, grouped or 1-D
     convolutions, attention with dropout or a boolean mask, dynamic shapes,
@@ -627,7 +637,10 @@ def PlanBuffersPass : Pass<"nn-plan-buffers", "::mlir::ModuleOp"> {
     buffers returned or passed through a region's terminator or into a
     region as an iteration argument, buffers merged with another buffer
     (`arith.select`), and alignments above 64 bytes. Functions with more than
-    one block are left alone as a whole.
+    one block are left alone as a whole, and so is the artifact's `@prepare`
+    (nn-hoist-state-computations): it runs once per binding, and an arena
+    would stay cached in the binding thread's workspace, keeping its
+    temporaries (a folded weight before it is packed) for the thread's life.
 
     Each planned buffer is a descriptor built from its address (arena +
     offset) and cast to its memref type, which finalize-memref-to-llvm folds

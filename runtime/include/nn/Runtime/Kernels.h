@@ -87,7 +87,10 @@ NN_RT_EXPORT void nn_rt_sgemm(int64_t M, int64_t N, int64_t K, const float *A,
 /// Padding is zeros, pads = {top, left}. The epilogue's rows are output
 /// channels, its columns output pixels (oy * OW + ox), its images the batch:
 /// a bias is {bias, 0, 1, 0}, a residual of the output's shape
-/// {r, O*OH*OW, OH*OW, 1}.
+/// {r, O*OH*OW, OH*OW, 1}. The weight is packed per call into a buffer the
+/// calling thread keeps (grown to the largest weight it has packed), so a
+/// call allocates nothing once its thread has seen the size; a weight that
+/// is the same on every call is better packed once (nn_rt_conv2d_pack_weight).
 NN_RT_EXPORT void nn_rt_conv2d_nchw(int64_t N, int64_t C, int64_t H, int64_t W,
                                     const float *input, int64_t O, int64_t KH,
                                     int64_t KW, const float *weight,
