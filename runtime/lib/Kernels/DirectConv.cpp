@@ -119,21 +119,14 @@ nn_rt::DirectPrefetch bandSource(const ConvArgs &cv, const DirectGeometry &g,
           cv.H * cv.W, (last - first) * cv.W};
 }
 
-/// A thread's scratch, grown on demand and kept across calls (as the GEMM's
-/// packing buffers are).
-thread_local float *tlsScratch = nullptr;
-thread_local int64_t tlsScratchFloats = 0;
+/// A thread's band scratch, kept across calls.
+thread_local nn_rt::KeptBuffer tlsScratch;
 
 float *scratch(int64_t floats) {
-  if (floats > tlsScratchFloats) {
-    free(tlsScratch);
-    size_t bytes = (floats * sizeof(float) + 63) / 64 * 64;
-    tlsScratch = static_cast<float *>(aligned_alloc(64, bytes));
-    tlsScratchFloats = tlsScratch ? floats : 0;
-    if (!tlsScratch)
-      abort(); // out of memory: the ABI has no error path for a kernel
-  }
-  return tlsScratch;
+  float *buffer = nn_rt::reserve(tlsScratch, floats);
+  if (!buffer && floats > 0)
+    abort(); // out of memory: the ABI has no error path for a kernel
+  return buffer;
 }
 
 using BandFn = void (*)(const ConvArgs &, const DirectGeometry &,

@@ -259,33 +259,13 @@ void runConv(const nn_rt::ConvArgs &cv) {
   nn_rt_parallel_for(N * blocks, convChunk, &split);
 }
 
-/// A buffer of the calling thread, grown on demand and kept, as the
-/// kernels' own packing buffers are (an allocation this size is an mmap
-/// plus a page fault per 4 KiB on every call, and a forward in steady state
-/// allocates nothing). Thread-local because the workers only read it while
-/// the call that filled it waits, so calls from different threads never
-/// share one.
-struct KeptBuffer {
-  float *data = nullptr;
-  int64_t floats = 0;
-};
-
-/// `buffer` grown to at least `floats` floats, 64-byte aligned; null (and
-/// emptied) when out of memory.
-float *reserve(KeptBuffer &buffer, int64_t floats) {
-  if (buffer.floats < floats) {
-    free(buffer.data);
-    size_t bytes = (size_t(floats) * sizeof(float) + 63) / 64 * 64;
-    buffer.data = static_cast<float *>(aligned_alloc(64, bytes ? bytes : 64));
-    buffer.floats = buffer.data ? floats : 0;
-  }
-  return buffer.data;
-}
-
+// The calling thread's kept buffers. Thread-local because the workers only
+// read them while the call that filled them waits, so calls from different
+// threads never share one.
 /// B packed once and read by every thread of one GEMM.
-thread_local KeptBuffer sharedPackedB;
+thread_local nn_rt::KeptBuffer sharedPackedB;
 /// A convolution's weights packed for one call (see perCallConvWeights).
-thread_local KeptBuffer convWeights;
+thread_local nn_rt::KeptBuffer convWeights;
 
 /// Larger packed Bs fall back to splitting N (each thread packs its columns).
 constexpr int64_t kMaxSharedPackedB = int64_t(1) << 24; // floats, 64 MiB
@@ -293,7 +273,7 @@ constexpr int64_t kMaxSharedPackedB = int64_t(1) << 24; // floats, 64 MiB
 float *sharedPackedBuffer(int64_t floats) {
   if (floats > kMaxSharedPackedB)
     return nullptr;
-  return reserve(sharedPackedB, floats);
+  return nn_rt::reserve(sharedPackedB, floats);
 }
 
 /// Each thread needs at least this many row tiles of C for the row split
@@ -353,14 +333,6 @@ bool sgemmSharedB(const nn_rt::GemmArgs &g, int64_t threads) {
   nn_rt_parallel_for((g.N + nr - 1) / nr, packBChunk, &split);
   nn_rt_parallel_for(rowTiles, rowChunk, &split);
   return true;
-}
-
-/// `ep`, or no epilogue when null.
-nn_rt_epilogue epilogueOrNone(const nn_rt_epilogue *ep) {
-  if (ep)
-    return *ep;
-  nn_rt_epilogue none = {};
-  return none;
 }
 
 /// Runs the GEMM `g` (B packed or not) over the thread pool.
@@ -447,7 +419,8 @@ extern "C" void nn_rt_sgemm(int64_t M, int64_t N, int64_t K, const float *A,
   if (M <= 0 || N <= 0)
     return;
   runGemm(nn_rt::GemmArgs{M, N, K, A, rsA, csA, B, rsB, csB, C, rsC,
-                          accumulate != 0, epilogueOrNone(epilogue), nullptr});
+                          accumulate != 0, nn_rt::epilogueOrNone(epilogue),
+                          nullptr});
 }
 
 extern "C" int64_t nn_rt_sgemm_pack_b_size(int64_t K, int64_t N) {
@@ -481,8 +454,20 @@ extern "C" void nn_rt_sgemm_packed_b(int64_t M, int64_t N, int64_t K,
                                      const nn_rt_epilogue *epilogue) {
   if (M <= 0 || N <= 0)
     return;
-  nn_rt::GemmArgs g{M, N, K, A, rsA, csA, nullptr, 0, 0, C, rsC,
-                    accumulate != 0, epilogueOrNone(epilogue), packedB};
+  nn_rt::GemmArgs g{M,
+                    N,
+                    K,
+                    A,
+                    rsA,
+                    csA,
+                    nullptr,
+                    0,
+                    0,
+                    C,
+                    rsC,
+                    accumulate != 0,
+                    nn_rt::epilogueOrNone(epilogue),
+                    packedB};
   if (isa() == Isa::scalar) // the row-major copy, read through strides
     g.B = packedB, g.rsB = N, g.csB = 1, g.packedB = nullptr;
   runGemm(g);

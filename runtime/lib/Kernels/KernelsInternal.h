@@ -10,6 +10,7 @@
 #include "nn/Runtime/Kernels.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 namespace nn_rt {
 
@@ -45,22 +46,50 @@ struct ConvArgs {
   const float *packedWeight;
 };
 
+/// `ep`, or no epilogue (all zeros) when null: what an entry point's
+/// optional epilogue argument means.
+static inline nn_rt_epilogue epilogueOrNone(const nn_rt_epilogue *ep) {
+  if (ep)
+    return *ep;
+  nn_rt_epilogue none = {};
+  return none;
+}
+
 /// The ConvArgs of a convolution entry point's arguments, in their order
 /// (nn_rt_conv2d_nchw's); a null epilogue is none, and the weights are
 /// packed per call (no packedWeight).
-inline ConvArgs convArgs(int64_t N, int64_t C, int64_t H, int64_t W,
-                         const float *input, int64_t O, int64_t KH,
-                         int64_t KW, const float *weight, int64_t strideH,
-                         int64_t strideW, int64_t padTop, int64_t padLeft,
-                         int64_t dilationH, int64_t dilationW, int64_t OH,
-                         int64_t OW, float *output,
-                         const nn_rt_epilogue *epilogue) {
+static inline ConvArgs
+convArgs(int64_t N, int64_t C, int64_t H, int64_t W, const float *input,
+         int64_t O, int64_t KH, int64_t KW, const float *weight,
+         int64_t strideH, int64_t strideW, int64_t padTop, int64_t padLeft,
+         int64_t dilationH, int64_t dilationW, int64_t OH, int64_t OW,
+         float *output, const nn_rt_epilogue *epilogue) {
   ConvArgs cv{N,       C,       H,         W,         input,  O,  KH,
               KW,      weight,  strideH,   strideW,   padTop, padLeft,
               dilationH, dilationW, OH,    OW,        output, {}, nullptr};
-  if (epilogue)
-    cv.ep = *epilogue;
+  cv.ep = epilogueOrNone(epilogue);
   return cv;
+}
+
+/// A buffer its thread keeps across calls, grown on demand (see reserve).
+/// A forward in steady state allocates nothing, and an allocation of a
+/// packed operand's size would otherwise be an mmap plus a page fault per
+/// 4 KiB on every call. Declared thread_local by its user.
+struct KeptBuffer {
+  float *data;
+  int64_t floats;
+};
+
+/// `buffer` grown to at least `floats` floats, 64-byte aligned; null (and
+/// emptied) when out of memory.
+static inline float *reserve(KeptBuffer &buffer, int64_t floats) {
+  if (buffer.floats < floats) {
+    free(buffer.data);
+    size_t bytes = (size_t(floats) * sizeof(float) + 63) / 64 * 64;
+    buffer.data = static_cast<float *>(aligned_alloc(64, bytes ? bytes : 64));
+    buffer.floats = buffer.data ? floats : 0;
+  }
+  return buffer.data;
 }
 
 /// The addends and activation of `ep` applied to v = C[m, n] (the scalar
