@@ -161,6 +161,19 @@ std::shared_ptr<Artifact> compileConvolutions() {
                        forward));
 }
 
+/// Attention on the runtime's fused kernel: 8 batch-heads of 96 queries (two
+/// query blocks each), 128 keys.
+std::shared_ptr<Artifact> compileAttention() {
+  Sequential none({{"relu", ReLU()}}); // stateless: only inputs
+  auto forward = [](const std::vector<Tensor> &in) -> std::vector<Tensor> {
+    return {F::scaled_dot_product_attention(in[0], in[1], in[2])};
+  };
+  return compile(trace(*none,
+                       {TensorSpec({2, 4, 96, 32}), TensorSpec({2, 4, 128, 32}),
+                        TensorSpec({2, 4, 128, 32})},
+                       forward));
+}
+
 class SteadyStateAllocationTest : public ::testing::TestWithParam<int> {
 protected:
   void SetUp() override { nn_rt_set_num_threads(GetParam()); }
@@ -194,6 +207,18 @@ TEST_P(SteadyStateAllocationTest, ConvolutionsAllocateNothing) {
                       {randomTensor({4, 32, 32, 32}, 1),
                        randomTensor({64, 32, 3, 3}, 2),
                        randomTensor({128, 64, 1, 1}, 3)},
+                      /*oneTime=*/3 * (GetParam() - 1));
+}
+
+// The attention kernel keeps each thread's block scratch and packed k and v
+// (it was a malloc and a free per claimed range of query blocks). Pool
+// workers size their buffers once, as in ConvolutionsAllocateNothing.
+TEST_P(SteadyStateAllocationTest, AttentionAllocatesNothing) {
+  auto artifact = compileAttention();
+  expectNoAllocations(*artifact,
+                      {randomTensor({2, 4, 96, 32}, 1),
+                       randomTensor({2, 4, 128, 32}, 2),
+                       randomTensor({2, 4, 128, 32}, 3)},
                       /*oneTime=*/3 * (GetParam() - 1));
 }
 

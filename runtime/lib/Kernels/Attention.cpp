@@ -177,6 +177,10 @@ void attentionBlock(const Attention &a, int64_t b, int64_t l0,
       ob[i * out.row_stride + e * out.col_stride] = acc[i * Ev + e] / rowSum[i];
 }
 
+/// A thread's block scratch and packed k and v, kept across calls (a
+/// forward in steady state allocates nothing).
+thread_local nn_rt::KeptBuffer tlsScratch;
+
 /// Chunk c is query block c % queryBlocks of batch index c / queryBlocks;
 /// a claim is a contiguous range of chunks, so the query blocks of one
 /// batch index mostly run one after another on one thread, which packs
@@ -189,9 +193,8 @@ void attentionChunk(void *ctx, int64_t begin, int64_t end) {
   // 64-byte aligned pieces: the block's scratch, then the packed k and v.
   auto aligned = [](int64_t floats) { return (floats + 15) / 16 * 16; };
   const int64_t blockFloats = aligned(kQueryBlock * (kKeyBlock + a->Ev + 2));
-  size_t floats = blockFloats + aligned(kFloats) + aligned(vFloats);
-  auto *scratch =
-      static_cast<float *>(aligned_alloc(64, floats * sizeof(float)));
+  float *scratch = nn_rt::reserve(tlsScratch, blockFloats + aligned(kFloats) +
+                                                  aligned(vFloats));
   if (!scratch)
     abort(); // out of memory: the ABI has no error path for a kernel
   float *packedK = scratch + blockFloats;
@@ -215,7 +218,6 @@ void attentionChunk(void *ctx, int64_t begin, int64_t end) {
     }
     attentionBlock(*a, b, (c % a->queryBlocks) * kQueryBlock, packed, scratch);
   }
-  free(scratch);
 }
 
 } // namespace
