@@ -131,19 +131,14 @@ void packBStrided(const nn_rt::GemmArgs &g, int64_t k0, int64_t kc, int64_t n0,
     // against 179-226 us this way (best of 300, alone on one thread).
     constexpr int64_t kRows = 8;
     const int64_t full = nc / NR * NR;
-    int64_t k = 0;
-    for (; k + kRows <= kc; k += kRows) {
+    for (int64_t k = 0; k < kc; k += kRows) {
+      const int64_t rows = minI(kRows, kc - k);
       const float *src = g.B + (k0 + k) * g.rsB + n0;
       for (int64_t jp = 0; jp < full; jp += NR) {
         float *d = dst + jp * kc + k * NR;
-        for (int64_t r = 0; r < kRows; ++r)
+        for (int64_t r = 0; r < rows; ++r)
           memcpy(d + r * NR, src + r * g.rsB + jp, NR * sizeof(float));
       }
-    }
-    for (; k < kc; ++k) {
-      const float *src = g.B + (k0 + k) * g.rsB + n0;
-      for (int64_t jp = 0; jp < full; jp += NR)
-        memcpy(dst + jp * kc + k * NR, src + jp, NR * sizeof(float));
     }
     // A partial last panel: the general case below.
     dst += full * kc;
