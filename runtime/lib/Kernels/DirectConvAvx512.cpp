@@ -3,15 +3,14 @@
 // 24 zmm accumulators: 8 output channels x 3 vectors of 16 pixels of a row;
 // per tap 3 input loads and 8 broadcasts feed 24 FMAs. Depthwise: 4 vectors
 // (64 pixels) of one channel. Compiled with -mavx512f; only called after
-// CPUID (and XGETBV) said the CPU and the OS support it. Written and
-// compiled on an AVX2-only machine: like the AVX-512 GEMM, it has not been
-// run there.
+// CPUID (and XGETBV) said the CPU and the OS support it. Written on an
+// AVX2-only machine: like the AVX-512 GEMM, its results are tested there
+// under SIMDe's emulation (KernelTestsAvx512Emulated), its speed nowhere yet.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Avx512Intrinsics.h"
 #include "KernelsInternal.h"
-
-#include <immintrin.h>
 
 // GCC 12's _mm512_max_ps / _mm512_min_ps pass a deliberately undefined
 // vector as the unused merge source, which -Wmaybe-uninitialized reports.

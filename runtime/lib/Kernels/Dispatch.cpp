@@ -1,9 +1,10 @@
 //===- Dispatch.cpp - The kernels' C ABI: ISA choice and threading --------===//
 //
 // Picks the widest instruction set this CPU and OS support (CPUID + XGETBV,
-// read directly so that no libgcc helper is needed) at the first call, splits
-// the work over nn_rt_parallel_for, and falls back to plain loops on CPUs
-// without AVX2 + FMA.
+// read directly so that no libgcc helper is needed) at the first call, lowered
+// to the cap NN_MAX_ISA names if it is set, splits the work over
+// nn_rt_parallel_for, and falls back to plain loops on CPUs without AVX2 +
+// FMA.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,9 @@
 #include <cpuid.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 // nn-lower-to-kernel-calls (codegen/lib/LowerToKernelCalls.cpp) builds
 // nn_rt_epilogue as the LLVM struct {(ptr, i64 x 3) x 2, i32, f32 x 3}.
@@ -24,9 +28,16 @@ static_assert(sizeof(nn_rt_addend) == 32 && NN_RT_MAX_ADDENDS == 2 &&
 
 namespace {
 
+/// Ordered: a cap keeps the smaller of two levels.
 enum class Isa { unknown, scalar, avx2, avx512 };
-std::atomic<Isa> detected{Isa::unknown};
+std::atomic<Isa> chosen{Isa::unknown};
 
+#ifdef NN_KERNELS_FORCE_AVX512
+// The test-only build whose AVX-512 kernels are SIMDe's emulation on AVX2 +
+// FMA (runtime/CMakeLists.txt, Avx512Intrinsics.h): it asks nothing of the
+// CPU beyond what its AVX2 files do, and always takes the AVX-512 path.
+Isa detect() { return Isa::avx512; }
+#else
 uint64_t readXcr0() {
   uint32_t lo, hi;
   __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
@@ -50,13 +61,85 @@ Isa detect() {
     return Isa::avx512;
   return avx2 ? Isa::avx2 : Isa::scalar;
 }
+#endif
 
-Isa isa() {
-  Isa i = detected.load(std::memory_order_relaxed);
-  if (i == Isa::unknown) {
-    i = detect();
-    detected.store(i, std::memory_order_relaxed);
+/// The names NN_MAX_ISA accepts (any case), by level.
+constexpr struct {
+  const char *name;
+  Isa isa;
+} kIsaNames[] = {{"scalar", Isa::scalar}, {"avx2", Isa::avx2},
+                 {"avx512", Isa::avx512}};
+
+const char *isaName(Isa isa) {
+  for (const auto &n : kIsaNames)
+    if (n.isa == isa)
+      return n.name;
+  return "unknown";
+}
+
+/// Appends the string `s` to buf[0, len), truncated at `cap` bytes.
+void append(char *buf, size_t &len, size_t cap, const char *s) {
+  size_t n = strlen(s);
+  if (n > cap - len)
+    n = cap - len;
+  memcpy(buf + len, s, n);
+  len += n;
+}
+
+/// One line to stderr for a cap that names no ISA: it is not applied, and
+/// saying so beats running a different ISA from the one asked for without a
+/// word. write(2), not stdio: this archive links no more than libc needs.
+void reportUnknownCap(const char *value, Isa used) {
+  char line[256];
+  size_t len = 0, cap = sizeof(line) - 1;
+  append(line, len, cap, "nn: NN_MAX_ISA=");
+  // A long value is cut short: the line stays one line.
+  char shortValue[64];
+  size_t v = strlen(value) < sizeof(shortValue) - 1 ? strlen(value)
+                                                   : sizeof(shortValue) - 1;
+  memcpy(shortValue, value, v);
+  shortValue[v] = 0;
+  append(line, len, cap, shortValue);
+  append(line, len, cap, " is not one of");
+  for (const auto &n : kIsaNames) {
+    append(line, len, cap, " ");
+    append(line, len, cap, n.name);
   }
+  append(line, len, cap, "; ignored, the kernels use ");
+  append(line, len, cap, isaName(used));
+  line[len++] = '\n';
+  ssize_t ignored = write(STDERR_FILENO, line, len);
+  (void)ignored;
+}
+
+/// The level NN_MAX_ISA names, Isa::unknown when it names none, or
+/// Isa::avx512 (no cap) when it is unset or empty.
+Isa capFromEnvironment(const char *value) {
+  if (!value || !*value)
+    return Isa::avx512;
+  for (const auto &n : kIsaNames)
+    if (strcasecmp(value, n.name) == 0)
+      return n.isa;
+  return Isa::unknown;
+}
+
+/// The ISA of every kernel call in this process: the detected one, lowered
+/// (never raised) to NN_MAX_ISA. Read once, so that weights packed for one
+/// ISA's layout are never read by another's kernels.
+Isa isa() {
+  Isa i = chosen.load(std::memory_order_relaxed);
+  if (i != Isa::unknown)
+    return i;
+  const char *value = getenv("NN_MAX_ISA");
+  Isa cap = capFromEnvironment(value);
+  i = detect();
+  if (cap != Isa::unknown && cap < i)
+    i = cap;
+  Isa expected = Isa::unknown;
+  if (!chosen.compare_exchange_strong(expected, i, std::memory_order_relaxed))
+    return expected; // another thread chose first (and reported)
+  if (cap == Isa::unknown)
+    reportUnknownCap(value, i);
   return i;
 }
 

@@ -2,14 +2,14 @@
 //
 // 24 zmm accumulators (12 rows x 2 vectors of 16), 2 B loads and 12
 // broadcasts per k. Compiled with -mavx512f; only called after CPUID (and
-// XGETBV) said the CPU and the OS support it. Written and compiled on an
-// AVX2-only machine: it has not been run there.
+// XGETBV) said the CPU and the OS support it. Written on an AVX2-only
+// machine: its results are tested there under SIMDe's emulation of AVX-512
+// (KernelTestsAvx512Emulated, Avx512Intrinsics.h), its speed nowhere yet.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Avx512Intrinsics.h"
 #include "KernelsInternal.h"
-
-#include <immintrin.h>
 
 #define NN_GEMM_NAMESPACE avx512
 

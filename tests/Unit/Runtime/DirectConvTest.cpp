@@ -110,6 +110,9 @@ const ConvWindow kConvWindows[] = {
     // O > 144 (the GEMM's MC): row blocks of its packed weights; 38 direct
     // blocks, the last partial.
     {1, 8, 6, 6, 150, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    // O > 288, the AVX-512 GEMM's MC; 38 AVX-512 direct blocks, the last
+    // partial.
+    {1, 4, 5, 5, 300, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     // Enough work to be split over the threads (bands of both images).
     {2, 32, 48, 47, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     // W2's rows (56: whole vectors only) and channels: three bands of an
@@ -140,13 +143,16 @@ TEST_P(DirectConvTest, EveryPathMatchesLoops) {
   }
 }
 
-/// Every output width from 1 to 33 (every position of a row's end in a
-/// vector, so every way a vector can end in the dropped columns, of the
-/// image's last row too) at strides 1 and 2, 1 to 5 rows.
+/// Every output width from 1 to a tile and a vector past the tile (33 on
+/// AVX2, 65 on AVX-512: every position of a row's end in a vector, so
+/// every way a vector can end in the dropped columns, of the image's last
+/// row too) at strides 1 and 2, 1 to 5 rows.
 TEST_P(DirectConvTest, EveryRowWidthMatchesLoops) {
+  const int64_t widest =
+      nn_rt::directConvTileWidth() + nn_rt::directConvVectorWidth() + 1;
   for (int64_t stride : {1, 2})
     for (int64_t H : {1, 2, 5})
-      for (int64_t W = 1; W <= 33; ++W) {
+      for (int64_t W = 1; W <= widest; ++W) {
         const ConvWindow w{2, 3, H, W, 5, 3, 3, stride, stride, 1, 1, 1, 1, 1, 1};
         SCOPED_TRACE(::testing::Message() << w);
         auto in = randomVector(w.N * w.C * w.H * w.W, rng);
@@ -227,6 +233,8 @@ TEST_P(DirectConvTest, DepthwiseMatchesLoops) {
       {1, 2, 11, 17, 2, 3, 3, 3, 1, 1, 2, 0, 1, 1, 1},
       // Enough work to be split over the threads.
       {3, 32, 48, 48, 32, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1},
+      // Rows wider than a tile (64 pixels on AVX-512), whose tiles span rows.
+      {2, 3, 4, 70, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
       // Beyond the vector kernel's stride: the reference loops.
       {1, 3, 17, 17, 3, 3, 3, 5, 5, 1, 1, 1, 1, 1, 1},
   };

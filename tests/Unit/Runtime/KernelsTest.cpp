@@ -21,7 +21,10 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <utility>
 #include <vector>
+
+#include <strings.h>
 
 namespace {
 
@@ -39,6 +42,61 @@ protected:
   void TearDown() override { nn_rt_set_num_threads(1); }
   std::mt19937 rng{42};
 };
+
+/// The level NN_MAX_ISA or NN_TEST_DETECTED_ISA names, any case; false
+/// for another name.
+bool isaNamed(const char *name, nn_rt::IsaLevel &level) {
+  const std::pair<const char *, nn_rt::IsaLevel> names[] = {
+      {"scalar", nn_rt::IsaLevel::scalar},
+      {"avx2", nn_rt::IsaLevel::avx2},
+      {"avx512", nn_rt::IsaLevel::avx512}};
+  for (const auto &[n, l] : names)
+    if (strcasecmp(name, n) == 0) {
+      level = l;
+      return true;
+    }
+  return false;
+}
+
+/// The ISA dispatch detects before any cap: NN_TEST_DETECTED_ISA where the
+/// run sets it (the emulated AVX-512 build's is avx512 on any CPU), else the
+/// one this CPU and OS offer.
+nn_rt::IsaLevel detectedIsa() {
+  nn_rt::IsaLevel level;
+  const char *name = std::getenv("NN_TEST_DETECTED_ISA");
+  if (name && isaNamed(name, level))
+    return level;
+  if (name)
+    ADD_FAILURE() << "NN_TEST_DETECTED_ISA=" << name << " names no ISA";
+  if (__builtin_cpu_supports("avx512f"))
+    return nn_rt::IsaLevel::avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return nn_rt::IsaLevel::avx2;
+  return nn_rt::IsaLevel::scalar;
+}
+
+/// The kernels run the ISA this test run is for: the detected one (see
+/// detectedIsa), lowered to a valid NN_MAX_ISA. tests/Unit/Runtime's
+/// CMakeLists.txt runs these tests uncapped, capped at scalar and on the
+/// emulated AVX-512 build, so none of those runs can pass by quietly
+/// testing another ISA. The register tile and the AVX2 row functions
+/// follow that ISA.
+TEST(KernelsIsaTest, DispatchesToTheIsaOfTheRun) {
+  nn_rt::IsaLevel expected = detectedIsa(), cap;
+  const char *capName = std::getenv("NN_MAX_ISA");
+  if (capName && isaNamed(capName, cap))
+    expected = std::min(expected, cap);
+  const nn_rt::IsaLevel level = nn_rt::isaLevel();
+  EXPECT_EQ(static_cast<int>(level), static_cast<int>(expected))
+      << "0 scalar, 1 avx2, 2 avx512 (run the emulated AVX-512 build with "
+         "NN_TEST_DETECTED_ISA=avx512)";
+  int64_t mr, nr;
+  nn_rt::registerTile(mr, nr);
+  const int64_t tiles[][2] = {{1, 1}, {6, 16}, {12, 32}};
+  EXPECT_EQ(mr, tiles[static_cast<int>(level)][0]);
+  EXPECT_EQ(nr, tiles[static_cast<int>(level)][1]);
+  EXPECT_EQ(nn_rt::hasAvx2Fma(), level != nn_rt::IsaLevel::scalar);
+}
 
 struct GemmCase {
   int64_t M, N, K;
@@ -521,8 +579,12 @@ TEST_P(KernelsTest, SgemmRowsDoNotDependOnPackingA) {
 /// A partial column tile is stored through masks: its columns get the bits
 /// of the same columns in a full tile (addends and accumulation included),
 /// and nothing right of them is written (C is a view of a wider buffer).
+/// The full tile is the ISA's (16 columns on AVX2, 32 on AVX-512), so every
+/// partial width of either vector is checked.
 TEST_P(KernelsTest, SgemmPartialColumnTilesMatchFullTiles) {
-  const int64_t M = 13, K = 300, full = 16, pad = 5;
+  int64_t mr, nr;
+  nn_rt::registerTile(mr, nr);
+  const int64_t M = 13, K = 300, full = std::max<int64_t>(16, nr), pad = 5;
   auto A = randomVector(M * K, rng), B = randomVector(K * full, rng);
   auto bias = randomVector(full, rng), residual = randomVector(M * full, rng);
   auto C0 = randomVector(M * full, rng);
@@ -535,7 +597,9 @@ TEST_P(KernelsTest, SgemmPartialColumnTilesMatchFullTiles) {
     std::vector<float> want = C0;
     nn_rt_sgemm(M, full, K, A.data(), K, 1, B.data(), full, 1, want.data(),
                 full, 1, &ep);
-    for (int64_t N : {1, 7, 8, 9, 10, 15}) {
+    for (int64_t N : {1, 7, 8, 9, 10, 15, 16, 17, 24, 31}) {
+      if (N >= full)
+        continue;
       SCOPED_TRACE(::testing::Message()
                    << "N = " << N << ", activation " << act);
       const int64_t rsC = N + pad;
@@ -704,9 +768,10 @@ TEST(KernelsThreadsTest, SgemmBitsDoNotDependOnThreads) {
 /// through nn_rt_sgemm and nn_rt_sgemm_packed_b alike. W1's three layers
 /// are here (the last, one panel wide, stays on one thread).
 TEST(KernelsThreadsTest, SmallGemmBitsDoNotDependOnThreads) {
-  if (nn_rt::isaLevel() != nn_rt::IsaLevel::avx2)
-    GTEST_SKIP() << "A is read in place, and the small-M split used, by the "
-                    "AVX2 kernel only";
+  // A is read in place, and the small-M split used, by the AVX2 kernel
+  // only; elsewhere these GEMMs take the other splits, whose bits must not
+  // depend on the threads either.
+  const bool split = nn_rt::isaLevel() == nn_rt::IsaLevel::avx2;
   int64_t mr, nr;
   nn_rt::registerTile(mr, nr);
   std::mt19937 rng(11);
@@ -721,10 +786,10 @@ TEST(KernelsThreadsTest, SmallGemmBitsDoNotDependOnThreads) {
     auto A = randomVector(c.M * c.K, rng), B = randomVector(c.K * c.N, rng);
     nn_rt::GemmArgs g = {};
     g.M = c.M, g.N = c.N, g.K = c.K, g.A = A.data(), g.rsA = c.K, g.csA = 1;
-    if (c.N > nr)
+    if (split && c.N > nr)
       ASSERT_TRUE(nn_rt::splitsSmallGemm(g, 2)) << "not split";
     else
-      ASSERT_FALSE(nn_rt::splitsSmallGemm(g, 2)) << "one panel, split";
+      ASSERT_FALSE(nn_rt::splitsSmallGemm(g, 2)) << "split";
     auto bias = randomVector(c.rowBias ? c.M : c.N, rng);
     auto C0 = randomVector(c.M * c.N, rng);
     nn_rt_epilogue ep = {};

@@ -1,0 +1,39 @@
+//===- Avx512Intrinsics.h - The AVX-512 kernels' intrinsics -----*- C++ -*-===//
+//
+// The one include of GemmAvx512.cpp and DirectConvAvx512.cpp for their
+// intrinsics. Normally the compiler's <immintrin.h> (the files are compiled
+// with -mavx512f). In nn_kernels_avx512_emulated, a test-only build of the
+// kernels (runtime/CMakeLists.txt), NN_KERNELS_SIMDE_AVX512 is defined and
+// the same source is compiled against SIMDe's portable implementation of
+// AVX-512 on top of AVX2 + FMA: SIMDe's native aliases map every _mm512_*
+// name and type the kernels use to simde_mm512_*, so the AVX-512 code paths
+// run, and are tested, on machines without AVX-512.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NN_RUNTIME_KERNELS_AVX512_INTRINSICS_H
+#define NN_RUNTIME_KERNELS_AVX512_INTRINSICS_H
+
+#ifdef NN_KERNELS_SIMDE_AVX512
+#define SIMDE_ENABLE_NATIVE_ALIASES
+#include <simde/x86/avx512.h>
+
+#include <stdint.h>
+
+/// `p`, after trapping unless it is 64-byte aligned: what AVX-512's aligned
+/// loads and stores do, and SIMDe's on AVX2 (32-byte aligned halves) would
+/// not, so an address that faults on the hardware fails the emulated tests.
+template <typename T> inline T *nnCheckAligned64(T *p) {
+  if (reinterpret_cast<uintptr_t>(p) % 64 != 0)
+    __builtin_trap();
+  return p;
+}
+#undef _mm512_load_ps
+#define _mm512_load_ps(p) simde_mm512_load_ps(nnCheckAligned64(p))
+#undef _mm512_store_ps
+#define _mm512_store_ps(p, v) simde_mm512_store_ps(nnCheckAligned64(p), v)
+#else
+#include <immintrin.h>
+#endif
+
+#endif // NN_RUNTIME_KERNELS_AVX512_INTRINSICS_H
