@@ -32,6 +32,24 @@ template <typename T> inline T *nnCheckAligned64(T *p) {
 #define _mm512_load_ps(p) simde_mm512_load_ps(nnCheckAligned64(p))
 #undef _mm512_store_ps
 #define _mm512_store_ps(p, v) simde_mm512_store_ps(nnCheckAligned64(p), v)
+
+// What SIMDe 0.7.4 (Debian 12) lacks. No native alias for
+// _mm512_shuffle_f32x4, though SIMDe implements it:
+#ifndef _mm512_shuffle_f32x4
+#define _mm512_shuffle_f32x4(a, b, imm8) simde_mm512_shuffle_f32x4(a, b, imm8)
+#endif
+// No masked store at all: lane by lane, writing only the lanes of `mask`,
+// so a store that would fault (or overwrite) past its lanes does here too.
+#ifndef _mm512_mask_storeu_ps
+inline void nnMaskStoreuPs(void *p, simde__mmask16 mask, simde__m512 v) {
+  float lanes[16];
+  simde_mm512_storeu_ps(lanes, v);
+  for (int i = 0; i < 16; ++i)
+    if (mask >> i & 1)
+      static_cast<float *>(p)[i] = lanes[i];
+}
+#define _mm512_mask_storeu_ps(p, mask, v) nnMaskStoreuPs(p, mask, v)
+#endif
 #else
 #include <immintrin.h>
 #endif

@@ -11,6 +11,10 @@
 #include "Avx512Intrinsics.h"
 #include "KernelsInternal.h"
 
+// GCC 12's unpack and 128-bit lane shuffles pass a deliberately undefined
+// vector as the unused merge source, which -Wmaybe-uninitialized reports.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 #define NN_GEMM_NAMESPACE avx512
 
 namespace {
@@ -22,22 +26,92 @@ void storeTile(const nn_rt::GemmArgs &g, const float *acc, float *C,
                int64_t m0, int64_t n0, int64_t rows, int64_t cols, bool loadC,
                bool last);
 
-/// dst[k * NR + c] = src[c * ld + k]: one panel of a transposed B (the
-/// AVX2 file transposes in registers; not done here for lack of a machine
-/// to test it on).
+/// Transposes the 16 x 16 block r[0..15] in registers: r[i][j] becomes
+/// r[j][i]. Within each 128-bit lane, unpack and shuffle leave u[4a + q]
+/// holding column 4l + q of rows 4a..4a+3 in lane l; two rounds of 128-bit
+/// lane shuffles then gather column 4l + q's four row groups.
+inline void transpose16x16(__m512 r[16]) {
+  __m512 t[16], u[16];
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+#pragma GCC unroll 4
+  for (int a = 0; a < 4; ++a) {
+    __m512 lo0 = t[4 * a], hi0 = t[4 * a + 1];
+    __m512 lo1 = t[4 * a + 2], hi1 = t[4 * a + 3];
+    u[4 * a] = _mm512_shuffle_ps(lo0, lo1, _MM_SHUFFLE(1, 0, 1, 0));
+    u[4 * a + 1] = _mm512_shuffle_ps(lo0, lo1, _MM_SHUFFLE(3, 2, 3, 2));
+    u[4 * a + 2] = _mm512_shuffle_ps(hi0, hi1, _MM_SHUFFLE(1, 0, 1, 0));
+    u[4 * a + 3] = _mm512_shuffle_ps(hi0, hi1, _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  // 0x88 takes lanes (0, 2) of each source, 0xdd lanes (1, 3).
+#pragma GCC unroll 4
+  for (int q = 0; q < 4; ++q) {
+    __m512 x0 = _mm512_shuffle_f32x4(u[q], u[4 + q], 0x88);
+    __m512 x1 = _mm512_shuffle_f32x4(u[q], u[4 + q], 0xdd);
+    __m512 x2 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], 0x88);
+    __m512 x3 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], 0xdd);
+    r[q] = _mm512_shuffle_f32x4(x0, x2, 0x88);
+    r[4 + q] = _mm512_shuffle_f32x4(x1, x3, 0x88);
+    r[8 + q] = _mm512_shuffle_f32x4(x0, x2, 0xdd);
+    r[12 + q] = _mm512_shuffle_f32x4(x1, x3, 0xdd);
+  }
+}
+
+/// dst[k * NR + c] = src[c * ld + k] for the NR = 32 columns c and k < kc:
+/// one panel of a transposed B (nn.linear's weight, rows of `ld` floats),
+/// moved in 16 x 16 blocks transposed in registers, as the AVX2 file does
+/// in 8 x 8 blocks (its scalar loop made packing half of W1's time).
 inline void packTransposedPanel(const float *src, int64_t ld, int64_t kc,
                                 float *dst) {
-  for (int64_t c = 0; c < NR; ++c)
-    for (int64_t k = 0; k < kc; ++k)
+  int64_t k = 0;
+  for (; k + 16 <= kc; k += 16) {
+    for (int half = 0; half < 2; ++half) {
+      const float *s = src + half * 16 * ld + k;
+      __m512 r[16];
+#pragma GCC unroll 16
+      for (int i = 0; i < 16; ++i)
+        r[i] = _mm512_loadu_ps(s + i * ld);
+      transpose16x16(r);
+      float *d = dst + k * NR + half * 16;
+#pragma GCC unroll 16
+      for (int i = 0; i < 16; ++i)
+        _mm512_storeu_ps(d + i * NR, r[i]);
+    }
+  }
+  for (; k < kc; ++k)
+    for (int64_t c = 0; c < NR; ++c)
       dst[k * NR + c] = src[c * ld + k];
 }
 
-/// dst[k * MR + r] = src[r * ld + k]: one full panel of a row-major A
-/// (in registers on AVX2; scalar here, for the same reason).
+/// dst[k * MR + r] = src[r * ld + k] for the MR = 12 rows r and k < kc: one
+/// full panel of a row-major A, 16 k at a time transposed in registers.
+/// Column k + i of the block is 16 floats, the last 4 zero padding; each is
+/// stored whole and the next store overwrites the padding, except the
+/// block's last, stored masked so nothing is written past dst[(k + 16) * MR].
 inline void packAPanel(const float *src, int64_t ld, int64_t kc, float *dst) {
-  for (int64_t r = 0; r < MR; ++r)
-    for (int64_t k = 0; k < kc; ++k)
-      dst[k * MR + r] = src[r * ld + k];
+  constexpr __mmask16 firstTwelve = 0x0fff;
+  int64_t k = 0;
+  for (; k + 16 <= kc; k += 16) {
+    __m512 r[16];
+#pragma GCC unroll 12
+    for (int i = 0; i < MR; ++i)
+      r[i] = _mm512_loadu_ps(src + i * ld + k);
+#pragma GCC unroll 4
+    for (int i = MR; i < 16; ++i)
+      r[i] = _mm512_setzero_ps();
+    transpose16x16(r);
+    float *d = dst + k * MR;
+#pragma GCC unroll 15
+    for (int i = 0; i < 15; ++i)
+      _mm512_storeu_ps(d + i * MR, r[i]);
+    _mm512_mask_storeu_ps(d + 15 * MR, firstTwelve, r[15]);
+  }
+  for (; k < kc; ++k)
+    for (int64_t i = 0; i < MR; ++i)
+      dst[k * MR + i] = src[i * ld + k];
 }
 
 inline void microKernel(const nn_rt::GemmArgs &g, int64_t kc, const float *Ap,
