@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cpuid.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -77,9 +78,11 @@ const char *isaName(Isa isa) {
   return "unknown";
 }
 
-/// Appends the string `s` to buf[0, len), truncated at `cap` bytes.
-void append(char *buf, size_t &len, size_t cap, const char *s) {
-  size_t n = strlen(s);
+/// Appends at most `most` bytes of the string `s` to buf[0, len), never
+/// more than `cap` in all.
+void append(char *buf, size_t &len, size_t cap, const char *s,
+            size_t most = SIZE_MAX) {
+  size_t n = strnlen(s, most);
   if (n > cap - len)
     n = cap - len;
   memcpy(buf + len, s, n);
@@ -91,15 +94,9 @@ void append(char *buf, size_t &len, size_t cap, const char *s) {
 /// word. write(2), not stdio: this archive links no more than libc needs.
 void reportUnknownCap(const char *value, Isa used) {
   char line[256];
-  size_t len = 0, cap = sizeof(line) - 1;
+  size_t len = 0, cap = sizeof(line) - 1; // 1 left for the newline
   append(line, len, cap, "nn: NN_MAX_ISA=");
-  // A long value is cut short: the line stays one line.
-  char shortValue[64];
-  size_t v = strlen(value) < sizeof(shortValue) - 1 ? strlen(value)
-                                                   : sizeof(shortValue) - 1;
-  memcpy(shortValue, value, v);
-  shortValue[v] = 0;
-  append(line, len, cap, shortValue);
+  append(line, len, cap, value, 64); // a long value cut short, not the rest
   append(line, len, cap, " is not one of");
   for (const auto &n : kIsaNames) {
     append(line, len, cap, " ");
