@@ -21,7 +21,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -272,9 +271,9 @@ KernelEpilogue matchEpilogue(Operation *contraction, OutsideFn outside) {
 /// Builds the operands of a kernel call.
 class CallBuilder {
 public:
-  CallBuilder(PatternRewriter &rewriter, Location loc)
-      : b(rewriter), loc(loc), ptrType(LLVM::LLVMPointerType::get(
-                                   rewriter.getContext())) {}
+  CallBuilder(OpBuilder &builder, Location loc)
+      : b(builder), loc(loc),
+        ptrType(LLVM::LLVMPointerType::get(builder.getContext())) {}
 
   Value i64(int64_t v) {
     return b.create<arith::ConstantIntOp>(loc, v, b.getI64Type());
@@ -400,7 +399,7 @@ public:
     return b.create<func::CallOp>(loc, callee, args).getResults();
   }
 
-  PatternRewriter &b;
+  OpBuilder &b;
   Location loc;
   Type ptrType;
 };
@@ -424,24 +423,82 @@ Value contextArgument(FunctionOpInterface func) {
 /// GEMM's B by whether the operand is the transposed weight of nn.linear.
 enum class PackKind { linearWeight, matmulRhs, convWeight };
 
+/// Marks a placeholder for a packed slot's buffer (see Packer); its value is
+/// the slot's index among the packed slots. It never leaves the pass.
+constexpr StringLiteral kPackedSlotAttr = "nn.packed_slot";
+
 /// Packs state-only kernel operands once, in @prepare (made by
 /// nn-hoist-state-computations), into buffers of the artifact's context,
 /// where the kernel calls of forward read them packed. Without a @prepare
 /// nothing is packed ahead and every call packs its operands itself.
+///
+/// The context's slots are the dense ones (@prepare's results, which the
+/// other functions read as `nn.context_slot` arguments), then the packed
+/// ones. Which dense slots stay is known only once every kernel is lowered:
+/// one that nothing reads any more (a batch-norm-folded weight that only
+/// feeds a packing) is dropped, and the packed slots' numbers follow the
+/// dense slots that stay. So while the patterns run, a packed slot is only
+/// its index among the packed slots, and its buffer is a placeholder: an
+/// `unrealized_conversion_cast` to `!llvm.ptr` marked `nn.packed_slot`, of
+/// the context and the byte count in @prepare (where nn_rt_context_buffer
+/// allocates it), of the context elsewhere (where it is loaded from the
+/// context). finish() numbers every slot once and replaces the placeholders.
 class Packer {
 public:
-  explicit Packer(ModuleOp module) {
+  /// Finds @prepare and checks that the module's context is the one
+  /// nn-hoist-state-computations leaves (one dense slot per @prepare result,
+  /// each read as its result's type, no packed slots yet), then gives every
+  /// public function a context argument: @prepare fills the slots, the
+  /// others read them (translateToArtifactIR passes it; unused ones are
+  /// removed by finish()). Without a @prepare there is nothing to check.
+  LogicalResult init(ModuleOp module) {
     prepare = module.lookupSymbol<func::FuncOp>("prepare");
-    if (!prepare || prepare.isDeclaration() ||
-        !prepare.getBody().hasOneBlock()) {
-      prepare = nullptr;
-      return;
+    if (!prepare)
+      return success();
+    if (!prepare.getBody().hasOneBlock())
+      return prepare.emitError()
+             << "@prepare has " << prepare.getBody().getBlocks().size()
+             << " blocks; packing appends to the one block "
+                "nn-hoist-state-computations makes";
+    denseSlots = prepare.getNumResults();
+    auto slots = module->getAttrOfType<IntegerAttr>(kContextSlotsAttr);
+    if ((slots ? slots.getInt() : 0) != denseSlots)
+      return module.emitError()
+             << kContextSlotsAttr << " is " << (slots ? slots.getInt() : 0)
+             << " but @prepare has " << denseSlots
+             << " results: the context has slots that are not @prepare's "
+                "(packed already?)";
+    auto bytes = module->getAttrOfType<DenseI64ArrayAttr>(kContextBytesAttr);
+    int64_t sizes = bytes ? bytes.size() : 0;
+    if (sizes != denseSlots)
+      return module.emitError()
+             << kContextBytesAttr << " has " << sizes << " sizes for the "
+             << denseSlots << " results of @prepare";
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func == prepare)
+        continue;
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+        Attribute attr = func.getArgAttr(i, kContextSlotAttr);
+        if (!attr)
+          continue;
+        auto slot = llvm::dyn_cast<IntegerAttr>(attr);
+        if (!slot || slot.getInt() < 0 || slot.getInt() >= denseSlots)
+          return func.emitError()
+                 << "argument " << i << " of @" << func.getSymName() << " has "
+                 << kContextSlotAttr << " = " << attr
+                 << ", not the number of one of the " << denseSlots
+                 << " results of @prepare";
+        Type type = prepare.getResultTypes()[slot.getInt()];
+        if (func.getArgumentTypes()[i] != type)
+          return func.emitError()
+                 << "argument " << i << " of @" << func.getSymName() << " is "
+                 << func.getArgumentTypes()[i] << " but reads context slot "
+                 << slot.getInt() << ", which @prepare returns as " << type;
+        if (func.isDeclaration())
+          return func.emitError() << "@" << func.getSymName()
+                                  << " reads context slots but has no body";
+      }
     }
-    if (auto slots = module->getAttrOfType<IntegerAttr>(kContextSlotsAttr))
-      nextSlot = firstPacked = slots.getInt();
-    // Both entry points get the context: @prepare fills its slots, forward
-    // reads them (translateToArtifactIR passes it; unused ones are removed
-    // by finish()).
     auto ptrType = LLVM::LLVMPointerType::get(module.getContext());
     for (auto func : module.getOps<func::FuncOp>())
       if (func.isPublic() && !func.isDeclaration() && !contextArgument(func))
@@ -453,6 +510,7 @@ public:
                                                     kContextAttr),
                                     UnitAttr::get(module.getContext()))}),
             func.getLoc());
+    return success();
   }
 
   /// The value in @prepare that equals `operand` (a value seen by a kernel
@@ -468,11 +526,10 @@ public:
     if (!func || func == prepare || !func.isPublic())
       return nullptr;
     unsigned index = arg.getArgNumber();
-    if (auto slot = func.getArgAttrOfType<IntegerAttr>(index, kContextSlotAttr)) {
-      Operation *ret = prepare.getBody().front().getTerminator();
-      uint64_t i = slot.getValue().getZExtValue();
-      return i < ret->getNumOperands() ? ret->getOperand(i) : nullptr;
-    }
+    // init() checked the slot.
+    if (auto slot = func.getArgAttrOfType<IntegerAttr>(index, kContextSlotAttr))
+      return prepare.getBody().front().getTerminator()->getOperand(
+          slot.getInt());
     auto name = func.getArgAttrOfType<StringAttr>(index, "nn.state");
     // State forward writes (declared writable) changes after bind.
     auto writable =
@@ -485,12 +542,12 @@ public:
     return nullptr;
   }
 
-  /// The packed form of `operand` for `kind` and `layout`, loaded from forward's context
-  /// at the rewriter's insertion point, or null when it cannot be packed
-  /// ahead. On first use of (operand, kind, layout), `pack(cb, source, buffer)`
-  /// emits the packing into @prepare: it may call the size function and
-  /// must return the byte count it needs before `buffer` is used; the
-  /// packer allocates the slot's buffer in between.
+  /// The packed form of `operand` for `kind` and `layout`, read from
+  /// forward's context at the rewriter's insertion point, or null when it
+  /// cannot be packed ahead. On first use of (operand, kind, layout),
+  /// `pack(cb, source, buffer)` emits the packing into @prepare: it may call
+  /// the size function and must return the byte count it needs before
+  /// `buffer` is used; the packer allocates the slot's buffer in between.
   template <typename SizeFn, typename PackFn>
   Value packed(PatternRewriter &rewriter, Location loc, Value operand,
                PackKind kind, StringRef layout, SizeFn size, PackFn pack) {
@@ -505,35 +562,55 @@ public:
       return nullptr;
     auto key = std::make_tuple(source.getAsOpaquePointer(),
                                static_cast<int>(kind), layout.str());
-    auto [it, inserted] = slots.try_emplace(key, nextSlot);
+    auto [it, inserted] = packedSlots.try_emplace(key, packedSlots.size());
     if (inserted) {
-      ++nextSlot;
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPoint(prepare.getBody().front().getTerminator());
       CallBuilder cb(rewriter, loc);
       Value bytes = size(cb);
-      Value buffer =
-          cb.callResults(prepare, "nn_rt_context_buffer",
-                         {prepareContext, cb.i64(it->second), bytes},
-                         {cb.ptrType})[0];
-      pack(cb, source, buffer);
+      pack(cb, source,
+           slotBuffer(rewriter, loc, {prepareContext, bytes}, it->second));
     }
-    CallBuilder cb(rewriter, loc);
-    Value address = rewriter.create<LLVM::GEPOp>(
-        loc, cb.ptrType, cb.ptrType, context,
-        ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(it->second)});
-    return rewriter.create<LLVM::LoadOp>(loc, cb.ptrType, address);
+    return slotBuffer(rewriter, loc, {context}, it->second);
   }
 
-  /// Drops the dense slots no function reads any more, records the slot
-  /// count and drops the context argument of functions that read no slot.
+  /// Drops the dense slots no function reads any more, numbers the slots and
+  /// puts the packed slots' buffers in place of their placeholders, records
+  /// the slot count and drops the context argument of functions that read
+  /// no slot.
   void finish(ModuleOp module) {
     if (!prepare)
       return;
-    dropUnreadDenseSlots(module);
-    module->setAttr(kContextSlotsAttr,
-                    IntegerAttr::get(IntegerType::get(module.getContext(), 64),
-                                     nextSlot));
+    int64_t firstPacked = dropUnreadDenseSlots(module);
+    SmallVector<UnrealizedConversionCastOp> placeholders;
+    module.walk([&](UnrealizedConversionCastOp cast) {
+      if (cast->hasAttr(kPackedSlotAttr))
+        placeholders.push_back(cast);
+    });
+    for (UnrealizedConversionCastOp cast : placeholders) {
+      auto slot = static_cast<int32_t>(
+          firstPacked +
+          cast->getAttrOfType<IntegerAttr>(kPackedSlotAttr).getInt());
+      OpBuilder b(cast);
+      CallBuilder cb(b, cast.getLoc());
+      Value context = cast.getOperand(0), buffer;
+      if (cast.getNumOperands() == 2) // @prepare's, with the byte count
+        buffer = cb.callResults(cast, "nn_rt_context_buffer",
+                                {context, cb.i64(slot), cast.getOperand(1)},
+                                {cb.ptrType})[0];
+      else
+        buffer = b.create<LLVM::LoadOp>(
+            cast.getLoc(), cb.ptrType,
+            b.create<LLVM::GEPOp>(cast.getLoc(), cb.ptrType, cb.ptrType,
+                                  context, ArrayRef<LLVM::GEPArg>{slot}));
+      cast.getResult(0).replaceAllUsesWith(buffer);
+      cast.erase();
+    }
+    module->setAttr(
+        kContextSlotsAttr,
+        Builder(module.getContext())
+            .getI64IntegerAttr(firstPacked +
+                               static_cast<int64_t>(packedSlots.size())));
     for (auto func : module.getOps<func::FuncOp>())
       if (func != prepare)
         if (Value context = contextArgument(func); context && context.use_empty())
@@ -541,104 +618,84 @@ public:
   }
 
 private:
-  /// Removes the dense slots (@prepare's results, forward's `nn.context_slot`
+  /// A placeholder for the buffer of packed slot `index` (see the class
+  /// comment).
+  static Value slotBuffer(OpBuilder &b, Location loc, ValueRange operands,
+                          int64_t index) {
+    auto cast = b.create<UnrealizedConversionCastOp>(
+        loc, LLVM::LLVMPointerType::get(b.getContext()), operands);
+    cast->setAttr(kPackedSlotAttr, b.getI64IntegerAttr(index));
+    return cast.getResult(0);
+  }
+
+  /// The (argument, dense slot) pairs of `func`'s `nn.context_slot`
+  /// arguments (init() checked them).
+  static SmallVector<std::pair<unsigned, int64_t>>
+  slotArguments(func::FuncOp func) {
+    SmallVector<std::pair<unsigned, int64_t>> args;
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      if (auto slot = func.getArgAttrOfType<IntegerAttr>(i, kContextSlotAttr))
+        args.emplace_back(i, slot.getInt());
+    return args;
+  }
+
+  /// Removes the dense slots (@prepare's results, the `nn.context_slot`
   /// arguments) whose argument no function reads now that the kernels read
   /// the packed copy instead: a batch-norm-folded weight read only by a
   /// packed convolution. @prepare still computes the value for its packing,
   /// but as a temporary freed before it returns, not as a context buffer
-  /// held with the packed one as long as the model lives. The remaining
-  /// slots are renumbered to stay dense (the kept dense ones in order, then
-  /// the packed ones): forward's slot arguments, its loads of packed slots,
-  /// @prepare's nn_rt_context_buffer calls and `nn.context_bytes`.
-  void dropUnreadDenseSlots(ModuleOp module) {
-    Operation *ret = prepare.getBody().front().getTerminator();
-    auto bytes = module->getAttrOfType<DenseI64ArrayAttr>(kContextBytesAttr);
-    if (!bytes || static_cast<int64_t>(bytes.size()) != firstPacked ||
-        ret->getNumOperands() != static_cast<unsigned>(firstPacked))
-      return; // not the layout nn-hoist-state-computations makes
-    llvm::BitVector unread(firstPacked, true);
+  /// held with the packed one as long as the model lives. The slots that
+  /// stay keep their order; returns how many they are.
+  int64_t dropUnreadDenseSlots(ModuleOp module) {
+    // init() refused declarations with slot arguments.
     SmallVector<func::FuncOp> readers;
-    for (auto func : module.getOps<func::FuncOp>()) {
-      if (func == prepare || func.isDeclaration())
-        continue;
-      readers.push_back(func);
-      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
-        auto slot = func.getArgAttrOfType<IntegerAttr>(i, kContextSlotAttr);
-        if (!slot)
-          continue;
-        if (slot.getInt() < 0 || slot.getInt() >= firstPacked)
-          return; // the artifact translation reports it
-        if (!func.getArgument(i).use_empty())
-          unread.reset(slot.getInt());
-      }
-    }
-    if (unread.none())
-      return;
-    SmallVector<int64_t> renumbered(nextSlot, -1);
-    for (int64_t slot = 0, next = 0; slot < nextSlot; ++slot)
-      if (slot >= firstPacked || !unread[slot])
-        renumbered[slot] = next++;
-    auto i64Attr = [&](int64_t v) {
-      return IntegerAttr::get(IntegerType::get(module.getContext(), 64), v);
-    };
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func != prepare && !func.isDeclaration())
+        readers.push_back(func);
+    llvm::BitVector unread(denseSlots, true);
+    for (func::FuncOp func : readers)
+      for (auto [arg, slot] : slotArguments(func))
+        if (!func.getArgument(arg).use_empty())
+          unread.reset(slot);
+    SmallVector<int64_t> renumbered(denseSlots, -1);
+    int64_t kept = 0;
+    for (int64_t slot = 0; slot < denseSlots; ++slot)
+      if (!unread[slot])
+        renumbered[slot] = kept++;
+    Builder b(module.getContext());
     for (func::FuncOp func : readers) {
       llvm::BitVector erase(func.getNumArguments());
-      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-        if (auto slot = func.getArgAttrOfType<IntegerAttr>(i, kContextSlotAttr)) {
-          if (unread[slot.getInt()])
-            erase.set(i);
-          else
-            func.setArgAttr(i, kContextSlotAttr,
-                            i64Attr(renumbered[slot.getInt()]));
-        }
+      for (auto [arg, slot] : slotArguments(func)) {
+        if (unread[slot])
+          erase.set(arg);
+        else
+          func.setArgAttr(arg, kContextSlotAttr,
+                          b.getI64IntegerAttr(renumbered[slot]));
+      }
       func.eraseArguments(erase);
-      // The packed slots' loads (Packer::packed).
-      if (Value context = contextArgument(func))
-        func.walk([&](LLVM::GEPOp gep) {
-          ArrayRef<int32_t> index = gep.getRawConstantIndices();
-          if (gep.getBase() == context && index.size() == 1 &&
-              index[0] >= firstPacked && index[0] < nextSlot)
-            gep.setRawConstantIndices(
-                {static_cast<int32_t>(renumbered[index[0]])});
-        });
     }
-    prepare.walk([&](func::CallOp call) {
-      IntegerAttr slot;
-      if (call.getCallee() != "nn_rt_context_buffer" ||
-          call.getNumOperands() != 3 ||
-          !matchPattern(call.getOperand(1), m_Constant(&slot)) ||
-          slot.getInt() < firstPacked || slot.getInt() >= nextSlot)
-        return;
-      Operation *old = call.getOperand(1).getDefiningOp();
-      OpBuilder b(call);
-      call.setOperand(1, b.create<arith::ConstantIntOp>(
-                             call.getLoc(), renumbered[slot.getInt()], 64));
-      if (old->use_empty())
-        old->erase();
-    });
-    SmallVector<int64_t> kept;
-    for (auto [slot, size] : llvm::enumerate(bytes.asArrayRef()))
-      if (!unread[slot])
-        kept.push_back(size);
-    module->setAttr(kContextBytesAttr,
-                    DenseI64ArrayAttr::get(module.getContext(), kept));
-    ret->eraseOperands(unread);
+    SmallVector<int64_t> bytes;
+    if (auto sizes =
+            module->getAttrOfType<DenseI64ArrayAttr>(kContextBytesAttr))
+      for (auto [slot, size] : llvm::enumerate(sizes.asArrayRef()))
+        if (!unread[slot])
+          bytes.push_back(size);
+    module->setAttr(kContextBytesAttr, b.getDenseI64ArrayAttr(bytes));
+    prepare.getBody().front().getTerminator()->eraseOperands(unread);
     prepare.eraseResults(unread);
     LLVM_DEBUG(llvm::dbgs() << "nn-lower-to-kernel-calls: " << unread.count()
                             << " dense context slots only fed a packing\n");
-    nextSlot -= unread.count();
-    firstPacked -= unread.count();
+    return kept;
   }
 
   func::FuncOp prepare;
-  int64_t nextSlot = 0;
-  /// The first packed slot: slots before it are @prepare's results.
-  int64_t firstPacked = 0;
-  /// The slot of each (source in @prepare, PackKind, layout) packed so far:
-  /// a weight read by several calls (tied, or reused) of one layout is
-  /// packed once. The layout names what else decides the packing (a
-  /// convolution's geometry picks its kernel).
-  std::map<std::tuple<const void *, int, std::string>, int64_t> slots;
+  /// @prepare's results as init() found them.
+  int64_t denseSlots = 0;
+  /// The index among the packed slots of each (source in @prepare,
+  /// PackKind, layout) packed so far: a weight read by several calls (tied,
+  /// or reused) of one layout is packed once. The layout names what else
+  /// decides the packing (a convolution's geometry picks its kernel).
+  std::map<std::tuple<const void *, int, std::string>, int64_t> packedSlots;
 };
 
 /// `value` reshaped between [d0, ..., dn] and [d0 * ... * dn-1, dn] (either
@@ -1272,7 +1329,9 @@ struct AttentionToKernel
 struct LowerToKernelCallsPass
     : public nn::impl::LowerToKernelCallsPassBase<LowerToKernelCallsPass> {
   void runOnOperation() override {
-    Packer packer(getOperation());
+    Packer packer;
+    if (failed(packer.init(getOperation())))
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     patterns.add<ContractionToKernel<MatmulOp>, ContractionToKernel<LinearOp>,
                  ContractionToKernel<ConvOp>, FusedGroupToKernel>(

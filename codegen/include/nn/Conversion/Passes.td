@@ -226,11 +226,18 @@ def LowerToKernelCallsPass
     batch-norm-folded weight that only a packed kernel read) is dropped:
     `@prepare` stops returning the value and only packs it, so it is a
     temporary freed when `@prepare` returns instead of a second copy of the
-    weight kept in the context. The remaining slots are renumbered to stay
-    dense (the kept dense slots in order, then the packed ones), and
-    `nn.context_bytes` / `nn.context_slots` say so. A folded value forward
-    still reads (a bias in an epilogue, a depthwise weight, a returned
-    value) keeps its slot.
+    weight kept in the context. A folded value forward still reads (a bias
+    in an epilogue, a depthwise weight, a returned value) keeps its slot.
+    Since which dense slots stay is known only once every kernel is
+    lowered, the slots are numbered then, once: the kept dense slots in
+    order, then the packed ones in the order the rewrite asked for them;
+    `nn.context_bytes` / `nn.context_slots` say so.
+
+    With a `@prepare`, fails, naming the function, unless the context is the
+    one nn-hoist-state-computations leaves: `@prepare` one block,
+    `nn.context_slots` and `nn.context_bytes` counting its results (no
+    packed slots yet), and every `nn.context_slot` argument in a function
+    with a body, naming one of `@prepare`'s results and of its type.
 
     Runs after nn-lower-state-to-arguments and before convert-nn-to-linalg,
     which lowers whatever is left (other element types, grouped or 1-D
