@@ -132,17 +132,22 @@ static inline LoopScratch withScratch(LoopScratch scratch, Kept kind,
 }
 
 /// The calling thread's kept buffer of `kind`, grown to at least `floats`
-/// floats, 64-byte aligned; null when out of memory.
+/// floats, 64-byte aligned; null when out of memory. (A thread without a
+/// block, after this copy of the kernels was unloaded or when out of memory
+/// for the block, uses a thread_local one that is never freed.)
 float *keptBuffer(Kept kind, int64_t floats);
+/// The floats the calling thread's kept buffer of `kind` holds now.
+int64_t keptFloats(Kept kind);
 
 /// One thread's kept buffers (and its forward's arena), freed when the
 /// thread exits.
 struct ThreadBuffers;
 /// A new thread's buffers, made by the thread that starts it (so that
 /// buffers can be presized before the thread first runs); null when out of
-/// memory. The new thread adopts them (adoptThreadBuffers) as its first act.
+/// memory. The new thread adopts them (adoptThreadBuffers) as its first act;
+/// false if it could not (out of memory), and they stay unadopted.
 ThreadBuffers *createThreadBuffers();
-void adoptThreadBuffers(ThreadBuffers *buffers);
+bool adoptThreadBuffers(ThreadBuffers *buffers);
 /// Frees `buffers` that no thread adopted.
 void destroyThreadBuffers(ThreadBuffers *buffers);
 /// Grows `buffers` to `scratch` (false when out of memory). Only while no
@@ -151,7 +156,8 @@ void destroyThreadBuffers(ThreadBuffers *buffers);
 bool reserveScratch(ThreadBuffers *buffers, const LoopScratch &scratch);
 /// Frees the kept buffers of `buffers` (under the same rule).
 void releaseKept(ThreadBuffers *buffers);
-/// Frees the pool workers' kept buffers, waiting for a running loop to end.
+/// Frees the pool workers' kept buffers, waiting for a running loop to end
+/// (nothing once the pool is retired).
 void releaseWorkerBuffers();
 /// Takes the thread pool for good, when this copy of the kernels is
 /// unloaded (later loops run serially); false when a loop is running, whose

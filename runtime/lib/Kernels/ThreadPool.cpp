@@ -121,6 +121,7 @@ struct alignas(kCacheLine) Doorbell {
 
 struct Pool {
   std::atomic<bool> busy{false}; // one loop at a time
+  std::atomic<bool> retired{false}; // busy for good (retirePool)
   int workers = 0;               // started so far (written under busy)
 
   /// 1 while the current loop has shares left to claim. Workers join only
@@ -178,6 +179,7 @@ void runClaims(int self) {
 
 void *workerMain(void *arg) {
   int id = static_cast<int>(reinterpret_cast<intptr_t>(arg));
+  // Failing that (out of memory), its pieces size their own buffers.
   nn_rt::adoptThreadBuffers(pool.buffers[id]);
   // Named for top -H, perf and debuggers (and found by name in tests).
   pthread_setname_np(pthread_self(), "nn-worker");
@@ -262,6 +264,8 @@ extern "C" int32_t nn_rt_get_num_threads(void) {
 void nn_rt::releaseWorkerBuffers() {
   // A loop holds the pool for one kernel's pieces: wait it out.
   while (!tryTakePool()) {
+    if (pool.retired.load(std::memory_order_acquire))
+      return;
     timespec pauseFor = {0, 100 * 1000};
     nanosleep(&pauseFor, nullptr);
   }
@@ -270,7 +274,12 @@ void nn_rt::releaseWorkerBuffers() {
   givePoolBack();
 }
 
-bool nn_rt::retirePool() { return tryTakePool(); }
+bool nn_rt::retirePool() {
+  if (!tryTakePool())
+    return false;
+  pool.retired.store(true, std::memory_order_release);
+  return true;
+}
 
 void nn_rt::parallelFor(int64_t n, nn_rt_range_fn fn, void *ctx,
                         const LoopScratch &scratch) {

@@ -136,10 +136,15 @@ ThreadBuffers *threadBlock() {
   if (block)
     return block;
   block = nn_rt::createThreadBuffers();
-  if (block)
-    nn_rt::adoptThreadBuffers(block);
-  return static_cast<ThreadBuffers *>(pthread_getspecific(key));
+  if (block && !nn_rt::adoptThreadBuffers(block)) {
+    nn_rt::destroyThreadBuffers(block);
+    block = nullptr;
+  }
+  return block;
 }
+
+/// The kept buffers of a thread without a block (see keptBuffer).
+thread_local nn_rt::KeptBuffer blocklessKept[int(nn_rt::Kept::count)];
 
 } // namespace
 
@@ -161,9 +166,8 @@ ThreadBuffers *createThreadBuffers() {
   return block;
 }
 
-void adoptThreadBuffers(ThreadBuffers *block) {
-  if (block && pthread_setspecific(key, block) != 0)
-    destroyThreadBuffers(block);
+bool adoptThreadBuffers(ThreadBuffers *block) {
+  return block && haveKey && pthread_setspecific(key, block) == 0;
 }
 
 void destroyThreadBuffers(ThreadBuffers *block) {
@@ -191,10 +195,17 @@ void releaseKept(ThreadBuffers *block) {
   }
 }
 
-float *keptBuffer(Kept kind, int64_t floats) {
+/// The calling thread's kept buffer of `kind`.
+KeptBuffer &keptOf(Kept kind) {
   ThreadBuffers *block = threadBlock();
-  return block ? reserve(block->kept[int(kind)], floats) : nullptr;
+  return block ? block->kept[int(kind)] : blocklessKept[int(kind)];
 }
+
+float *keptBuffer(Kept kind, int64_t floats) {
+  return reserve(keptOf(kind), floats);
+}
+
+int64_t keptFloats(Kept kind) { return keptOf(kind).floats; }
 
 } // namespace nn_rt
 
