@@ -181,8 +181,6 @@ void *workerMain(void *arg) {
   int id = static_cast<int>(reinterpret_cast<intptr_t>(arg));
   // Failing that (out of memory), its pieces size their own buffers.
   nn_rt::adoptThreadBuffers(pool.buffers[id]);
-  // Named for top -H, perf and debuggers (and found by name in tests).
-  pthread_setname_np(pthread_self(), "nn-worker");
   Doorbell &bell = pool.doorbells[id];
   uint32_t seen = 0; // the caller rings only after this thread was created
   for (;;) {
@@ -234,6 +232,10 @@ int startWorkers(int wanted) {
       pool.buffers[id] = nullptr;
       break;
     }
+    // Named for top -H, perf and debuggers (and found by name in tests),
+    // by this thread, so the name is there when the loop that started it
+    // returns.
+    pthread_setname_np(thread, "nn-worker");
     ++pool.workers;
   }
   return pool.workers < wanted ? pool.workers : wanted;
