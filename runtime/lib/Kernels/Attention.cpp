@@ -177,9 +177,20 @@ void attentionBlock(const Attention &a, int64_t b, int64_t l0,
       ob[i * out.row_stride + e * out.col_stride] = acc[i * Ev + e] / rowSum[i];
 }
 
-/// A thread's block scratch and packed k and v, kept across calls (a
-/// forward in steady state allocates nothing).
-thread_local nn_rt::KeptBuffer tlsScratch;
+/// 64-byte aligned pieces of a thread's attention buffer (Kept::attention):
+/// the block's scratch, then the packed k and v when packsKVOnce.
+struct AttentionScratch {
+  int64_t blockFloats, kFloats, vFloats;
+  int64_t floats() const { return blockFloats + kFloats + vFloats; }
+};
+
+AttentionScratch attentionScratch(const Attention &a) {
+  auto aligned = [](int64_t floats) { return (floats + 15) / 16 * 16; };
+  const bool packOnce = packsKVOnce(a);
+  return {aligned(kQueryBlock * (kKeyBlock + a.Ev + 2)),
+          packOnce ? aligned(nn_rt::gemmPackedBFloats(a.E, a.S)) : 0,
+          packOnce ? aligned(nn_rt::gemmPackedBFloats(a.S, a.Ev)) : 0};
+}
 
 /// Chunk c is query block c % queryBlocks of batch index c / queryBlocks;
 /// a claim is a contiguous range of chunks, so the query blocks of one
@@ -188,17 +199,12 @@ thread_local nn_rt::KeptBuffer tlsScratch;
 void attentionChunk(void *ctx, int64_t begin, int64_t end) {
   auto *a = static_cast<Attention *>(ctx);
   const bool packOnce = packsKVOnce(*a);
-  const int64_t kFloats = packOnce ? nn_rt::gemmPackedBFloats(a->E, a->S) : 0;
-  const int64_t vFloats = packOnce ? nn_rt::gemmPackedBFloats(a->S, a->Ev) : 0;
-  // 64-byte aligned pieces: the block's scratch, then the packed k and v.
-  auto aligned = [](int64_t floats) { return (floats + 15) / 16 * 16; };
-  const int64_t blockFloats = aligned(kQueryBlock * (kKeyBlock + a->Ev + 2));
-  float *scratch = nn_rt::reserve(tlsScratch, blockFloats + aligned(kFloats) +
-                                                  aligned(vFloats));
+  const AttentionScratch pieces = attentionScratch(*a);
+  float *scratch = nn_rt::keptBuffer(nn_rt::Kept::attention, pieces.floats());
   if (!scratch)
     abort(); // out of memory: the ABI has no error path for a kernel
-  float *packedK = scratch + blockFloats;
-  float *packedV = packedK + aligned(kFloats);
+  float *packedK = scratch + pieces.blockFloats;
+  float *packedV = packedK + pieces.kFloats;
   PackedKV packed;
   int64_t packedFor = -1; // the batch index packedK/V hold
   for (int64_t c = begin; c < end; ++c) {
@@ -240,5 +246,8 @@ extern "C" void nn_rt_attention(const int64_t *batch, int64_t L, int64_t S,
     attentionChunk(&a, 0, chunks);
     return;
   }
-  nn_rt_parallel_for(chunks, attentionChunk, &a);
+  nn_rt::parallelFor(chunks, attentionChunk, &a,
+                     nn_rt::withScratch(nn_rt::gemmScratch(),
+                                        nn_rt::Kept::attention,
+                                        attentionScratch(a).floats()));
 }

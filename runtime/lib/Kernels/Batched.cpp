@@ -101,5 +101,5 @@ extern "C" void nn_rt_sgemm_batched(const int64_t *batch, int64_t M, int64_t N,
     s.unit = ((extent + per - 1) / per + tile - 1) / tile * tile;
     s.blocks = (extent + s.unit - 1) / s.unit;
   }
-  nn_rt_parallel_for(count * s.blocks, batchedChunk, &s);
+  nn_rt::parallelFor(count * s.blocks, batchedChunk, &s, nn_rt::gemmScratch());
 }

@@ -9,17 +9,30 @@
 // size in a header in front of it, so a slot asked for more than it holds
 // is reallocated instead of overrun.
 //
+// When the last context of this copy of the kernels is destroyed, no model
+// is left to reuse what the kernels cache for the next call, so that memory
+// goes back (nn_rt_release_cached_memory).
+//
 //===----------------------------------------------------------------------===//
 
 #include "nn/Runtime/Kernels.h"
 
+#include <atomic>
 #include <stdlib.h>
+
+namespace {
+/// Contexts created and not yet destroyed.
+std::atomic<int64_t> liveContexts{0};
+} // namespace
 
 extern "C" void **nn_rt_context_create(int64_t count) {
   // slots[i] is buffer i (generated code loads it directly); one slot more
   // so that a context without slots is still a valid, non-null handle.
   size_t n = static_cast<size_t>(count > 0 ? count : 0) + 1;
-  return static_cast<void **>(calloc(n, sizeof(void *)));
+  void **slots = static_cast<void **>(calloc(n, sizeof(void *)));
+  if (slots)
+    liveContexts.fetch_add(1, std::memory_order_relaxed);
+  return slots;
 }
 
 namespace {
@@ -64,4 +77,6 @@ extern "C" void nn_rt_context_destroy(void **slots, int64_t count) {
   for (int64_t i = 0; i < count; ++i)
     release(slots[i]);
   free(slots);
+  if (liveContexts.fetch_sub(1, std::memory_order_relaxed) == 1)
+    nn_rt_release_cached_memory();
 }

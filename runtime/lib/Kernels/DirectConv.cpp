@@ -119,14 +119,18 @@ nn_rt::DirectPrefetch bandSource(const ConvArgs &cv, const DirectGeometry &g,
           cv.H * cv.W, (last - first) * cv.W};
 }
 
-/// A thread's band scratch, kept across calls.
-thread_local nn_rt::KeptBuffer tlsScratch;
-
+/// A thread's band scratch, kept across calls; parallel loops over bands
+/// size it on all their threads first (scratchFor).
 float *scratch(int64_t floats) {
-  float *buffer = nn_rt::reserve(tlsScratch, floats);
+  float *buffer = nn_rt::keptBuffer(nn_rt::Kept::directScratch, floats);
   if (!buffer && floats > 0)
     abort(); // out of memory: the ABI has no error path for a kernel
   return buffer;
+}
+
+/// The kept buffers of a loop whose pieces take `floats` of scratch().
+nn_rt::LoopScratch scratchFor(int64_t floats) {
+  return nn_rt::withScratch({}, nn_rt::Kept::directScratch, floats);
 }
 
 using BandFn = void (*)(const ConvArgs &, const DirectGeometry &,
@@ -326,7 +330,8 @@ void runDirectConv(const ConvArgs &cv, const float *packedWeight) {
   int64_t bands = ceilDiv(cv.OH, g.bandRows);
   DirectSplit s{&cv, &g, packedWeight, bands, bandKernel()};
   if (split)
-    nn_rt_parallel_for(cv.N * bands, directChunk, &s);
+    nn_rt::parallelFor(cv.N * bands, directChunk, &s,
+                       scratchFor(cv.C * g.chanStride));
   else
     directChunk(&s, 0, cv.N * bands);
 }
@@ -357,7 +362,8 @@ extern "C" void nn_rt_conv2d_depthwise_nchw(
   }
   DepthwiseSplit s{&cv, &g, plane, vector};
   if (parallel(cv, nn_rt_get_num_threads(), 1, kMinParallelDepthwiseWork))
-    nn_rt_parallel_for(N * C, depthwiseChunk, &s);
+    nn_rt::parallelFor(N * C, depthwiseChunk, &s,
+                       scratchFor(vector ? g.chanStride : 0));
   else
     depthwiseChunk(&s, 0, N * C);
 }

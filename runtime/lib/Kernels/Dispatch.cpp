@@ -325,7 +325,7 @@ void runConv(const nn_rt::ConvArgs &cv) {
   }
   if (N % threads == 0 || N >= 4 * threads) {
     ConvSplit split{&cv, 0};
-    nn_rt_parallel_for(N, convChunk, &split);
+    nn_rt::parallelFor(N, convChunk, &split, nn_rt::gemmScratch());
     return;
   }
   // Few images: also split each image's pixels, in whole register tiles.
@@ -336,16 +336,8 @@ void runConv(const nn_rt::ConvArgs &cv) {
   chunk = (chunk + nr - 1) / nr * nr;
   ConvSplit split{&cv, chunk};
   int64_t blocks = (pixels + chunk - 1) / chunk;
-  nn_rt_parallel_for(N * blocks, convChunk, &split);
+  nn_rt::parallelFor(N * blocks, convChunk, &split, nn_rt::gemmScratch());
 }
-
-// The calling thread's kept buffers. Thread-local because the workers only
-// read them while the call that filled them waits, so calls from different
-// threads never share one.
-/// B packed once and read by every thread of one GEMM.
-thread_local nn_rt::KeptBuffer sharedPackedB;
-/// A convolution's weights packed for one call (see perCallConvWeights).
-thread_local nn_rt::KeptBuffer convWeights;
 
 /// Larger packed Bs fall back to splitting N (each thread packs its columns).
 constexpr int64_t kMaxSharedPackedB = int64_t(1) << 24; // floats, 64 MiB
@@ -353,7 +345,9 @@ constexpr int64_t kMaxSharedPackedB = int64_t(1) << 24; // floats, 64 MiB
 float *sharedPackedBuffer(int64_t floats) {
   if (floats > kMaxSharedPackedB)
     return nullptr;
-  return nn_rt::reserve(sharedPackedB, floats);
+  // The calling thread's: the workers only read it while the call that
+  // filled it waits, so calls from different threads never share one.
+  return nn_rt::keptBuffer(nn_rt::Kept::sharedPackedB, floats);
 }
 
 /// Each thread needs at least this many row tiles of C for the row split
@@ -401,7 +395,7 @@ bool sgemmSharedB(const nn_rt::GemmArgs &g, int64_t threads) {
     return false;
   if (g.packedB) { // packed once, before this call
     SharedBSplit split{&g, nullptr, g.packedB, mr};
-    nn_rt_parallel_for(rowTiles, rowChunk, &split);
+    nn_rt::parallelFor(rowTiles, rowChunk, &split, nn_rt::gemmScratch());
     return true;
   }
   int64_t floats = isa() == Isa::avx512 ? nn_rt::avx512::packedBSize(g.K, g.N)
@@ -411,7 +405,7 @@ bool sgemmSharedB(const nn_rt::GemmArgs &g, int64_t threads) {
     return false;
   SharedBSplit split{&g, packed, packed, mr};
   nn_rt_parallel_for((g.N + nr - 1) / nr, packBChunk, &split);
-  nn_rt_parallel_for(rowTiles, rowChunk, &split);
+  nn_rt::parallelFor(rowTiles, rowChunk, &split, nn_rt::gemmScratch());
   return true;
 }
 
@@ -423,7 +417,8 @@ void runGemm(const nn_rt::GemmArgs &g) {
   tile(mr, nr);
   if (nn_rt::splitsSmallGemm(g, threads)) {
     GemmSplit split{&g, nr, true};
-    nn_rt_parallel_for((N + nr - 1) / nr, gemmChunk, &split);
+    nn_rt::parallelFor((N + nr - 1) / nr, gemmChunk, &split,
+                       nn_rt::gemmScratch());
     return;
   }
   if (threads <= 1 || double(M) * N * K < kMinParallelWork) {
@@ -435,7 +430,7 @@ void runGemm(const nn_rt::GemmArgs &g) {
   // Split the longer side of C in whole register tiles.
   GemmSplit split{&g, N >= M ? nr : mr, N >= M};
   int64_t units = ((split.alongN ? N : M) + split.unit - 1) / split.unit;
-  nn_rt_parallel_for(units, gemmChunk, &split);
+  nn_rt::parallelFor(units, gemmChunk, &split, nn_rt::gemmScratch());
 }
 
 /// Floats of B[K, N] packed for the chosen ISA; without one, the packed
@@ -486,7 +481,24 @@ void runGemmConv(const ConvArgs &args) {
 }
 
 float *perCallConvWeights(int64_t floats) {
-  return reserve(convWeights, floats);
+  return keptBuffer(Kept::convWeights, floats);
+}
+
+LoopScratch gemmScratch() {
+  LoopScratch scratch = {};
+  switch (isa()) {
+  case Isa::avx512:
+    scratch.floats[int(Kept::gemmPackA)] = avx512::packBufferFloatsA();
+    scratch.floats[int(Kept::gemmPackB)] = avx512::packBufferFloatsB();
+    break;
+  case Isa::avx2:
+    scratch.floats[int(Kept::gemmPackA)] = avx2::packBufferFloatsA();
+    scratch.floats[int(Kept::gemmPackB)] = avx2::packBufferFloatsB();
+    break;
+  default: // the scalar loops keep nothing
+    break;
+  }
+  return scratch;
 }
 
 } // namespace nn_rt

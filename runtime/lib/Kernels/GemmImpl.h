@@ -75,23 +75,16 @@ constexpr int64_t kPackFloatsB =
 
 inline int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
-/// Per-thread packing buffers, grown on demand and kept (a compiled model
-/// calls the kernels many times; an mmap + page faults per call would cost
-/// more than a small GEMM).
-struct PackBuffers {
-  float *a = nullptr, *b = nullptr;
-};
-thread_local PackBuffers tlsBuffers;
-
+/// The calling thread's packing buffers (kept: a compiled model calls the
+/// kernels many times, and an mmap + page faults per call would cost more
+/// than a small GEMM). A parallel loop over GEMMs sizes them on all its
+/// threads first (gemmScratch), so these only allocate on a thread's first
+/// serial call.
 float *packBufferA() {
-  if (!tlsBuffers.a)
-    tlsBuffers.a = static_cast<float *>(aligned_alloc(64, kPackFloatsA * sizeof(float)));
-  return tlsBuffers.a;
+  return nn_rt::keptBuffer(nn_rt::Kept::gemmPackA, kPackFloatsA);
 }
 float *packBufferB() {
-  if (!tlsBuffers.b)
-    tlsBuffers.b = static_cast<float *>(aligned_alloc(64, kPackFloatsB * sizeof(float)));
-  return tlsBuffers.b;
+  return nn_rt::keptBuffer(nn_rt::Kept::gemmPackB, kPackFloatsB);
 }
 
 /// A[m0 + i, k0 + k] -> dst[i / MR][k][i % MR], rows past mc zero.
@@ -367,6 +360,9 @@ void sgemm(const GemmArgs &g, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
 }
 
 int64_t packedBSize(int64_t K, int64_t N) { return K * roundUp(N, NR); }
+
+int64_t packBufferFloatsA() { return kPackFloatsA; }
+int64_t packBufferFloatsB() { return kPackFloatsB; }
 
 bool readsAInPlace(const GemmArgs &g) { return aReadInPlace(g, kGemmBlocking); }
 

@@ -71,10 +71,7 @@ convArgs(int64_t N, int64_t C, int64_t H, int64_t W, const float *input,
   return cv;
 }
 
-/// A buffer its thread keeps across calls, grown on demand (see reserve).
-/// A forward in steady state allocates nothing, and an allocation of a
-/// packed operand's size would otherwise be an mmap plus a page fault per
-/// 4 KiB on every call. Declared thread_local by its user.
+/// A buffer grown on demand and kept (see reserve, keptBuffer).
 struct KeptBuffer {
   float *data;
   int64_t floats;
@@ -91,6 +88,88 @@ static inline float *reserve(KeptBuffer &buffer, int64_t floats) {
   }
   return buffer.data;
 }
+
+//===----------------------------------------------------------------------===//
+// Kept per-thread buffers (Workspace.cpp) and the loops that presize them
+// (ThreadPool.cpp)
+//===----------------------------------------------------------------------===//
+//
+// A forward in steady state allocates nothing: a buffer of a packed
+// operand's size would otherwise be an mmap plus a page fault per 4 KiB on
+// every call. So each thread keeps one buffer of each kind below, grown to
+// its largest use. A piece of a parallel loop may run on any of the loop's
+// threads (work is claimed, not assigned), so a loop whose pieces take kept
+// buffers names their sizes (LoopScratch) and parallelFor grows them on
+// every thread that may run a piece before handing any out: after a
+// kernel's first call no thread allocates, whichever thread runs which
+// piece. The buffers are freed when their thread exits, when this copy of
+// the kernels is unloaded, and by nn_rt_release_cached_memory (which runs
+// when the last model context is destroyed).
+
+/// The kinds of kept buffer; each thread has one of each.
+enum class Kept {
+  gemmPackA,     ///< GemmImpl.h's A block: any piece that runs a GEMM
+  gemmPackB,     ///< GemmImpl.h's B block: any piece that runs a GEMM
+  sharedPackedB, ///< a GEMM's whole B, packed by the caller for all threads
+  convWeights,   ///< a convolution's weights, packed by the caller per call
+  directScratch, ///< the direct convolution's band or depthwise plane
+  attention,     ///< attention's block scratch and packed k and v
+  count
+};
+
+/// The kept buffers a piece of a parallel loop takes: floats of each kind
+/// (indexed by Kept), 0 for none.
+struct LoopScratch {
+  int64_t floats[int(Kept::count)];
+};
+
+/// `scratch` with kind `kind` grown to at least `floats`.
+static inline LoopScratch withScratch(LoopScratch scratch, Kept kind,
+                                      int64_t floats) {
+  int64_t &have = scratch.floats[int(kind)];
+  have = have < floats ? floats : have;
+  return scratch;
+}
+
+/// The calling thread's kept buffer of `kind`, grown to at least `floats`
+/// floats, 64-byte aligned; null when out of memory. (A thread without a
+/// block, after this copy of the kernels was unloaded or when out of memory
+/// for the block, uses a thread_local one that is never freed.)
+float *keptBuffer(Kept kind, int64_t floats);
+/// The floats the calling thread's kept buffer of `kind` holds now.
+int64_t keptFloats(Kept kind);
+
+/// One thread's kept buffers (and its forward's arena), freed when the
+/// thread exits.
+struct ThreadBuffers;
+/// A new thread's buffers, made by the thread that starts it (so that
+/// buffers can be presized before the thread first runs); null when out of
+/// memory. The new thread adopts them (adoptThreadBuffers) as its first act;
+/// false if it could not (out of memory), and they stay unadopted.
+ThreadBuffers *createThreadBuffers();
+bool adoptThreadBuffers(ThreadBuffers *buffers);
+/// Frees `buffers` that no thread adopted.
+void destroyThreadBuffers(ThreadBuffers *buffers);
+/// Grows `buffers` to `scratch` (false when out of memory). Only while no
+/// other thread uses them: the caller's own, or a pool worker's between
+/// loops.
+bool reserveScratch(ThreadBuffers *buffers, const LoopScratch &scratch);
+/// Frees the kept buffers of `buffers` (under the same rule).
+void releaseKept(ThreadBuffers *buffers);
+/// Frees the pool workers' kept buffers, waiting for a running loop to end
+/// (nothing once the pool is retired).
+void releaseWorkerBuffers();
+/// Takes the thread pool for good, when this copy of the kernels is
+/// unloaded (later loops run serially); false when a loop is running, whose
+/// threads may be using their kept buffers.
+bool retirePool();
+
+/// nn_rt_parallel_for for a body whose pieces take `scratch` from
+/// keptBuffer: the buffers of every thread that may run a piece are grown
+/// first, so no piece allocates. A loop that runs serially (one thread, or
+/// the pool busy) leaves the caller's to grow on first use.
+void parallelFor(int64_t n, nn_rt_range_fn fn, void *ctx,
+                 const LoopScratch &scratch);
 
 /// The addends and activation of `ep` applied to v = C[m, n] (the scalar
 /// reference every ISA's vector store must agree with).
@@ -150,6 +229,9 @@ static inline GemmArgs convGemmArgs(const ConvArgs &cv, int64_t image) {
   /* Whether sgemm reads A in place (unpacked): then no thread split */        \
   /* along N repeats any packing. */                                           \
   bool readsAInPlace(const GemmArgs &g);                                       \
+  /* The floats sgemm and conv2d take of Kept::gemmPackA and gemmPackB. */     \
+  int64_t packBufferFloatsA();                                                 \
+  int64_t packBufferFloatsB();                                                 \
   }
 NN_DECLARE_ISA(avx2)
 NN_DECLARE_ISA(avx512)
@@ -172,6 +254,9 @@ int64_t gemmPackedBFloats(int64_t K, int64_t N);
 /// gemmOnThisThread with packedB = dst: a B that several GEMMs on one thread
 /// read (attention's keys and values, once per query block) is packed once.
 void gemmPackB(const GemmArgs &g, float *dst);
+/// The kept buffers a piece that runs GEMMs (gemmOnThisThread, or the ISA's
+/// sgemm, sgemmPackedB or conv2d) takes: the packing blocks of that ISA.
+LoopScratch gemmScratch();
 /// Whether `macs` multiply-adds are worth splitting over the thread pool.
 bool worthParallel(double macs);
 /// Whether nn_rt_sgemm(_packed_b) splits `g` over `threads` threads by
@@ -227,9 +312,8 @@ IsaLevel isaLevel();
 void runGemmConv(const ConvArgs &cv);
 /// The calling thread's buffer for a convolution's weights packed by the
 /// call itself (weights that are an input, not state packed at bind time):
-/// at least `floats` floats, 64-byte aligned, grown on demand and kept, so
-/// a forward in steady state allocates nothing; every thread of the call
-/// reads it while the caller waits. Null when out of memory (Dispatch.cpp).
+/// keptBuffer(Kept::convWeights, floats), which every thread of the call
+/// reads while the caller waits. Null when out of memory (Dispatch.cpp).
 float *perCallConvWeights(int64_t floats);
 
 // --- Direct convolution (DirectConv.cpp, DirectConvImpl.h) -----------------

@@ -21,12 +21,22 @@
 // share's cursor, each worker's doorbell, the count of active workers) sit
 // on cache lines of their own, apart from the loop's read-mostly fields.
 //
+// A loop whose pieces take the kernels' kept per-thread buffers
+// (nn_rt::parallelFor with a LoopScratch) has the caller grow them for
+// every participant before the loop opens. A worker's buffers are made by
+// the caller that starts it, and between loops only a caller holding the
+// pool touches them; the open/active handshake below orders those writes
+// before the worker's reads. So no piece allocates, whichever thread claims
+// it: sizing in the piece instead, a worker slow to wake would leave every
+// piece to the caller for many calls and allocate in whichever call it
+// first caught one.
+//
 // Plain pthreads, futexes and atomics, no libstdc++: this archive is linked
 // into shared objects that promise to need only libc and libm.
 //
 //===----------------------------------------------------------------------===//
 
-#include "nn/Runtime/Kernels.h"
+#include "KernelsInternal.h"
 
 #include <atomic>
 #include <linux/futex.h>
@@ -111,6 +121,7 @@ struct alignas(kCacheLine) Doorbell {
 
 struct Pool {
   std::atomic<bool> busy{false}; // one loop at a time
+  std::atomic<bool> retired{false}; // busy for good (retirePool)
   int workers = 0;               // started so far (written under busy)
 
   /// 1 while the current loop has shares left to claim. Workers join only
@@ -128,6 +139,8 @@ struct Pool {
 
   Share shares[kMaxThreads];
   Doorbell doorbells[kMaxThreads];
+  /// Worker i's kept buffers (index 0, the caller's, unused).
+  nn_rt::ThreadBuffers *buffers[kMaxThreads] = {};
 };
 
 Pool pool;
@@ -166,6 +179,8 @@ void runClaims(int self) {
 
 void *workerMain(void *arg) {
   int id = static_cast<int>(reinterpret_cast<intptr_t>(arg));
+  // Failing that (out of memory), its pieces size their own buffers.
+  nn_rt::adoptThreadBuffers(pool.buffers[id]);
   Doorbell &bell = pool.doorbells[id];
   uint32_t seen = 0; // the caller rings only after this thread was created
   for (;;) {
@@ -206,15 +221,33 @@ int startWorkers(int wanted) {
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     int id = pool.workers + 1;
-    int rc = pthread_create(&thread, &attr, workerMain,
-                            reinterpret_cast<void *>(intptr_t(id)));
+    pool.buffers[id] = nn_rt::createThreadBuffers();
+    int rc = pool.buffers[id]
+                 ? pthread_create(&thread, &attr, workerMain,
+                                  reinterpret_cast<void *>(intptr_t(id)))
+                 : -1;
     pthread_attr_destroy(&attr);
-    if (rc != 0)
+    if (rc != 0) {
+      nn_rt::destroyThreadBuffers(pool.buffers[id]);
+      pool.buffers[id] = nullptr;
       break;
+    }
+    // Named for top -H, perf and debuggers (and found by name in tests),
+    // by this thread, so the name is there when the loop that started it
+    // returns.
+    pthread_setname_np(thread, "nn-worker");
     ++pool.workers;
   }
   return pool.workers < wanted ? pool.workers : wanted;
 }
+
+/// Takes the pool (for a loop, or to touch the workers' buffers); false
+/// when another thread holds it.
+bool tryTakePool() {
+  return !pool.busy.exchange(true, std::memory_order_acquire);
+}
+
+void givePoolBack() { pool.busy.store(false, std::memory_order_release); }
 
 } // namespace
 
@@ -230,16 +263,46 @@ extern "C" int32_t nn_rt_get_num_threads(void) {
   return numThreads.load(std::memory_order_relaxed);
 }
 
-extern "C" void nn_rt_parallel_for(int64_t n, nn_rt_range_fn fn, void *ctx) {
+void nn_rt::releaseWorkerBuffers() {
+  // A loop holds the pool for one kernel's pieces: wait it out.
+  while (!tryTakePool()) {
+    if (pool.retired.load(std::memory_order_acquire))
+      return;
+    timespec pauseFor = {0, 100 * 1000};
+    nanosleep(&pauseFor, nullptr);
+  }
+  for (int i = 1; i <= pool.workers; ++i)
+    releaseKept(pool.buffers[i]);
+  givePoolBack();
+}
+
+bool nn_rt::retirePool() {
+  if (!tryTakePool())
+    return false;
+  pool.retired.store(true, std::memory_order_release);
+  return true;
+}
+
+void nn_rt::parallelFor(int64_t n, nn_rt_range_fn fn, void *ctx,
+                        const LoopScratch &scratch) {
   int64_t threads = nn_rt_get_num_threads();
   if (threads > n)
     threads = n;
-  if (threads <= 1 || pool.busy.exchange(true, std::memory_order_acquire)) {
+  if (threads <= 1 || !tryTakePool()) {
     if (n > 0)
       fn(ctx, 0, n);
     return;
   }
   int count = startWorkers(static_cast<int>(threads) - 1) + 1;
+
+  // Every participant's kept buffers, grown before any piece is handed out
+  // (the caller's too: a worker may take the caller's whole share). Out of
+  // memory here, a piece tries again on its own thread.
+  for (int i = 1; i < count; ++i)
+    reserveScratch(pool.buffers[i], scratch);
+  for (int kind = 0; kind < int(Kept::count); ++kind)
+    if (scratch.floats[kind] > 0)
+      keptBuffer(Kept(kind), scratch.floats[kind]);
 
   // No worker is inside the loop's fields now: the last loop returned only
   // once none was active, and one that registers later finds it closed.
@@ -276,5 +339,9 @@ extern "C" void nn_rt_parallel_for(int64_t n, nn_rt_range_fn fn, void *ctx) {
       futexWait(pool.active, a);
     pool.callerSleeping.store(0, std::memory_order_relaxed);
   }
-  pool.busy.store(false, std::memory_order_release);
+  givePoolBack();
+}
+
+extern "C" void nn_rt_parallel_for(int64_t n, nn_rt_range_fn fn, void *ctx) {
+  nn_rt::parallelFor(n, fn, ctx, nn_rt::LoopScratch{});
 }

@@ -1,47 +1,62 @@
-//===- Workspace.cpp - The per-thread arena of compiled forwards ----------===//
+//===- Workspace.cpp - What each thread keeps between kernel calls --------===//
 //
-// nn-plan-buffers gives every statically sized intermediate of a forward an
-// offset in one arena, and the forward asks for that arena here at entry and
-// hands it back at exit. Each thread keeps its block between calls, so a
-// model served on a thread allocates once, not per call, and concurrent
-// forwards on different threads never share one (the compiled code stays
-// re-entrant).
+// Two kinds of per-thread memory live here, in one block per thread:
+//
+// - The arena of compiled forwards. nn-plan-buffers gives every statically
+//   sized intermediate of a forward an offset in one arena, and the forward
+//   asks for that arena here at entry and hands it back at exit. Each thread
+//   keeps its arena between calls, so a model served on a thread allocates
+//   once, not per call, and concurrent forwards on different threads never
+//   share one (the compiled code stays re-entrant).
+// - The kernels' kept buffers (Kept in KernelsInternal.h: packing blocks,
+//   per-call packed weights, convolution and attention scratch), each grown
+//   to its largest use.
 //
 // A block lives in a pthread key whose destructor frees it when its thread
-// exits. Every block is also on one list, because this archive is linked
-// into shared objects that may be dlclose'd while the threads that ran them
-// live on: the key's destructor would then point into unmapped code, so
-// unloading deletes the key and frees the blocks itself.
+// exits (thread_local would need libstdc++'s __cxa_thread_atexit to free
+// anything, and this archive links without it). Every block is also on one
+// list, because this archive is linked into shared objects that may be
+// dlclose'd while the threads that ran them live on: the key's destructor
+// would then point into unmapped code, so unloading deletes the key and
+// frees the blocks itself. A pool worker's block is made by the thread that
+// starts the worker, so that loops can presize it (ThreadPool.cpp).
 //
 // Plain pthreads and libc, no libstdc++ (see ThreadPool.cpp).
 //
 //===----------------------------------------------------------------------===//
 
-#include "nn/Runtime/Kernels.h"
+#include "KernelsInternal.h"
 
 #include <atomic>
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+namespace nn_rt {
+
+/// One thread's cached memory.
+struct ThreadBuffers {
+  void *data; // the arena
+  int64_t bytes;
+  bool out; // the arena is acquired and not yet released
+  KeptBuffer kept[int(Kept::count)];
+  ThreadBuffers *prev, *next;
+};
+
+} // namespace nn_rt
+
 namespace {
 
-constexpr int64_t kAlignment = 64;
+using nn_rt::ThreadBuffers;
 
-/// One thread's cached block.
-struct Block {
-  void *data;
-  int64_t bytes;
-  bool out; // acquired and not yet released
-  Block *prev, *next;
-};
+constexpr int64_t kAlignment = 64;
 
 pthread_once_t keyOnce = PTHREAD_ONCE_INIT;
 pthread_key_t key;
 bool haveKey = false;
 /// Guards `blocks`, the list of every thread's block.
 pthread_mutex_t listMutex = PTHREAD_MUTEX_INITIALIZER;
-Block *blocks = nullptr;
+ThreadBuffers *blocks = nullptr;
 std::atomic<int64_t> allocations{0};
 
 /// `bytes` (at least one) rounded up to whole alignment units, aligned;
@@ -63,7 +78,7 @@ void *allocate(int64_t bytes) {
   return data;
 }
 
-void unlink(Block *block) {
+void unlink(ThreadBuffers *block) {
   pthread_mutex_lock(&listMutex);
   if (block->prev)
     block->prev->next = block->next;
@@ -74,52 +89,74 @@ void unlink(Block *block) {
   pthread_mutex_unlock(&listMutex);
 }
 
-/// The key's destructor: the thread exits.
-void destroyBlock(void *value) {
-  auto *block = static_cast<Block *>(value);
-  unlink(block);
+/// Frees everything `block` holds, and the block.
+void freeBlock(ThreadBuffers *block) {
+  nn_rt::releaseKept(block);
   free(block->data);
   free(block);
+}
+
+/// The key's destructor: the thread exits.
+void destroyBlock(void *value) {
+  auto *block = static_cast<ThreadBuffers *>(value);
+  unlink(block);
+  freeBlock(block);
 }
 
 void createKey() { haveKey = pthread_key_create(&key, destroyBlock) == 0; }
 
 /// Runs when this copy of the archive is unloaded (dlclose, or process
 /// exit): no thread-exit destructor may run into unmapped code afterwards.
-/// A block still out belongs to a forward running right now; it is left to
-/// leak rather than freed under it.
+/// Memory that a forward or a parallel loop running right now may be using
+/// (another thread's, at exit) is left to leak rather than freed under it:
+/// a block whose arena is out, and everything while a loop runs.
 __attribute__((destructor)) void releaseAllBlocks() {
   if (!haveKey)
     return;
   pthread_key_delete(key);
   haveKey = false;
+  if (!nn_rt::retirePool())
+    return;
   pthread_mutex_lock(&listMutex);
-  for (Block *block = blocks, *next; block; block = next) {
+  for (ThreadBuffers *block = blocks, *next; block; block = next) {
     next = block->next;
-    if (block->out)
-      continue;
-    free(block->data);
-    free(block);
+    if (!block->out)
+      freeBlock(block);
   }
   blocks = nullptr;
   pthread_mutex_unlock(&listMutex);
 }
 
-/// This thread's block, created (empty) on its first call.
-Block *threadBlock() {
+/// This thread's block, or null (no key, or out of memory).
+ThreadBuffers *threadBlock() {
   pthread_once(&keyOnce, createKey);
   if (!haveKey)
     return nullptr;
-  auto *block = static_cast<Block *>(pthread_getspecific(key));
+  auto *block = static_cast<ThreadBuffers *>(pthread_getspecific(key));
   if (block)
     return block;
-  block = static_cast<Block *>(calloc(1, sizeof(Block)));
+  block = nn_rt::createThreadBuffers();
+  if (block && !nn_rt::adoptThreadBuffers(block)) {
+    nn_rt::destroyThreadBuffers(block);
+    block = nullptr;
+  }
+  return block;
+}
+
+/// The kept buffers of a thread without a block (see keptBuffer).
+thread_local nn_rt::KeptBuffer blocklessKept[int(nn_rt::Kept::count)];
+
+} // namespace
+
+namespace nn_rt {
+
+ThreadBuffers *createThreadBuffers() {
+  pthread_once(&keyOnce, createKey);
+  if (!haveKey)
+    return nullptr;
+  auto *block = static_cast<ThreadBuffers *>(calloc(1, sizeof(ThreadBuffers)));
   if (!block)
     return nullptr;
-  if (pthread_setspecific(key, block) != 0) {
-    free(block);
-    return nullptr;
-  }
   pthread_mutex_lock(&listMutex);
   block->next = blocks;
   if (blocks)
@@ -129,10 +166,51 @@ Block *threadBlock() {
   return block;
 }
 
-} // namespace
+bool adoptThreadBuffers(ThreadBuffers *block) {
+  return block && haveKey && pthread_setspecific(key, block) == 0;
+}
+
+void destroyThreadBuffers(ThreadBuffers *block) {
+  if (!block)
+    return;
+  unlink(block);
+  freeBlock(block);
+}
+
+bool reserveScratch(ThreadBuffers *block, const LoopScratch &scratch) {
+  if (!block)
+    return false;
+  bool ok = true;
+  for (int kind = 0; kind < int(Kept::count); ++kind)
+    if (scratch.floats[kind] > 0 &&
+        !reserve(block->kept[kind], scratch.floats[kind]))
+      ok = false;
+  return ok;
+}
+
+void releaseKept(ThreadBuffers *block) {
+  for (KeptBuffer &buffer : block->kept) {
+    free(buffer.data);
+    buffer = {};
+  }
+}
+
+/// The calling thread's kept buffer of `kind`.
+KeptBuffer &keptOf(Kept kind) {
+  ThreadBuffers *block = threadBlock();
+  return block ? block->kept[int(kind)] : blocklessKept[int(kind)];
+}
+
+float *keptBuffer(Kept kind, int64_t floats) {
+  return reserve(keptOf(kind), floats);
+}
+
+int64_t keptFloats(Kept kind) { return keptOf(kind).floats; }
+
+} // namespace nn_rt
 
 extern "C" void *nn_rt_workspace_acquire(int64_t bytes) {
-  Block *block = threadBlock();
+  ThreadBuffers *block = threadBlock();
   // Nested (or no key): a block of its own, freed by its release.
   if (!block || block->out)
     return allocate(bytes);
@@ -150,8 +228,8 @@ extern "C" void *nn_rt_workspace_acquire(int64_t bytes) {
 extern "C" void nn_rt_workspace_release(void *data) {
   if (!data)
     return;
-  auto *block =
-      haveKey ? static_cast<Block *>(pthread_getspecific(key)) : nullptr;
+  auto *block = haveKey ? static_cast<ThreadBuffers *>(pthread_getspecific(key))
+                        : nullptr;
   if (block && block->out && block->data == data) {
     block->out = false;
     return;
@@ -161,4 +239,18 @@ extern "C" void nn_rt_workspace_release(void *data) {
 
 extern "C" int64_t nn_rt_workspace_allocations(void) {
   return allocations.load(std::memory_order_relaxed);
+}
+
+extern "C" void nn_rt_release_cached_memory(void) {
+  if (ThreadBuffers *block =
+          haveKey ? static_cast<ThreadBuffers *>(pthread_getspecific(key))
+                  : nullptr) {
+    nn_rt::releaseKept(block);
+    if (!block->out) {
+      free(block->data);
+      block->data = nullptr;
+      block->bytes = 0;
+    }
+  }
+  nn_rt::releaseWorkerBuffers();
 }

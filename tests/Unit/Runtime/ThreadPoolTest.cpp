@@ -6,10 +6,12 @@
 // claimed, so a participant that is held up holds no work but the range it
 // is running. Also the pool's two ways to wait: back-to-back loops while
 // the workers spin, and loops after the workers went to sleep (and that
-// idle workers do sleep).
+// idle workers do sleep). And nn_rt::parallelFor's promise to kernels: every
+// thread that runs a piece finds the loop's kept buffers already sized.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Kernels/KernelsInternal.h"
 #include "nn/Runtime/Kernels.h"
 
 #include <gtest/gtest.h>
@@ -244,6 +246,70 @@ TEST(ThreadPoolClaimTest, WorkerTakesTheHeldCallersShare) {
 TEST(ThreadPoolClaimTest, CallerTakesTheHeldWorkersShare) {
   HeldRange h(1000, /*holdOnCaller=*/false);
   runHeld(h);
+}
+
+/// A loop whose caller holds its first piece until the workers ran every
+/// other one; each piece records whether its thread's kept buffer of `kind`
+/// held `floats` when the piece began.
+struct ScratchCheck {
+  nn_rt::Kept kind;
+  int64_t floats;
+  int64_t n = 64;
+  std::thread::id caller = std::this_thread::get_id();
+  std::atomic<int64_t> done{0}, onWorkers{0};
+  std::atomic<int> pieces{0}, unsized{0}, timedOut{0};
+
+  static void run(void *ctx, int64_t begin, int64_t end) {
+    auto *s = static_cast<ScratchCheck *>(ctx);
+    s->pieces++;
+    if (nn_rt::keptFloats(s->kind) < s->floats)
+      s->unsized++;
+    bool onCaller = std::this_thread::get_id() == s->caller;
+    if (onCaller && s->done.load() == 0) {
+      auto deadline = Clock::now() + std::chrono::seconds(20);
+      while (s->done.load() < s->n - (end - begin))
+        if (Clock::now() > deadline) {
+          s->timedOut++;
+          break;
+        }
+    }
+    if (!onCaller)
+      s->onWorkers += end - begin;
+    s->done += end - begin;
+  }
+};
+
+// A piece may run on any of the loop's threads, and a worker's first piece
+// may come many loops after it joined the pool: the loop sizes every
+// participant's buffers before it hands out a piece, so no piece allocates.
+TEST_P(ThreadPoolTest, EveryPieceFindsItsThreadsScratchSized) {
+  nn_rt_release_cached_memory(); // what earlier tests sized
+  for (int loop = 0; loop < 8; ++loop) {
+    // Larger every loop, so no earlier loop sized it.
+    ScratchCheck s{nn_rt::Kept::directScratch, (1 << 18) + loop * 1024};
+    nn_rt::parallelFor(s.n, ScratchCheck::run, &s,
+                       nn_rt::withScratch({}, s.kind, s.floats));
+    EXPECT_EQ(s.timedOut.load(), 0);
+    EXPECT_GT(s.onWorkers.load(), 0); // the workers ran pieces
+    EXPECT_EQ(s.unsized.load(), 0) << "loop " << loop;
+  }
+}
+
+// nn_rt_release_cached_memory frees the caller's kept buffers and every
+// worker's.
+TEST_P(ThreadPoolTest, ReleasingCachedMemoryEmptiesEveryThreadsBuffers) {
+  ScratchCheck sized{nn_rt::Kept::directScratch, 1 << 16};
+  nn_rt::parallelFor(sized.n, ScratchCheck::run, &sized,
+                     nn_rt::withScratch({}, sized.kind, sized.floats));
+  EXPECT_EQ(sized.unsized.load(), 0);
+  nn_rt_release_cached_memory();
+  EXPECT_EQ(nn_rt::keptFloats(nn_rt::Kept::directScratch), 0);
+  // A loop that sizes nothing: every piece, the workers' included, finds
+  // its thread's buffer empty (smaller than one float).
+  ScratchCheck empty{nn_rt::Kept::directScratch, 1};
+  nn_rt_parallel_for(empty.n, ScratchCheck::run, &empty);
+  EXPECT_GT(empty.onWorkers.load(), 0);
+  EXPECT_EQ(empty.unsized.load(), empty.pieces.load());
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, ThreadPoolTest, ::testing::Values(2, 3, 4));

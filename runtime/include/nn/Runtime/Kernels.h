@@ -228,6 +228,16 @@ NN_RT_EXPORT void nn_rt_context_destroy(void **slots, int64_t count);
 NN_RT_EXPORT void *nn_rt_workspace_acquire(int64_t bytes);
 NN_RT_EXPORT void nn_rt_workspace_release(void *block);
 
+/// Frees the memory this copy of the kernels keeps cached for reuse by the
+/// next call: the calling thread's workspace arena (unless a forward holds
+/// it) and kernel buffers (packing blocks, per-call packed weights,
+/// convolution and attention scratch), and the thread pool's workers'
+/// kernel buffers (after the loop running now, if any). Other threads keep
+/// theirs until they exit or call this. The next call that needs them
+/// allocates them again. Runs by itself when the last model context
+/// (nn_rt_context_create) is destroyed; never call it from inside a kernel.
+NN_RT_EXPORT void nn_rt_release_cached_memory(void);
+
 /// How many blocks nn_rt_workspace_acquire has allocated in this copy of
 /// the kernels since it was loaded: steady state means it stops growing.
 NN_RT_EXPORT int64_t nn_rt_workspace_allocations(void);
