@@ -127,15 +127,18 @@ __attribute__((destructor)) void releaseAllBlocks() {
   pthread_mutex_unlock(&listMutex);
 }
 
+/// This thread's block if it has one already (never creates it).
+ThreadBuffers *existingBlock() {
+  return haveKey ? static_cast<ThreadBuffers *>(pthread_getspecific(key))
+                 : nullptr;
+}
+
 /// This thread's block, or null (no key, or out of memory).
 ThreadBuffers *threadBlock() {
   pthread_once(&keyOnce, createKey);
-  if (!haveKey)
-    return nullptr;
-  auto *block = static_cast<ThreadBuffers *>(pthread_getspecific(key));
-  if (block)
+  if (ThreadBuffers *block = existingBlock())
     return block;
-  block = nn_rt::createThreadBuffers();
+  ThreadBuffers *block = nn_rt::createThreadBuffers(); // null without a key
   if (block && !nn_rt::adoptThreadBuffers(block)) {
     nn_rt::destroyThreadBuffers(block);
     block = nullptr;
@@ -228,8 +231,7 @@ extern "C" void *nn_rt_workspace_acquire(int64_t bytes) {
 extern "C" void nn_rt_workspace_release(void *data) {
   if (!data)
     return;
-  auto *block = haveKey ? static_cast<ThreadBuffers *>(pthread_getspecific(key))
-                        : nullptr;
+  ThreadBuffers *block = existingBlock();
   if (block && block->out && block->data == data) {
     block->out = false;
     return;
@@ -242,9 +244,7 @@ extern "C" int64_t nn_rt_workspace_allocations(void) {
 }
 
 extern "C" void nn_rt_release_cached_memory(void) {
-  if (ThreadBuffers *block =
-          haveKey ? static_cast<ThreadBuffers *>(pthread_getspecific(key))
-                  : nullptr) {
+  if (ThreadBuffers *block = existingBlock()) {
     nn_rt::releaseKept(block);
     if (!block->out) {
       free(block->data);
