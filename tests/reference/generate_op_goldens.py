@@ -9,7 +9,8 @@ the same inputs and compares.
 
     generate_op_goldens.py [--check] [family ...]
 
---check regenerates in memory and fails if a committed file differs.
+--check regenerates in memory and fails if a committed file differs beyond
+float tolerance (--exact: in any byte); see golden_cli.py.
 Run with /usr/bin/python3 (Debian's torch imports only there).
 """
 import argparse
@@ -21,6 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import torch  # noqa: E402
 
+import golden_cli  # noqa: E402
 import safetensors_io  # noqa: E402
 
 FAMILIES = ["activation", "elementwise", "convolution", "normalization", "shape",
@@ -48,6 +50,7 @@ def family_files(family):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--check", action="store_true")
+    golden_cli.add_exact(parser)
     parser.add_argument("families", nargs="*", default=FAMILIES)
     args = parser.parse_args()
     torch.set_num_threads(1)  # reductions in one fixed order
@@ -58,19 +61,22 @@ def main():
         if args.check:
             on_disk = set(os.listdir(folder)) if os.path.isdir(folder) else set()
             expected = {os.path.basename(p) for p in files}
-            stale += [f"{family}/{n} (not generated)" for n in on_disk - expected]
+            stale += [(f"{family}/{n}", "not generated")
+                      for n in sorted(on_disk - expected)]
             for path, data in files.items():
-                if not os.path.exists(path) or open(path, "rb").read() != data:
-                    stale.append(os.path.relpath(path, OUT))
+                reason = golden_cli.difference(path, data, args.exact)
+                if reason:
+                    stale.append((os.path.relpath(path, OUT), reason))
             continue
         os.makedirs(folder, exist_ok=True)
         for path, data in files.items():
             with open(path, "wb") as f:
                 f.write(data)
         print(f"{family}: {len(files)} cases")
-    if stale:
-        raise SystemExit("goldens differ from the generator: " + ", ".join(stale))
+    if args.check:
+        return golden_cli.report(stale, "op goldens")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
