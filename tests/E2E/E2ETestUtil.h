@@ -1,7 +1,7 @@
 //===- E2ETestUtil.h - Inputs shared by the end-to-end tests ----*- C++ -*-===//
 //
-// Seeded random tensors, and the SimpleMLP goldens PyTorch wrote
-// (tests/reference/goldens/simple_mlp).
+// Seeded random tensors, the SimpleMLP goldens PyTorch wrote
+// (tests/reference/goldens/simple_mlp), and the process's threads by name.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +11,8 @@
 #include "nn/nn.h"
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -36,6 +38,19 @@ inline SafetensorsContents loadSimpleMLPGolden(const std::string &name) {
   if (!contents.ok())
     throw Error(std::string(contents.status().message()));
   return *std::move(contents);
+}
+
+/// The ids of this process's threads named `name` (the kernels' pool
+/// workers are "nn-worker").
+inline std::vector<pid_t> threadsNamed(const std::string &name) {
+  std::vector<pid_t> ids;
+  for (const auto &task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string line;
+    if (std::getline(comm, line) && line == name)
+      ids.push_back(std::stoi(task.path().filename().string()));
+  }
+  return ids;
 }
 
 } // namespace nn::testing

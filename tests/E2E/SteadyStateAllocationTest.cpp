@@ -62,6 +62,7 @@ void __libc_free(void *pointer);
 namespace {
 
 using nn::testing::randomTensor;
+using nn::testing::threadsNamed;
 
 std::atomic<bool> counting{false};
 std::atomic<int64_t> allocations{0};
@@ -212,17 +213,6 @@ void holdHere(int) {
 }
 
 /// The ids of this process's threads named `name`.
-std::vector<pid_t> threadsNamed(const std::string &name) {
-  std::vector<pid_t> ids;
-  for (const auto &task : std::filesystem::directory_iterator("/proc/self/task")) {
-    std::ifstream comm(task.path() / "comm");
-    std::string line;
-    if (std::getline(comm, line) && line == name)
-      ids.push_back(std::stoi(task.path().filename().string()));
-  }
-  return ids;
-}
-
 /// Whether thread `id` is asleep (state S): a pool worker between loops
 /// sleeps on its doorbell, outside any loop's bookkeeping.
 bool asleep(pid_t id) {

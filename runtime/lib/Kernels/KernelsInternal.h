@@ -160,8 +160,9 @@ void releaseKept(ThreadBuffers *buffers);
 /// (nothing once the pool is retired).
 void releaseWorkerBuffers();
 /// Takes the thread pool for good, when this copy of the kernels is
-/// unloaded (later loops run serially); false when a loop is running, whose
-/// threads may be using their kept buffers.
+/// unloaded (later loops run serially), and stops and joins its workers, so
+/// none runs this copy's code once it is unmapped; false (and nothing done)
+/// when a loop is running, whose threads may be using their kept buffers.
 bool retirePool();
 
 /// nn_rt_parallel_for for a body whose pieces take `scratch` from

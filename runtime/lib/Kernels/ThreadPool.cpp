@@ -31,6 +31,11 @@
 // piece to the caller for many calls and allocate in whichever call it
 // first caught one.
 //
+// Workers are joinable and live until the pool is retired: every compiled
+// shared object carries its own copy of this archive and of its pool, and
+// dlclose unmaps their code, so unloading (retirePool, from the archive's
+// destructor in Workspace.cpp) stops and joins them first.
+//
 // Plain pthreads, futexes and atomics, no libstdc++: this archive is linked
 // into shared objects that promise to need only libc and libm.
 //
@@ -123,6 +128,8 @@ struct Pool {
   std::atomic<bool> busy{false}; // one loop at a time
   std::atomic<bool> retired{false}; // busy for good (retirePool)
   int workers = 0;               // started so far (written under busy)
+  /// Set once, by retirePool: a worker rung with it set returns.
+  std::atomic<bool> stopping{false};
 
   /// 1 while the current loop has shares left to claim. Workers join only
   /// an open loop, and the fields below stay fixed until it is closed and
@@ -139,8 +146,9 @@ struct Pool {
 
   Share shares[kMaxThreads];
   Doorbell doorbells[kMaxThreads];
-  /// Worker i's kept buffers (index 0, the caller's, unused).
+  /// Worker i's kept buffers and thread (index 0, the caller's, unused).
   nn_rt::ThreadBuffers *buffers[kMaxThreads] = {};
+  pthread_t threads[kMaxThreads] = {};
 };
 
 Pool pool;
@@ -197,6 +205,8 @@ void *workerMain(void *arg) {
       bell.sleeping.store(0, std::memory_order_relaxed);
     }
     seen = bell.rings.load(std::memory_order_acquire);
+    if (pool.stopping.load(std::memory_order_acquire))
+      return nullptr;
     // Register, then check that a loop is open: either the caller sees this
     // thread active and waits for it before it touches the loop's fields
     // again, or this thread sees the loop closed and leaves it alone. A
@@ -210,23 +220,26 @@ void *workerMain(void *arg) {
         pool.callerSleeping.load(std::memory_order_seq_cst))
       futexWakeAll(pool.active);
   }
-  return nullptr;
+}
+
+/// Rings worker `worker`'s doorbell, waking it if it sleeps.
+void ring(int worker) {
+  Doorbell &bell = pool.doorbells[worker];
+  bell.rings.fetch_add(1, std::memory_order_seq_cst);
+  if (bell.sleeping.load(std::memory_order_seq_cst))
+    futexWakeAll(bell.rings);
 }
 
 /// Starts workers until there are `wanted`; returns how many there are.
 int startWorkers(int wanted) {
   while (pool.workers < wanted) {
     pthread_t thread;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     int id = pool.workers + 1;
     pool.buffers[id] = nn_rt::createThreadBuffers();
     int rc = pool.buffers[id]
-                 ? pthread_create(&thread, &attr, workerMain,
+                 ? pthread_create(&thread, nullptr, workerMain,
                                   reinterpret_cast<void *>(intptr_t(id)))
                  : -1;
-    pthread_attr_destroy(&attr);
     if (rc != 0) {
       nn_rt::destroyThreadBuffers(pool.buffers[id]);
       pool.buffers[id] = nullptr;
@@ -236,6 +249,7 @@ int startWorkers(int wanted) {
     // by this thread, so the name is there when the loop that started it
     // returns.
     pthread_setname_np(thread, "nn-worker");
+    pool.threads[id] = thread;
     ++pool.workers;
   }
   return pool.workers < wanted ? pool.workers : wanted;
@@ -280,6 +294,13 @@ bool nn_rt::retirePool() {
   if (!tryTakePool())
     return false;
   pool.retired.store(true, std::memory_order_release);
+  // No loop is open: a worker rung now finds `stopping` and returns.
+  pool.stopping.store(true, std::memory_order_seq_cst);
+  for (int i = 1; i <= pool.workers; ++i)
+    ring(i);
+  for (int i = 1; i <= pool.workers; ++i)
+    pthread_join(pool.threads[i], nullptr);
+  pool.workers = 0;
   return true;
 }
 
@@ -321,12 +342,8 @@ void nn_rt::parallelFor(int64_t n, nn_rt_range_fn fn, void *ctx,
     share.next.store(begin, std::memory_order_relaxed);
   }
   pool.open.store(1, std::memory_order_seq_cst);
-  for (int i = 1; i < count; ++i) {
-    Doorbell &bell = pool.doorbells[i];
-    bell.rings.fetch_add(1, std::memory_order_seq_cst);
-    if (bell.sleeping.load(std::memory_order_seq_cst))
-      futexWakeAll(bell.rings);
-  }
+  for (int i = 1; i < count; ++i)
+    ring(i);
 
   runClaims(0);
   // Every share is taken: close the loop, then wait for the claims still
