@@ -224,8 +224,13 @@ absl::Status checkIndices(const TensorInfo &info, const Tensor &tensor) {
 
 absl::StatusOr<std::shared_ptr<Artifact>>
 Artifact::load(const std::string &path) {
-  // RTLD_LOCAL: two models loaded at once never see each other's symbols.
-  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // A path without a slash is a file in the current folder, as everywhere
+  // else a file is named, not a name for dlopen to search the library path
+  // for. RTLD_LOCAL: two models loaded at once never see each other's
+  // symbols.
+  const std::string file =
+      path.find('/') == std::string::npos ? "./" + path : path;
+  void *handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle)
     return absl::NotFoundError(
         absl::StrCat("cannot load compiled model '", path, "': ", dlerror()));
