@@ -9,6 +9,7 @@ packages=(
   llvm-19-dev libmlir-19-dev mlir-19-tools clang-19 lld-19
   libabsl-dev libgtest-dev libsimde-dev libgmock-dev libbenchmark-dev
   python3 python3-torch python3-numpy
+  qemu-user
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev libffi-dev
 )
 

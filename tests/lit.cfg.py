@@ -20,9 +20,27 @@ llvm_config.use_default_substitutions()
 config.substitutions.append(("%nn_src", config.nn_source_root))
 config.substitutions.append(("%goldens", os.path.join(
     config.nn_source_root, "tests", "reference", "goldens")))
+config.substitutions.append(("%nn_tools_dir", config.nn_tools_dir))
 # Debian's torch imports only in the system interpreter.
 config.substitutions.append(("%torch_python", config.nn_python3))
 llvm_config.add_tool_substitutions(
     ["nn-opt", "nn-compile", "nn-run", "nn-trace-seed-model"],
     [config.nn_tools_dir])
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# Debian's qemu-user runs the tools on an emulated older CPU (Haswell: AVX2
+# and FMA, no AVX-512), to show what a compiled model does there.
+import shutil
+qemu = shutil.which("qemu-x86_64")
+if qemu:
+    config.available_features.add("qemu-x86_64")
+    config.substitutions.append(("%qemu_haswell", qemu + " -cpu Haswell"))
+# This machine's own ISA, for the tests of what needs it.
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        flags = next((line.split(":", 1)[1].split() for line in cpuinfo
+                      if line.startswith("flags")), [])
+except OSError:
+    flags = []
+if "avx512f" in flags:
+    config.available_features.add("host-avx512")

@@ -56,13 +56,19 @@ static std::string cacheOptions(const CompileOptions &options) {
          " fuse=" + std::to_string(o.fuse);
 }
 
+/// The CPU `options` target.
+static mlir::nn::CpuTarget targetOf(const CompileOptions &options) {
+  return {options.target_cpu, options.target_features};
+}
+
 std::shared_ptr<Artifact> compile(const TracedModule &traced,
                                   const CompileOptions &options) {
   TracedModule work = prepare(traced, options);
   detail::DiagnosticCapture capture(work.impl()->context);
   std::optional<mlir::nn::CompileCache> cache = cacheFor(options);
   auto jit = mlir::nn::compileInProcess(
-      *work.impl()->module, cache ? &*cache : nullptr, cacheOptions(options));
+      *work.impl()->module, cache ? &*cache : nullptr, cacheOptions(options),
+      nullptr, targetOf(options));
   if (mlir::failed(jit))
     throw Error("nn::compile failed: " + capture.message());
   // The engine owns the code; the artifact keeps the engine (and the engine
@@ -86,7 +92,8 @@ void compile_to_file(const TracedModule &traced, const std::string &path,
   std::optional<mlir::nn::CompileCache> cache = cacheFor(options);
   if (mlir::failed(mlir::nn::compileToSharedObject(*work.impl()->module, path,
                                                    cache ? &*cache : nullptr,
-                                                   cacheOptions(options))))
+                                                   cacheOptions(options),
+                                                   nullptr, targetOf(options))))
     throw Error("nn::compile_to_file failed: " + capture.message());
 }
 

@@ -9,6 +9,7 @@
 
 #include "Json.h"
 
+#include "nn/Runtime/CpuFeatures.h"
 #include "nn/Runtime/Kernels.h"
 
 #include "absl/container/inlined_vector.h"
@@ -170,7 +171,39 @@ absl::StatusOr<ArtifactDescription> parseDescription(std::string_view text,
                                       ">= 0");
     description.workspace_bytes = *bytes;
   }
+  if (const json::Value *target = root->find("target")) {
+    const json::Value *cpu = target->find("cpu");
+    const json::Value *features = target->find("features");
+    auto bad = [&] {
+      return descriptionError(source, "'target' must hold a cpu name and a "
+                                      "list of feature names");
+    };
+    if (!cpu || !cpu->isString() || !features || !features->isArray())
+      return bad();
+    description.target_cpu = cpu->getString();
+    for (const json::Value &feature : features->getArray()) {
+      if (!feature.isString())
+        return bad();
+      description.target_features.push_back(feature.getString());
+    }
+  }
   return description;
+}
+
+/// Refuses code that needs an ISA feature this CPU lacks: running it would
+/// die of SIGILL at its first such instruction.
+absl::Status checkCpu(const ArtifactDescription &description,
+                      const std::string &source) {
+  std::vector<std::string> missing =
+      missing_cpu_features(description.target_features);
+  if (missing.empty())
+    return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      source, ": compiled for CPU '", description.target_cpu,
+      "', it needs CPU features this machine lacks: ",
+      absl::StrJoin(missing, ", "),
+      "; compile it for this machine (--target-cpu=host) or for a CPU every "
+      "machine it runs on has (e.g. --target-cpu=x86-64-v3)"));
 }
 
 std::string describe(const Shape &shape, DType dtype) {
@@ -280,6 +313,9 @@ Artifact::from_table(const nn_artifact_v2 *table, std::shared_ptr<void> owner,
   if (!description.ok())
     return description.status();
   artifact->description_ = std::move(*description);
+  if (absl::Status cpu = checkCpu(artifact->description_, artifact->source_);
+      !cpu.ok())
+    return cpu;
   artifact->context_ = table->create_context();
   if (!artifact->context_)
     return absl::ResourceExhaustedError(

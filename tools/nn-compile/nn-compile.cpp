@@ -65,6 +65,18 @@ static cl::opt<bool> cacheLog("cache-log",
                               cl::desc("Say on stderr whether the compile "
                                        "cache answered (hit, miss, rebuilt)"));
 
+static cl::opt<std::string> targetCpu(
+    "target-cpu",
+    cl::desc("CPU to generate code for: host (default), x86-64-v2, "
+             "x86-64-v3, x86-64-v4 or an LLVM CPU name (haswell, znver4, "
+             "skylake-avx512, ...)"),
+    cl::value_desc("name"), cl::init("host"));
+static cl::opt<std::string> targetFeatures(
+    "target-features",
+    cl::desc("ISA features to add to or remove from the target CPU's "
+             "(+avx512f,-avx512vl)"),
+    cl::value_desc("list"));
+
 /// Prints `module` to the output file.
 static int printModule(ModuleOp module) {
   std::string error;
@@ -79,6 +91,12 @@ static int printModule(ModuleOp module) {
 }
 
 static int run(ModuleOp module) {
+  const nn::CpuTarget target{targetCpu, targetFeatures};
+  std::string error;
+  if (failed(nn::verifyCpuTarget(target, error))) {
+    llvm::errs() << "nn-compile: " << error << "\n";
+    return 1;
+  }
   if (!noOptimize) {
     PassManager pm(module->getContext());
     nn::buildOptimizePipeline(pm, nn::OptimizePipelineOptions());
@@ -111,7 +129,7 @@ static int run(ModuleOp module) {
     nn::CacheReport report;
     if (failed(nn::compileToSharedObject(module, outputFilename,
                                          cache ? &*cache : nullptr, options,
-                                         &report)))
+                                         &report, target)))
       return 1;
     if (cacheLog)
       llvm::errs() << "nn-compile: cache "
@@ -126,11 +144,10 @@ static int run(ModuleOp module) {
   if (emit == Emit::LLVMMLIR)
     return printModule(module);
   llvm::LLVMContext llvmContext;
-  auto llvmModule =
-      nn::translateToArtifactIR(module, llvmContext, *description);
+  auto llvmModule = nn::translateToArtifactIR(module, llvmContext,
+                                              *description, "forward", target);
   if (failed(llvmModule))
     return 1;
-  std::string error;
   if (emit == Emit::LLVMIR) {
     auto output = openOutputFile(outputFilename, &error);
     if (!output) {
@@ -141,7 +158,7 @@ static int run(ModuleOp module) {
     output->keep();
     return 0;
   }
-  if (failed(nn::emitObjectFile(**llvmModule, outputFilename, error))) {
+  if (failed(nn::emitObjectFile(**llvmModule, outputFilename, error, target))) {
     llvm::errs() << "nn-compile: " << error << "\n";
     return 1;
   }

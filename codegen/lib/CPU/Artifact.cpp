@@ -11,6 +11,7 @@
 #include "HostTarget.h"
 #include "nn/Conversion/CPU/Compile.h"
 #include "nn/IR/NNOps.h"
+#include "nn/Runtime/CpuFeatures.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -18,6 +19,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Support/JSON.h"
 
 using namespace mlir;
@@ -392,12 +394,24 @@ static void addArtifactTable(llvm::Module &m, llvm::Function *impl,
   b.CreateRet(table);
 }
 
-/// `description` with "workspace_bytes" set to the arena nn-plan-buffers
-/// gave `funcName` (its `nn.workspace_bytes`, removed here as LLVM IR has no
-/// place for it); 0 when it has none.
-static FailureOr<std::string> addWorkspaceSize(ModuleOp module,
-                                               StringRef description,
-                                               StringRef funcName) {
+/// Whether `machine` may use the ISA extension LLVM calls `feature`.
+static bool targetHasFeature(const llvm::TargetMachine &machine,
+                             StringRef feature) {
+  const llvm::MCSubtargetInfo *info = machine.getMCSubtargetInfo();
+  for (const llvm::SubtargetFeatureKV &known : info->getAllProcessorFeatures())
+    if (feature == known.Key)
+      return info->getFeatureBits().test(known.Value);
+  return false;
+}
+
+/// `description` completed with what only lowering and the target decide:
+/// "workspace_bytes", the arena nn-plan-buffers gave `funcName` (its
+/// `nn.workspace_bytes`, removed here as LLVM IR has no place for it; 0 when
+/// it has none), and "target", the CPU the code is generated for and every
+/// ISA feature of it that the runtime checks before loading.
+static FailureOr<std::string>
+completeDescription(ModuleOp module, StringRef description, StringRef funcName,
+                    const llvm::TargetMachine &machine) {
   int64_t bytes = 0;
   if (auto func = module.lookupSymbol<FunctionOpInterface>(funcName)) {
     if (auto attr = func->getAttrOfType<IntegerAttr>("nn.workspace_bytes"))
@@ -412,6 +426,12 @@ static FailureOr<std::string> addWorkspaceSize(ModuleOp module,
   if (!object)
     return module.emitError("the artifact description is not a JSON object");
   (*object)["workspace_bytes"] = bytes;
+  llvm::json::Array features;
+  for (const std::string &feature : ::nn::checkable_cpu_features())
+    if (targetHasFeature(machine, feature))
+      features.push_back(feature);
+  (*object)["target"] = llvm::json::Object{
+      {"cpu", machine.getTargetCPU().str()}, {"features", std::move(features)}};
   std::string text;
   llvm::raw_string_ostream os(text);
   os << *json;
@@ -420,10 +440,15 @@ static FailureOr<std::string> addWorkspaceSize(ModuleOp module,
 
 FailureOr<std::unique_ptr<llvm::Module>>
 mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
-                                StringRef inputDescription,
-                                StringRef funcName) {
+                                StringRef inputDescription, StringRef funcName,
+                                const CpuTarget &target) {
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine =
+      createTargetMachine(target, error);
+  if (!machine)
+    return module.emitError() << "no target machine: " << error;
   FailureOr<std::string> description =
-      addWorkspaceSize(module, inputDescription, funcName);
+      completeDescription(module, inputDescription, funcName, *machine);
   if (failed(description))
     return failure();
   // The context's layout and how each entry point's arguments are supplied,
@@ -493,10 +518,6 @@ mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
   addArtifactTable(*llvmModule, impl, *forwardSources, prepareImpl,
                    *prepareSources, layout, *description);
 
-  std::string error;
-  std::unique_ptr<llvm::TargetMachine> machine = createHostTargetMachine(error);
-  if (!machine)
-    return module.emitError() << "no native target: " << error;
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(machine->getTargetTriple().str());
   auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,

@@ -42,13 +42,18 @@ static void storeOrWarn(ModuleOp module, const CompileCache &cache,
 LogicalResult mlir::nn::compileToSharedObject(ModuleOp module, StringRef path,
                                               const CompileCache *cache,
                                               StringRef options,
-                                              CacheReport *report) {
+                                              CacheReport *report,
+                                              const CpuTarget &target) {
   CacheReport found;
   if (report)
     *report = found;
+  std::string error;
+  if (failed(verifyCpuTarget(target, error)))
+    return module.emitError() << error;
   std::string &key = found.key;
   if (cache) {
-    key = CompileCache::key("so", options, printForCache(module));
+    key = CompileCache::key("so", (options + " " + target.cacheText()).str(),
+                            printForCache(module));
     bool rejected = false;
     if (std::optional<std::string> bytes = cache->lookup(key, &rejected)) {
       found.outcome = CacheOutcome::Hit;
@@ -65,7 +70,8 @@ LogicalResult mlir::nn::compileToSharedObject(ModuleOp module, StringRef path,
   if (failed(description) || failed(lowerToLLVMDialect(module)))
     return failure();
   llvm::LLVMContext llvmContext;
-  auto llvmModule = translateToArtifactIR(module, llvmContext, *description);
+  auto llvmModule = translateToArtifactIR(module, llvmContext, *description,
+                                          "forward", target);
   if (failed(llvmModule))
     return failure();
 
@@ -78,7 +84,6 @@ LogicalResult mlir::nn::compileToSharedObject(ModuleOp module, StringRef path,
   llvm::sys::path::append(model, llvm::sys::path::filename(path) +
                                      ".tmp-%%%%%%");
   SmallString<128> objectPath, tempPath;
-  std::string error;
   auto fail = [&](const Twine &message) {
     if (!objectPath.empty())
       llvm::sys::fs::remove(objectPath);
@@ -94,7 +99,7 @@ LogicalResult mlir::nn::compileToSharedObject(ModuleOp module, StringRef path,
           llvm::sys::fs::createUniqueFile(model + ".so", tempPath))
     return fail("cannot create a temporary file beside '" + path +
                 "': " + ec.message());
-  if (failed(emitObjectFile(**llvmModule, objectPath, error)) ||
+  if (failed(emitObjectFile(**llvmModule, objectPath, error, target)) ||
       failed(linkSharedObject(objectPath, tempPath, error)))
     return fail(error);
   llvm::sys::fs::remove(objectPath);
@@ -120,13 +125,18 @@ LogicalResult mlir::nn::compileToSharedObject(ModuleOp module, StringRef path,
 FailureOr<JitArtifact> mlir::nn::compileInProcess(ModuleOp module,
                                                   const CompileCache *cache,
                                                   StringRef options,
-                                                  CacheReport *report) {
+                                                  CacheReport *report,
+                                                  const CpuTarget &target) {
   CacheReport found;
   if (report)
     *report = found;
   std::string error;
+  if (failed(verifyCpuTarget(target, error)))
+    return module.emitError() << error;
   if (cache) {
-    found.key = CompileCache::key("jit-object", options, printForCache(module));
+    found.key = CompileCache::key(
+        "jit-object", (options + " " + target.cacheText()).str(),
+        printForCache(module));
     bool rejected = false;
     if (std::optional<std::string> object =
             cache->lookup(found.key, &rejected)) {
@@ -147,17 +157,21 @@ FailureOr<JitArtifact> mlir::nn::compileInProcess(ModuleOp module,
   if (failed(description) || failed(lowerToLLVMDialect(module)))
     return failure();
   FailureOr<JitArtifact> artifact = failure();
-  if (!cache) {
+  if (!cache && target.isHost()) {
     artifact = jitCompile(module, *description, error);
   } else {
+    // The ExecutionEngine generates code for the host only: other targets
+    // go through an object file, as cached code does.
     llvm::LLVMContext llvmContext;
-    auto llvmModule = translateToArtifactIR(module, llvmContext, *description);
+    auto llvmModule = translateToArtifactIR(module, llvmContext, *description,
+                                            "forward", target);
     if (failed(llvmModule))
       return failure();
     SmallString<0> object;
     llvm::raw_svector_ostream os(object);
-    if (succeeded(emitObject(**llvmModule, os, error))) {
-      storeOrWarn(module, *cache, found.key, StringRef(object));
+    if (succeeded(emitObject(**llvmModule, os, error, target))) {
+      if (cache)
+        storeOrWarn(module, *cache, found.key, StringRef(object));
       artifact = jitLoadObject(object, error);
     }
   }

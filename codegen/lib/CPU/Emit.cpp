@@ -1,7 +1,7 @@
 //===- Emit.cpp - Lowering, object files and shared objects ---------------===//
 //
-// Drives nn-lower-to-llvm, emits native objects for the host CPU and links
-// them into shared objects with ld.lld.
+// Drives nn-lower-to-llvm, emits native objects for the target CPU (the host
+// by default) and links them into shared objects with ld.lld.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +12,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Program.h"
@@ -30,24 +31,74 @@
 using namespace mlir;
 using namespace mlir::nn;
 
-std::unique_ptr<llvm::TargetMachine>
-mlir::nn::createHostTargetMachine(std::string &error) {
+/// The process's triple and LLVM target, the native target initialized;
+/// null with `error` set when LLVM was built without it.
+static const llvm::Target *nativeTarget(std::string &triple,
+                                        std::string &error) {
   static std::once_flag initialized;
   std::call_once(initialized, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
   });
-  std::string triple = llvm::sys::getProcessTriple();
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
+  triple = llvm::sys::getProcessTriple();
+  return llvm::TargetRegistry::lookupTarget(triple, error);
+}
+
+LogicalResult mlir::nn::verifyCpuTarget(const CpuTarget &target,
+                                        std::string &error) {
+  std::string triple;
+  const llvm::Target *llvmTarget = nativeTarget(triple, error);
+  if (!llvmTarget)
+    return failure();
+  std::unique_ptr<llvm::MCSubtargetInfo> generic(
+      llvmTarget->createMCSubtargetInfo(triple, "", ""));
+  if (target.cpu != "host" && !generic->isCPUStringValid(target.cpu)) {
+    error = "unknown target CPU '" + target.cpu +
+            "' (host, x86-64-v2, x86-64-v3, x86-64-v4, or an LLVM CPU name "
+            "such as haswell, skylake-avx512 or znver4)";
+    return failure();
+  }
+  SmallVector<StringRef> features;
+  StringRef(target.features).split(features, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef feature : features) {
+    feature = feature.trim();
+    if (!feature.starts_with("+") && !feature.starts_with("-")) {
+      error = "target feature '" + feature.str() +
+              "' must start with + (add) or - (remove)";
+      return failure();
+    }
+    StringRef name = feature.drop_front();
+    if (llvm::none_of(generic->getAllProcessorFeatures(),
+                      [&](const llvm::SubtargetFeatureKV &known) {
+                        return name == known.Key;
+                      })) {
+      error = "unknown target feature '" + name.str() + "'";
+      return failure();
+    }
+  }
+  return success();
+}
+
+std::unique_ptr<llvm::TargetMachine>
+mlir::nn::createTargetMachine(const CpuTarget &target, std::string &error) {
+  std::string triple;
+  const llvm::Target *llvmTarget = nativeTarget(triple, error);
+  if (!llvmTarget || failed(verifyCpuTarget(target, error)))
     return nullptr;
+  std::string cpu = target.cpu;
   llvm::SubtargetFeatures features;
-  for (const auto &feature : llvm::sys::getHostCPUFeatures())
-    features.AddFeature(feature.first(), feature.second);
-  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
-      triple, llvm::sys::getHostCPUName(), features.getString(),
-      llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
+  if (cpu == "host") {
+    cpu = llvm::sys::getHostCPUName().str();
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      features.AddFeature(feature.first(), feature.second);
+  }
+  SmallVector<StringRef> extra;
+  StringRef(target.features).split(extra, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef feature : extra)
+    features.AddFeature(feature.trim());
+  return std::unique_ptr<llvm::TargetMachine>(llvmTarget->createTargetMachine(
+      triple, cpu, features.getString(), llvm::TargetOptions(),
+      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
 }
 
 LogicalResult mlir::nn::lowerToLLVMDialect(ModuleOp module) {
@@ -61,14 +112,16 @@ LogicalResult mlir::nn::lowerToLLVMDialect(ModuleOp module) {
 
 LogicalResult mlir::nn::emitObject(llvm::Module &llvmModule,
                                    llvm::raw_pwrite_stream &out,
-                                   std::string &error) {
-  std::unique_ptr<llvm::TargetMachine> machine = createHostTargetMachine(error);
+                                   std::string &error,
+                                   const CpuTarget &target) {
+  std::unique_ptr<llvm::TargetMachine> machine =
+      createTargetMachine(target, error);
   if (!machine)
     return failure();
   llvm::legacy::PassManager pm;
   if (machine->addPassesToEmitFile(pm, out, nullptr,
                                    llvm::CodeGenFileType::ObjectFile)) {
-    error = "the host target cannot emit object files";
+    error = "the target cannot emit object files";
     return failure();
   }
   pm.run(llvmModule);
@@ -76,14 +129,15 @@ LogicalResult mlir::nn::emitObject(llvm::Module &llvmModule,
 }
 
 LogicalResult mlir::nn::emitObjectFile(llvm::Module &llvmModule, StringRef path,
-                                       std::string &error) {
+                                       std::string &error,
+                                       const CpuTarget &target) {
   std::error_code ec;
   llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
   if (ec) {
     error = "cannot write '" + path.str() + "': " + ec.message();
     return failure();
   }
-  if (failed(emitObject(llvmModule, out, error)))
+  if (failed(emitObject(llvmModule, out, error, target)))
     return failure();
   out.flush();
   if (out.has_error()) {

@@ -1,6 +1,7 @@
 //===- Compile.h - Compiling traced modules ---------------------*- C++ -*-===//
 //
-// A traced module becomes native code for this CPU, either in this process
+// A traced module becomes native code for a CPU (this one by default: see
+// CompileOptions::target_cpu), either in this process
 // (compile: JIT, returns a runnable nn::Artifact already bound to the model's
 // tensors) or ahead of time (compile_to_file: a shared object that
 // nn::Artifact::load opens in a program that links only the runtime).
@@ -33,6 +34,17 @@ struct CompileOptions {
   /// $XDG_CACHE_HOME/nn, else ~/.cache/nn; NN_CACHE_DISABLE=1 turns it off
   /// everywhere.
   bool cache = true;
+  /// The CPU the generated code targets: "host" (this machine, every feature
+  /// it has), an x86-64 level ("x86-64-v2", "x86-64-v3" for AVX2 + FMA,
+  /// "x86-64-v4" for AVX-512) or an LLVM CPU name ("haswell", "znver4",
+  /// "skylake-avx512"). A shared object compiled for a CPU runs on any
+  /// machine that has its features and is refused by name elsewhere
+  /// (Artifact::load). The kernels choose their ISA at run time whatever
+  /// the target.
+  std::string target_cpu = "host";
+  /// Features added to or removed from the target CPU's, LLVM-style:
+  /// "+avx512f,-avx512vl".
+  std::string target_features;
 };
 
 /// JIT-compiles `traced` and binds it to the traced model's tensors (shared:

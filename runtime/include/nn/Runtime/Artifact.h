@@ -94,11 +94,20 @@ struct ArtifactDescription {
   /// workspace for its planned intermediates (nn-plan-buffers); 0 when none
   /// or when the artifact does not say.
   int64_t workspace_bytes = 0;
+  /// The CPU the code was generated for ("znver4", "haswell", ...) and the
+  /// ISA features it may use (nn/Runtime/CpuFeatures.h names); loading
+  /// refuses it on a CPU that lacks any. Empty when the artifact does not
+  /// say.
+  std::string target_cpu;
+  std::vector<std::string> target_features;
 };
 
 class Artifact {
 public:
-  /// dlopens a compiled model (.so) and checks its table and description.
+  /// dlopens a compiled model (.so) and checks its table and description,
+  /// and that this CPU has every ISA feature the code was compiled to use
+  /// (FailedPrecondition naming the missing ones otherwise). `path` is a
+  /// file path: "model.so" is the file in the current folder.
   static absl::StatusOr<std::shared_ptr<Artifact>> load(const std::string &path);
   /// Wraps a table from any source; `owner` keeps its code alive. `source`
   /// names it in error messages.

@@ -13,7 +13,15 @@
 |*    "inputs":  [{"name": "input.0", "shape": [64, 784], "dtype": "F32"}],   *|
 |*    "outputs": [{"name": "output.0", "shape": [64, 10], "dtype": "F32"}],  *|
 |*    "rng":     {"name": "rng", "shape": [2], "dtype": "I64",                *|
-|*                "draws": 50176}}                                            *|
+|*                "draws": 50176},                                            *|
+|*    "workspace_bytes": 1048576,                                             *|
+|*    "target":  {"cpu": "haswell", "features": ["avx", "avx2", "fma", ...]}} *|
+|*                                                                            *|
+|* "workspace_bytes" (optional) is the arena forward takes from the calling  *|
+|* thread's workspace for its planned intermediates. "target" (optional)     *|
+|* names the CPU the code was generated for and every ISA feature it may     *|
+|* use (LLVM's names, see nn/Runtime/CpuFeatures.h); a loader refuses the    *|
+|* artifact on a CPU that lacks any of them, before running any of its code. *|
 |*                                                                            *|
 |* "aliases" (optional) lists the other state_dict names of a tied tensor;   *|
 |* it binds by any of them. "rng" (optional) is present when forward draws   *|
