@@ -70,9 +70,15 @@ struct LowerStateToArgumentsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // Declarations in order: (key, type, op).
-    SmallVector<std::pair<StringRef, Type>> state;
+    // Declarations in order: key, type and embedded value (or null).
+    struct State {
+      StringRef name;
+      Type type;
+      ElementsAttr embedded;
+    };
+    SmallVector<State> state;
     SmallVector<Operation *> declarations;
+    llvm::DenseSet<StringAttr> written = writtenState(module);
     // State no function reads or writes (dead after canonicalization) gets
     // no argument; the artifact description still lists it, so its
     // state_dict keys bind.
@@ -83,10 +89,10 @@ struct LowerStateToArgumentsPass
       auto name = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
       if (!isStateUsed(module, name))
         continue;
-      if (auto param = llvm::dyn_cast<ParameterOp>(op))
-        state.emplace_back(param.getSymName(), param.getType());
-      else
-        state.emplace_back(name.getValue(), llvm::cast<BufferOp>(op).getType());
+      Type type = llvm::isa<ParameterOp>(op)
+                      ? llvm::cast<ParameterOp>(op).getType()
+                      : llvm::cast<BufferOp>(op).getType();
+      state.push_back({name.getValue(), type, embeddedValue(&op, written)});
     }
 
     for (auto func : module.getOps<func::FuncOp>()) {
@@ -101,10 +107,13 @@ struct LowerStateToArgumentsPass
         SmallVector<Location> locs(count, func.getLoc());
         OpBuilder b(func);
         for (auto [i, entry] : llvm::enumerate(state)) {
-          types.push_back(entry.second);
-          attrs.push_back(b.getDictionaryAttr(
-              b.getNamedAttr("nn.state", b.getStringAttr(entry.first))));
-          argIndex[entry.first] = i;
+          types.push_back(entry.type);
+          SmallVector<NamedAttribute> argAttrs = {
+              b.getNamedAttr("nn.state", b.getStringAttr(entry.name))};
+          if (entry.embedded)
+            argAttrs.push_back(b.getNamedAttr("nn.embedded", entry.embedded));
+          attrs.push_back(b.getDictionaryAttr(argAttrs));
+          argIndex[entry.name] = i;
         }
         func.insertArguments(positions, types, attrs, locs);
       }

@@ -11,6 +11,7 @@
 #include "TraceContext.h"
 
 #include "nn/Conversion/CPU/Compile.h"
+#include "nn/Conversion/CPU/EmbedState.h"
 #include "nn/Init.h"
 
 #include <functional>
@@ -89,6 +90,9 @@ void compile_to_file(const TracedModule &traced, const std::string &path,
                      const CompileOptions &options) {
   TracedModule work = prepare(traced, options);
   detail::DiagnosticCapture capture(work.impl()->context);
+  if (options.embed_weights &&
+      mlir::failed(mlir::nn::embedState(*work.impl()->module, traced.state())))
+    throw Error("nn::compile_to_file failed: " + capture.message());
   std::optional<mlir::nn::CompileCache> cache = cacheFor(options);
   if (mlir::failed(mlir::nn::compileToSharedObject(*work.impl()->module, path,
                                                    cache ? &*cache : nullptr,

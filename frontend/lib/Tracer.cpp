@@ -10,6 +10,7 @@
 #include "ModuleError.h"
 #include "TraceContext.h"
 
+#include "nn/Conversion/CPU/EmbedState.h"
 #include "nn/IR/NNOps.h"
 #include "nn/Transforms/Passes.h"
 
@@ -145,12 +146,18 @@ void TraceContext::declareState(Module &root) {
       tiedTo = mlir::FlatSymbolRefAttr::get(&impl_.context, first->second);
     auto type = tensorType(impl_.context, tensor.shape(), tensor.dtype());
     auto loc = mlir::NameLoc::get(builder.getStringAttr(name));
-    if (isBuffer)
+    // A non-persistent buffer is in no state_dict file: the compiled
+    // artifact carries its value (and still binds it by name when given).
+    if (isBuffer) {
+      mlir::ElementsAttr value;
+      if (!flag)
+        value = mlir::nn::denseAttrOf(tensor, type);
       builder.create<mlir::nn::BufferOp>(loc, name, type, flag, tiedTo,
-                                         /*aliases=*/mlir::ArrayAttr());
-    else
+                                         /*aliases=*/mlir::ArrayAttr(), value);
+    } else
       builder.create<mlir::nn::ParameterOp>(loc, name, type, !flag, tiedTo,
-                                            /*aliases=*/mlir::ArrayAttr());
+                                            /*aliases=*/mlir::ArrayAttr(),
+                                            /*value=*/mlir::ElementsAttr());
     impl_.state.insert(name, tensor);
   };
   auto modules = root.named_modules();

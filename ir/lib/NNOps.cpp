@@ -53,12 +53,18 @@ mlir::nn::inferBroadcastShape(std::optional<Location> loc, StringRef opName,
 // ParameterOp / BufferOp / LoadOp
 //===----------------------------------------------------------------------===//
 
-static LogicalResult verifyStateSymbol(Operation *op, StringRef name) {
+/// Checks the state_dict key and that an embedded value has the declared
+/// type.
+static LogicalResult verifyState(Operation *op, StringRef name, Type type,
+                                 std::optional<ElementsAttr> value) {
   if (name.empty())
     return op->emitOpError("needs a non-empty state_dict key");
   if (name.front() == '.' || name.back() == '.' || name.contains(".."))
     return op->emitOpError("state_dict key '")
            << name << "' has an empty path component";
+  if (value && value->getType() != type)
+    return op->emitOpError("value of type ")
+           << value->getType() << " differs from the declared type " << type;
   return success();
 }
 
@@ -69,12 +75,28 @@ bool mlir::nn::isStateUsed(ModuleOp module, StringAttr name) {
                       });
 }
 
+llvm::DenseSet<StringAttr> mlir::nn::writtenState(ModuleOp module) {
+  llvm::DenseSet<StringAttr> written;
+  module.walk([&](StoreOp store) {
+    written.insert(store.getNameAttr().getAttr());
+  });
+  return written;
+}
+
+ElementsAttr mlir::nn::embeddedValue(Operation *declaration,
+                                     const llvm::DenseSet<StringAttr> &written) {
+  auto value = declaration->getAttrOfType<ElementsAttr>("value");
+  auto name = declaration->getAttrOfType<StringAttr>(
+      SymbolTable::getSymbolAttrName());
+  return value && !written.contains(name) ? value : ElementsAttr();
+}
+
 LogicalResult ParameterOp::verify() {
-  return verifyStateSymbol(*this, getSymName());
+  return verifyState(*this, getSymName(), getType(), getValue());
 }
 
 LogicalResult BufferOp::verify() {
-  return verifyStateSymbol(*this, getSymName());
+  return verifyState(*this, getSymName(), getType(), getValue());
 }
 
 LogicalResult LoadOp::verifySymbolUses(SymbolTableCollection &symbolTable) {

@@ -126,6 +126,8 @@ absl::StatusOr<ArtifactDescription> parseDescription(std::string_view text,
       info.requires_grad = r->getBool();
     if (const json::Value *a = entry.find("argument"); a && a->isBool())
       info.argument = a->getBool();
+    if (const json::Value *e = entry.find("embedded"); e && e->isBool())
+      info.embedded = e->getBool();
     if (const json::Value *aliases = entry.find("aliases")) {
       if (!aliases->isArray())
         return descriptionError(source, absl::StrCat("'", info.name,
@@ -204,6 +206,12 @@ absl::Status checkCpu(const ArtifactDescription &description,
       absl::StrJoin(missing, ", "),
       "; compile it for this machine (--target-cpu=host) or for a CPU every "
       "machine it runs on has (e.g. --target-cpu=x86-64-v3)"));
+}
+
+/// The pointer an entry point takes for bound state `t`: its data, or null
+/// for an embedded tensor left to the artifact's own copy.
+void *stateArgument(const Tensor &t) {
+  return t.defined() ? const_cast<void *>(t.raw_data()) : nullptr;
 }
 
 std::string describe(const Shape &shape, DType dtype) {
@@ -336,7 +344,12 @@ absl::Status Artifact::bind(const StateDict &state) {
     for (size_t i = 0; !tensor && i < info.aliases.size(); ++i)
       tensor = state.find(info.aliases[i]);
     if (!tensor) {
-      missing.push_back(info.name);
+      // An embedded tensor not given is read from the artifact's own copy
+      // (a null pointer tells the entry points so).
+      if (!info.embedded)
+        missing.push_back(info.name);
+      else if (info.argument)
+        bound.emplace_back();
       continue;
     }
     if (absl::Status s = checkTensor(info.is_buffer ? "buffer" : "parameter",
@@ -371,7 +384,7 @@ absl::Status Artifact::prepare() {
   std::vector<void *> args;
   args.reserve(state_.size());
   for (const Tensor &t : state_)
-    args.push_back(const_cast<void *>(t.raw_data()));
+    args.push_back(stateArgument(t));
   if (set_num_threads_)
     set_num_threads_(nn_rt_get_num_threads());
   if (int32_t rc = table_->prepare(context_, args.data()); rc != 0)
@@ -427,7 +440,7 @@ absl::Status Artifact::run_into(const std::vector<Tensor> &inputs,
   absl::InlinedVector<void *, 32> args;
   args.reserve(state_.size() + inputs.size() + 1 + outputs.size());
   for (const Tensor &t : state_)
-    args.push_back(const_cast<void *>(t.raw_data()));
+    args.push_back(stateArgument(t));
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (absl::Status s = checkTensor("input", description_.inputs[i], inputs[i]);
         !s.ok())

@@ -74,3 +74,19 @@ func.func @skips_unused(%x: tensor<3xf32>) -> tensor<3xf32> {
   %y = nn.add %x, %w : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return %y : tensor<3xf32>
 }
+
+// -----
+
+// A declaration's value travels on its argument as nn.embedded; a written
+// buffer's value does not (written state is always bound).
+// CHECK-LABEL: func.func @embedded
+// CHECK-SAME: (%{{.+}}: tensor<2xi1> {nn.embedded = dense<[true, false]> : tensor<2xi1>, nn.state = "mask"}, %{{.+}}: tensor<2xf32> {bufferization.writable = true, nn.state = "count"}, %{{.+}}: tensor<2xf32>)
+nn.buffer @mask : tensor<2xi1> = dense<[true, false]> : tensor<2xi1>
+nn.buffer @count : tensor<2xf32> = dense<0.0> : tensor<2xf32>
+func.func @embedded(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %m = nn.load @mask : tensor<2xi1>
+  %c = nn.load @count : tensor<2xf32>
+  %y = nn.where %m, %x, %c : (tensor<2xi1>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  nn.store @count, %y : tensor<2xf32>
+  return %y : tensor<2xf32>
+}

@@ -58,9 +58,9 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     work = lambda name: os.path.join(args.work, name)  # noqa: E731
     zoo = os.path.join(GOLDENS, "zoo", args.model)
-    weights = os.path.join(zoo, "weights.safetensors")
-    if not os.path.exists(weights):
-        weights = os.path.join(GOLDENS, weights_of(args.model))
+    # PyTorch's own state_dict() file: the artifact carries the
+    # non-persistent buffers that no state_dict holds.
+    weights = os.path.join(GOLDENS, weights_of(args.model))
 
     trace = [tool("nn-trace-seed-model"), args.model]
     if args.train:

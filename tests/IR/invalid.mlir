@@ -145,6 +145,11 @@ nn.parameter @"a..b" : tensor<3xf32>
 
 // -----
 
+// expected-error @+1 {{'nn.buffer' op value of type 'tensor<2xf32>' differs from the declared type 'tensor<3xf32>'}}
+nn.buffer @mask : tensor<3xf32> = dense<1.0> : tensor<2xf32>
+
+// -----
+
 // expected-error @+1 {{'nn.buffer' op attribute 'type' failed to satisfy constraint: type attribute of statically shaped tensor of any type values}}
 nn.buffer @dynamic : tensor<?xf32>
 

@@ -11,6 +11,10 @@ nn.parameter @"fc.bias" : tensor<3xf32> frozen
 nn.buffer @"bn.running_mean" : tensor<3xf32> persistent
 // CHECK: nn.buffer @mask : tensor<2x3xi1>{{$}}
 nn.buffer @mask : tensor<2x3xi1>
+// CHECK: nn.buffer @causal : tensor<2x2xi1> = dense<{{\[\[}}true, false], [true, true]]> : tensor<2x2xi1>{{$}}
+nn.buffer @causal : tensor<2x2xi1> = dense<[[true, false], [true, true]]> : tensor<2x2xi1>
+// CHECK: nn.parameter @scale : tensor<2xf32> frozen = dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>{{$}}
+nn.parameter @scale : tensor<2xf32> frozen = dense<[1.0, 2.0]> : tensor<2xf32>
 
 // CHECK-LABEL: func.func @forward
 func.func @forward(%x: tensor<2x4xf32>, %m: tensor<5x4x6xf32>, %n: tensor<6x7xf32>, %rng: tensor<2xi64> {nn.rng = 6 : i64}) -> (tensor<2x3xf32>, tensor<5x4x7xf32>) {

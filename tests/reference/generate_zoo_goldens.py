@@ -12,11 +12,6 @@ tests/E2E/aot_seed_model.py drives each case through the real tools
 every file is laid out as nn-run reads or writes it. Under
 tests/reference/goldens/zoo/<Model>/:
 
-  weights.safetensors   only for models with non-persistent buffers: the
-                        state_dict plus those buffers (a compiled model binds
-                        every buffer it declares, and PyTorch's state_dict
-                        leaves them out). Otherwise the model's weights are
-                        the module golden goldens/<weights_of(Model)>.
   eval/inputs.safetensors, eval/outputs.safetensors
                         the example input ("input.0", the shape SeedModels.h
                         traces with) and model.eval()(input) ("output.0", …).
@@ -30,8 +25,10 @@ And under goldens/zoo/hooks/<case>/ (inputs, outputs), the ResNet's eval
 forward with hooks registered on the twin, mirrored by the
 nn-trace-seed-model options named in HOOK_CASES.
 
-Weights are the module goldens (torch.manual_seed(0)); inputs come from a
-generator seeded per case, so adding a case changes no other file.
+Weights are the module goldens (torch.manual_seed(0)): PyTorch's own
+state_dict() files, which a compiled model binds as they are (it carries the
+non-persistent buffers no state_dict holds). Inputs come from a generator
+seeded per case, so adding a case changes no other file.
 """
 
 import os
@@ -107,19 +104,6 @@ def model_named(name):
     return model
 
 
-def runtime_weights(model):
-    """The state_dict plus the non-persistent buffers, or None when there
-    are none (the module golden then serves as is)."""
-    state = model.state_dict()
-    extra = {k: v for k, v in model.named_buffers() if k not in state}
-    if not extra:
-        return None
-    tensors = {k: v.detach().clone().contiguous() for k, v in state.items()}
-    tensors.update({k: v.detach().clone().contiguous()
-                    for k, v in extra.items()})
-    return tensors
-
-
 def forward(model, x):
     """model(x) as output.0, output.1, … (tuples flattened) plus the
     captured features by name. Autograd stays on so that PyTorch 1.13 runs
@@ -160,9 +144,6 @@ def generate(out_dir):
 
     for seed, name in enumerate(EXAMPLE_INPUTS):
         model = model_named(name)
-        weights = runtime_weights(model)
-        if weights is not None:
-            save(f"zoo/{name}/weights.safetensors", weights)
         x = seeded_input(name, seed)
         save(f"zoo/{name}/eval/inputs.safetensors", {"input.0": x})
         save(f"zoo/{name}/eval/outputs.safetensors", forward(model.eval(), x))

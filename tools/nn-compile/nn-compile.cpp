@@ -18,7 +18,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "nn/Conversion/CPU/Compile.h"
+#include "nn/Conversion/CPU/EmbedState.h"
 #include "nn/Conversion/Passes.h"
+#include "nn/Runtime/Safetensors.h"
 #include "nn/Transforms/Passes.h"
 
 #include "mlir/IR/AsmState.h"
@@ -38,20 +40,19 @@ namespace {
 enum class Emit { NN, Linalg, LLVMMLIR, LLVMIR, Object, Shared };
 } // namespace
 
-static cl::opt<std::string> inputFilename(cl::Positional,
-                                          cl::desc("<model.mlir>"),
-                                          cl::init("-"));
+static cl::opt<std::string>
+    inputFilename(cl::Positional, cl::desc("<model.mlir>"), cl::init("-"));
 static cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
                                            cl::value_desc("path"),
                                            cl::init("-"));
-static cl::opt<Emit> emit(
-    "emit", cl::desc("What to produce"), cl::init(Emit::Shared),
-    cl::values(clEnumValN(Emit::NN, "nn", "optimized nn IR"),
-               clEnumValN(Emit::Linalg, "linalg", "linalg on tensors"),
-               clEnumValN(Emit::LLVMMLIR, "llvm-mlir", "the LLVM dialect"),
-               clEnumValN(Emit::LLVMIR, "llvm", "LLVM IR"),
-               clEnumValN(Emit::Object, "obj", "a native object file"),
-               clEnumValN(Emit::Shared, "so", "a shared object")));
+static cl::opt<Emit>
+    emit("emit", cl::desc("What to produce"), cl::init(Emit::Shared),
+         cl::values(clEnumValN(Emit::NN, "nn", "optimized nn IR"),
+                    clEnumValN(Emit::Linalg, "linalg", "linalg on tensors"),
+                    clEnumValN(Emit::LLVMMLIR, "llvm-mlir", "the LLVM dialect"),
+                    clEnumValN(Emit::LLVMIR, "llvm", "LLVM IR"),
+                    clEnumValN(Emit::Object, "obj", "a native object file"),
+                    clEnumValN(Emit::Shared, "so", "a shared object")));
 static cl::opt<bool> noOptimize("no-optimize",
                                 cl::desc("Skip the nn-optimize pipeline"));
 static cl::opt<std::string>
@@ -77,6 +78,12 @@ static cl::opt<std::string> targetFeatures(
              "(+avx512f,-avx512vl)"),
     cl::value_desc("list"));
 
+static cl::opt<std::string> embedWeights(
+    "embed-weights",
+    cl::desc("Embed every parameter and buffer, from this safetensors file, "
+             "in the compiled model (one file, no weights to bind)"),
+    cl::value_desc("weights.safetensors"));
+
 /// Prints `module` to the output file.
 static int printModule(ModuleOp module) {
   std::string error;
@@ -91,24 +98,35 @@ static int printModule(ModuleOp module) {
 }
 
 static int run(ModuleOp module) {
-  const nn::CpuTarget target{targetCpu, targetFeatures};
+  const mlir::nn::CpuTarget target{targetCpu, targetFeatures};
   std::string error;
-  if (failed(nn::verifyCpuTarget(target, error))) {
+  if (failed(mlir::nn::verifyCpuTarget(target, error))) {
     llvm::errs() << "nn-compile: " << error << "\n";
     return 1;
   }
   if (!noOptimize) {
     PassManager pm(module->getContext());
-    nn::buildOptimizePipeline(pm, nn::OptimizePipelineOptions());
+    mlir::nn::buildOptimizePipeline(pm, mlir::nn::OptimizePipelineOptions());
     if (failed(pm.run(module)))
+      return 1;
+  }
+  if (!embedWeights.empty()) {
+    absl::StatusOr<::nn::SafetensorsContents> weights =
+        ::nn::load_safetensors(embedWeights);
+    if (!weights.ok()) {
+      llvm::errs() << "nn-compile: " << std::string(weights.status().message())
+                   << "\n";
+      return 1;
+    }
+    if (failed(mlir::nn::embedState(module, weights->tensors)))
       return 1;
   }
   if (emit == Emit::NN)
     return printModule(module);
   if (emit == Emit::Linalg) {
     PassManager pm(module->getContext());
-    pm.addPass(nn::createLowerStateToArgumentsPass());
-    pm.addNestedPass<func::FuncOp>(nn::createConvertNNToLinalgPass());
+    pm.addPass(mlir::nn::createLowerStateToArgumentsPass());
+    pm.addNestedPass<func::FuncOp>(mlir::nn::createConvertNNToLinalgPass());
     return failed(pm.run(module)) ? 1 : printModule(module);
   }
   if (emit == Emit::Shared) {
@@ -118,34 +136,35 @@ static int run(ModuleOp module) {
     }
     std::optional<std::string> folder;
     if (!noCache)
-      folder = cacheDir.empty() ? nn::CompileCache::directoryFromEnvironment()
-                                : std::optional<std::string>(cacheDir);
-    std::optional<nn::CompileCache> cache;
+      folder = cacheDir.empty()
+                   ? mlir::nn::CompileCache::directoryFromEnvironment()
+                   : std::optional<std::string>(cacheDir);
+    std::optional<mlir::nn::CompileCache> cache;
     if (folder)
       cache.emplace(*folder);
     // What decides the code besides the IR. The IR is already optimized, so
     // this only keeps apart entries that differ in how they were made.
     std::string options = noOptimize ? "optimize=0" : "optimize=1";
-    nn::CacheReport report;
-    if (failed(nn::compileToSharedObject(module, outputFilename,
-                                         cache ? &*cache : nullptr, options,
-                                         &report, target)))
+    mlir::nn::CacheReport report;
+    if (failed(mlir::nn::compileToSharedObject(module, outputFilename,
+                                               cache ? &*cache : nullptr,
+                                               options, &report, target)))
       return 1;
     if (cacheLog)
       llvm::errs() << "nn-compile: cache "
-                   << nn::cacheOutcomeName(report.outcome)
+                   << mlir::nn::cacheOutcomeName(report.outcome)
                    << (report.key.empty() ? "" : " ") << report.key << "\n";
     return 0;
   }
 
-  FailureOr<std::string> description = nn::describeArtifact(module);
-  if (failed(description) || failed(nn::lowerToLLVMDialect(module)))
+  FailureOr<std::string> description = mlir::nn::describeArtifact(module);
+  if (failed(description) || failed(mlir::nn::lowerToLLVMDialect(module)))
     return 1;
   if (emit == Emit::LLVMMLIR)
     return printModule(module);
   llvm::LLVMContext llvmContext;
-  auto llvmModule = nn::translateToArtifactIR(module, llvmContext,
-                                              *description, "forward", target);
+  auto llvmModule = mlir::nn::translateToArtifactIR(
+      module, llvmContext, *description, "forward", target);
   if (failed(llvmModule))
     return 1;
   if (emit == Emit::LLVMIR) {
@@ -158,7 +177,8 @@ static int run(ModuleOp module) {
     output->keep();
     return 0;
   }
-  if (failed(nn::emitObjectFile(**llvmModule, outputFilename, error, target))) {
+  if (failed(mlir::nn::emitObjectFile(**llvmModule, outputFilename, error,
+                                      target))) {
     llvm::errs() << "nn-compile: " << error << "\n";
     return 1;
   }
@@ -173,7 +193,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "nn ahead-of-time compiler\n");
 
   DialectRegistry registry;
-  nn::registerCodegenDialects(registry);
+  mlir::nn::registerCodegenDialects(registry);
   MLIRContext context(registry);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);

@@ -1,11 +1,13 @@
 //===- nn-run.cpp - Run a compiled model on safetensors inputs ------------===//
 //
-//   nn-run model.so weights.safetensors inputs.safetensors [-o outputs.safetensors]
-//          [--state-out state.safetensors] [--seed N] [--rng-offset N]
-//          [--threads N]
+//   nn-run model.so [weights.safetensors] inputs.safetensors
+//          [-o outputs.safetensors] [--state-out state.safetensors]
+//          [--seed N] [--rng-offset N] [--threads N]
 //
 // Loads a compiled model with the runtime alone (no LLVM, no MLIR), binds
-// the weights by state_dict name, runs it on the inputs ("input.0", ...),
+// the weights by state_dict name (a model compiled with --embed-weights
+// carries them: the weights file may be left out), runs it on the inputs
+// ("input.0", ...),
 // prints one line per output and optionally saves them ("output.0", ...).
 // A model that draws random numbers (training dropout) draws them from the
 // generator state (--seed, --rng-offset; 0 and 0 by default).
@@ -104,8 +106,8 @@ int main(int argc, char **argv) {
     else
       positional.push_back(argv[i]);
   }
-  if (positional.size() != 3)
-    return fail("usage: nn-run model.so weights.safetensors "
+  if (positional.size() != 2 && positional.size() != 3)
+    return fail("usage: nn-run model.so [weights.safetensors] "
                 "inputs.safetensors [-o outputs.safetensors] "
                 "[--state-out state.safetensors] [--seed N] [--rng-offset N] "
                 "[--threads N]");
@@ -113,12 +115,15 @@ int main(int argc, char **argv) {
   auto artifact = nn::Artifact::load(positional[0]);
   if (!artifact.ok())
     return fail(artifact.status());
-  auto weights = nn::load_safetensors(positional[1]);
+  // Without a weights file, what the model embeds is all it has.
+  absl::StatusOr<nn::SafetensorsContents> weights = nn::SafetensorsContents();
+  if (positional.size() == 3)
+    weights = nn::load_safetensors(positional[1]);
   if (!weights.ok())
     return fail(weights.status());
   if (auto bound = (*artifact)->bind(weights->tensors); !bound.ok())
     return fail(bound);
-  auto inputs = nn::load_safetensors(positional[2]);
+  auto inputs = nn::load_safetensors(positional.back());
   if (!inputs.ok())
     return fail(inputs.status());
   auto outputs = (*artifact)->run(inputs->tensors, rng);

@@ -25,8 +25,7 @@
 using namespace mlir;
 using namespace mlir::nn;
 
-/// The safetensors dtype name of an element type, or "" when unsupported.
-static StringRef dtypeName(Type type) {
+StringRef mlir::nn::safetensorsDTypeName(Type type) {
   if (type.isF32())
     return "F32";
   if (type.isF64())
@@ -56,7 +55,7 @@ describeTensor(Location loc, StringRef name, Type type) {
     return emitError(loc) << "'" << name
                           << "' must be a statically shaped tensor, got "
                           << type;
-  StringRef dtype = dtypeName(tensor.getElementType());
+  StringRef dtype = safetensorsDTypeName(tensor.getElementType());
   if (dtype.empty())
     return emitError(loc) << "'" << name << "' has element type "
                           << tensor.getElementType()
@@ -153,6 +152,7 @@ FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
                               << "' to compile";
 
   llvm::json::Array state;
+  llvm::DenseSet<StringAttr> written = writtenState(module);
   for (Operation &op : module.getBody()->getOperations()) {
     FailureOr<llvm::json::Object> entry = failure();
     if (auto param = llvm::dyn_cast<ParameterOp>(op)) {
@@ -183,6 +183,12 @@ FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
     (*entry)["aliases"] = std::move(aliases);
     (*entry)["argument"] = isStateUsed(
         module, op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()));
+    if (ElementsAttr value = embeddedValue(&op, written)) {
+      if (!llvm::isa<DenseElementsAttr>(value))
+        return op.emitOpError("embeds a value the artifact cannot hold: ")
+               << "only dense<...> elements are embedded";
+      (*entry)["embedded"] = true;
+    }
     state.push_back(std::move(*entry));
   }
 
@@ -244,6 +250,9 @@ struct ArgSource {
     fromSlot,    // the buffer in context slot `slot` (nn.context_slot)
   } kind = fromArray;
   int64_t slot = 0;
+  /// For state from the array: the artifact's own copy (nn.embedded), read
+  /// when the caller passes null.
+  ElementsAttr embedded;
 };
 
 /// The context the entry points share: `slots` buffers, the first
@@ -272,6 +281,9 @@ argumentSources(FunctionOpInterface func, bool isPrepare,
       source = {ArgSource::fromSlot, slot.getInt()};
     } else if (isPrepare && !func.getArgAttr(i, "nn.state")) {
       source = {ArgSource::fromSlot, dense++};
+    } else if (auto value =
+                   func.getArgAttrOfType<ElementsAttr>(i, "nn.embedded")) {
+      source.embedded = value;
     }
     if (source.kind == ArgSource::fromSlot &&
         (source.slot < 0 || source.slot >= layout.slots))
@@ -284,6 +296,24 @@ argumentSources(FunctionOpInterface func, bool isPrepare,
                             << " context slots, the module declares "
                             << layout.denseBytes.size();
   return sources;
+}
+
+/// The row-major bytes of `value` as the runtime lays a tensor out (bools
+/// one byte each), in `storage` unless the attribute holds them as is.
+static StringRef tensorBytesOf(ElementsAttr value, std::string &storage) {
+  auto dense = llvm::cast<DenseElementsAttr>(value);
+  Type element = dense.getElementType();
+  if (element.isInteger(1)) {
+    for (bool bit : dense.getValues<bool>())
+      storage.push_back(bit ? 1 : 0);
+    return storage;
+  }
+  ArrayRef<char> raw = dense.getRawData();
+  if (!dense.isSplat())
+    return StringRef(raw.data(), raw.size());
+  for (int64_t i = 0, n = dense.getNumElements(); i < n; ++i)
+    storage.append(raw.data(), raw.size());
+  return storage;
 }
 
 /// Adds the nn_artifact_v2 table around `impl` (the lowered forward, every
@@ -309,20 +339,41 @@ static void addArtifactTable(llvm::Module &m, llvm::Function *impl,
   auto slotAddress = [&](llvm::Value *context, int64_t slot) {
     return b.CreateConstInBoundsGEP1_64(ptrTy, context, slot);
   };
+  /// The constant global holding an embedded tensor, one per value.
+  llvm::DenseMap<Attribute, llvm::GlobalVariable *> embeddedGlobals;
+  auto embeddedGlobal = [&](ElementsAttr value) {
+    llvm::GlobalVariable *&global = embeddedGlobals[value];
+    if (!global) {
+      std::string storage;
+      StringRef bytes = tensorBytesOf(value, storage);
+      auto *init =
+          llvm::ConstantDataArray::getRaw(bytes, bytes.size(), b.getInt8Ty());
+      global = new llvm::GlobalVariable(m, init->getType(), true, internal,
+                                        init, "nn_embedded");
+      global->setAlignment(llvm::Align(64));
+    }
+    return global;
+  };
   /// The call of `callee` with arguments from `sources`: the next pointer
-  /// of `array`, the context, or a slot's buffer.
+  /// of `array` (or, where it is null, the embedded copy), the context, or
+  /// a slot's buffer.
   auto callWith = [&](llvm::Function *callee, ArrayRef<ArgSource> sources,
                       llvm::Value *context, llvm::Value *array) {
     SmallVector<llvm::Value *> callArgs;
     int64_t next = 0;
     for (const ArgSource &source : sources) {
-      if (source.kind == ArgSource::fromContext)
+      if (source.kind == ArgSource::fromContext) {
         callArgs.push_back(context);
-      else if (source.kind == ArgSource::fromSlot)
+      } else if (source.kind == ArgSource::fromSlot) {
         callArgs.push_back(b.CreateLoad(ptrTy, slotAddress(context, source.slot)));
-      else
-        callArgs.push_back(b.CreateLoad(
-            ptrTy, b.CreateConstInBoundsGEP1_64(ptrTy, array, next++)));
+      } else {
+        llvm::Value *given = b.CreateLoad(
+            ptrTy, b.CreateConstInBoundsGEP1_64(ptrTy, array, next++));
+        if (source.embedded)
+          given = b.CreateSelect(b.CreateIsNull(given),
+                                 embeddedGlobal(source.embedded), given);
+        callArgs.push_back(given);
+      }
     }
     b.CreateCall(callee, callArgs);
   };

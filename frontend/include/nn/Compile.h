@@ -45,6 +45,12 @@ struct CompileOptions {
   /// Features added to or removed from the target CPU's, LLVM-style:
   /// "+avx512f,-avx512vl".
   std::string target_features;
+  /// compile_to_file: embed every parameter and buffer of the traced model
+  /// in the shared object, which then runs without a weights file (one
+  /// file to ship). Tensors bound by name at load time still take
+  /// precedence. Non-persistent buffers (in no state_dict) are always
+  /// embedded.
+  bool embed_weights = false;
 };
 
 /// JIT-compiles `traced` and binds it to the traced model's tensors (shared:
@@ -55,7 +61,9 @@ std::shared_ptr<Artifact> compile(const TracedModule &traced,
                                   const CompileOptions &options = {});
 
 /// Compiles `traced` ahead of time into the shared object `path`. The weights
-/// are not embedded: bind them from a safetensors file at load time.
+/// are bound from a safetensors file at load time (PyTorch's own state_dict
+/// file binds: the non-persistent buffers travel in the artifact), unless
+/// `options.embed_weights` embeds them too.
 void compile_to_file(const TracedModule &traced, const std::string &path,
                      const CompileOptions &options = {});
 

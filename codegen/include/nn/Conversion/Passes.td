@@ -19,7 +19,10 @@ def LowerStateToArgumentsPass
     declaration order and ahead of the function's own inputs (unused state
     gets none: the artifact description marks it `"argument": false` and
     still binds it by name); `nn.load` reads the argument; the declarations are erased. Each new
-    argument carries `nn.state = "<state_dict key>"`. This is the calling
+    argument carries `nn.state = "<state_dict key>"`, and the declaration's
+    `value`, when it has one that no function writes, as `nn.embedded`: the
+    artifact keeps that copy and reads it when the caller passes a null
+    pointer (`"embedded": true` in its description). This is the calling
     convention of the compiled artifact: weights are bound by name at load
     time and passed by pointer.
 

@@ -8,6 +8,7 @@
 #define NN_IR_NNOPS_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
@@ -16,6 +17,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "nn/IR/NNDialect.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::OpTrait::nn {
 /// Marks ops that are elementwise with NumPy broadcasting: one scalar
@@ -47,6 +49,15 @@ inferBroadcastShape(std::optional<Location> loc, StringRef opName,
 /// (nn.load / nn.store). State without uses is bound by the artifact but not
 /// passed to the compiled function.
 bool isStateUsed(ModuleOp module, StringAttr name);
+
+/// The state symbols some function of `module` writes (nn.store).
+llvm::DenseSet<StringAttr> writtenState(ModuleOp module);
+
+/// What the nn.parameter or nn.buffer `declaration` embeds in the compiled
+/// artifact: its `value`, unless it is in `written` (state a function
+/// writes is always bound); null when nothing.
+ElementsAttr embeddedValue(Operation *declaration,
+                           const llvm::DenseSet<StringAttr> &written);
 
 /// "2x784" (rank 0: "scalar"), the spelling error messages use.
 std::string formatShape(ArrayRef<int64_t> shape);

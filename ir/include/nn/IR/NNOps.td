@@ -34,21 +34,28 @@ def NN_ParameterOp : NN_StateOp<"parameter"> {
     first alone and lists the others in its `aliases`, the names the compiled
     artifact also binds it by.
 
+    A `value` is embedded in the compiled artifact: loading binds the tensor
+    by name when it is given and uses the embedded copy otherwise
+    (`nn-compile --embed-weights`). State that a function writes is always
+    bound, whatever its value says.
+
     ```mlir
     nn.parameter @"fc1.weight" : tensor<256x784xf32>
     nn.parameter @"embed.weight" : tensor<100x16xf32> frozen
     nn.parameter @"decoder.weight" : tensor<100x16xf32> tied_to @"embed.weight"
     nn.parameter @"encoder.weight" : tensor<16x16xf32> aliases ["decoder.weight"]
+    nn.parameter @"scale" : tensor<2xf32> = dense<[1.0, 2.0]> : tensor<2xf32>
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<AnyStaticShapeTensor>:$type,
                        UnitAttr:$frozen,
                        OptionalAttr<FlatSymbolRefAttr>:$tied_to,
-                       OptionalAttr<StrArrayAttr>:$aliases);
+                       OptionalAttr<StrArrayAttr>:$aliases,
+                       OptionalAttr<ElementsAttr>:$value);
   let assemblyFormat = [{
     $sym_name `:` $type (`frozen` $frozen^)? (`tied_to` $tied_to^)?
-    (`aliases` $aliases^)? attr-dict
+    (`aliases` $aliases^)? (`=` $value^)? attr-dict
   }];
 }
 
@@ -56,23 +63,26 @@ def NN_BufferOp : NN_StateOp<"buffer"> {
   let summary = "A non-trainable tensor of the module tree";
   let description = [{
     Declares a buffer (running statistics, masks) under its state_dict key.
-    Only `persistent` buffers appear in the state_dict; the others are still
-    bound when the model is loaded. `tied_to` and `aliases` work as on
+    Only `persistent` buffers appear in the state_dict. The tracer gives the
+    others (which no state_dict file holds) their `value`, so the compiled
+    artifact carries them and binds PyTorch's own state_dict files; they
+    can still be bound by name. `tied_to`, `aliases` and `value` work as on
     nn.parameter.
 
     ```mlir
     nn.buffer @"bn.running_mean" : tensor<32xf32> persistent
-    nn.buffer @"attn.mask" : tensor<8x8xi1>
+    nn.buffer @"attn.mask" : tensor<2x2xi1> = dense<[[true, false], [true, true]]> : tensor<2x2xi1>
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<AnyStaticShapeTensor>:$type,
                        UnitAttr:$persistent,
                        OptionalAttr<FlatSymbolRefAttr>:$tied_to,
-                       OptionalAttr<StrArrayAttr>:$aliases);
+                       OptionalAttr<StrArrayAttr>:$aliases,
+                       OptionalAttr<ElementsAttr>:$value);
   let assemblyFormat = [{
     $sym_name `:` $type (`persistent` $persistent^)? (`tied_to` $tied_to^)?
-    (`aliases` $aliases^)? attr-dict
+    (`aliases` $aliases^)? (`=` $value^)? attr-dict
   }];
 }
 

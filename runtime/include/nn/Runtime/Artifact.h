@@ -69,6 +69,10 @@ struct StateInfo : TensorInfo {
   /// Whether forward takes it; state the compiled code never reads is still
   /// bound (and checked) by name, but not passed.
   bool argument = true;
+  /// Whether the artifact carries its value (a non-persistent buffer, or
+  /// every tensor of a model compiled with --embed-weights): bind() then
+  /// takes it by name when given and the artifact's copy otherwise.
+  bool embedded = false;
 };
 
 /// The state of the counter-based generator a compiled forward draws its
@@ -123,7 +127,8 @@ public:
   const std::string &description_json() const { return json_; }
 
   /// Binds every state entry of the description to the tensor of that name
-  /// in `state` (which may hold more). Fails listing every missing name and
+  /// in `state` (which may hold more); an embedded entry that `state` lacks
+  /// keeps the artifact's own copy. Fails listing every missing name and
   /// every shape or dtype mismatch with both sides. Storage is shared, not
   /// copied: later in-place updates of those tensors are seen by run().
   absl::Status bind(const StateDict &state);

@@ -23,15 +23,18 @@
 |* use (LLVM's names, see nn/Runtime/CpuFeatures.h); a loader refuses the    *|
 |* artifact on a CPU that lacks any of them, before running any of its code. *|
 |*                                                                            *|
-|* "aliases" (optional) lists the other state_dict names of a tied tensor;   *|
-|* it binds by any of them. "rng" (optional) is present when forward draws   *|
-|* random numbers (training dropout): the caller passes the generator state  *|
-|* int64[2] = {seed, base} and advances base by "draws" after each run, so   *|
-|* runs get fresh numbers and a seed reproduces the sequence. An I64 input   *|
-|* that ops index with has "index_checks" (optional): [{"op": "embedding",   *|
-|* "high": 10, "ignore": -100, "where": "embed"}, ...]; the caller refuses   *|
-|* any value outside [0, high) other than "ignore" before calling forward,   *|
-|* which does not check indices.                                             *|
+|* "aliases" (optional) lists the other state_dict names of a tied tensor; it *|
+|* binds by any of them. "embedded": true (optional) marks state whose value  *|
+|* the artifact carries (non-persistent buffers, --embed-weights): the caller *|
+|* may pass a null pointer for it, and the entry points then read their own   *|
+|* copy. "rng" (optional) is present when forward draws random numbers        *|
+|* (training dropout): the caller passes the generator state int64[2] =       *|
+|* {seed, base} and advances base by "draws" after each run, so runs get      *|
+|* fresh numbers and a seed reproduces the sequence. An I64 input that ops    *|
+|* index with has "index_checks" (optional): [{"op": "embedding", "high": 10, *|
+|* "ignore": -100, "where": "embed"}, ...]; the caller refuses any value      *|
+|* outside [0, high) other than "ignore" before calling forward, which does   *|
+|* not check indices.                                                         *|
 |* prepare(ctx, state_args) reads state_args = [state whose "argument" is   *|
 |* true (the default)...] and computes into the context everything forward   *|
 |* needs that depends on the state alone (batch-norm folded into weights,    *|

@@ -42,6 +42,10 @@ struct CpuTarget {
 /// building anything; the error names the bad one.
 LogicalResult verifyCpuTarget(const CpuTarget &target, std::string &error);
 
+/// The safetensors dtype name ("F32", "BF16", "BOOL", ...) of a tensor
+/// element type, or "" for one the artifact ABI cannot carry.
+StringRef safetensorsDTypeName(Type type);
+
 /// The artifact's JSON description (see ArtifactABI.h) of `func` in an nn
 /// module, read before lowering. Fails with a located error on what the ABI
 /// cannot express (non-static shapes, unsupported element types).
