@@ -19,6 +19,7 @@
 
 #include "nn/Conversion/CPU/Compile.h"
 #include "nn/Conversion/CPU/EmbedState.h"
+#include "nn/Conversion/CPU/Toolchain.h"
 #include "nn/Conversion/Passes.h"
 #include "nn/Runtime/Safetensors.h"
 #include "nn/Transforms/Passes.h"
@@ -132,6 +133,14 @@ static int run(ModuleOp module) {
   if (emit == Emit::Shared) {
     if (outputFilename == "-") {
       llvm::errs() << "nn-compile: --emit=so needs an output path (-o)\n";
+      return 1;
+    }
+    // Before any work: what the shared object is linked with.
+    if (llvm::Expected<const mlir::nn::Toolchain &> toolchain =
+            mlir::nn::locateToolchain();
+        !toolchain) {
+      llvm::errs() << "nn-compile: " << llvm::toString(toolchain.takeError())
+                   << "\n";
       return 1;
     }
     std::optional<std::string> folder;

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nn/Conversion/CPU/CompileCache.h"
+#include "nn/Conversion/CPU/Toolchain.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -31,9 +32,6 @@
 
 #ifndef NN_VERSION
 #error "NN_VERSION must be the project's version"
-#endif
-#ifndef NN_KERNELS_ARCHIVE
-#error "NN_KERNELS_ARCHIVE must name libnn_kernels.a"
 #endif
 
 using namespace mlir;
@@ -119,8 +117,13 @@ const std::string &compilerIdentity() {
 
 /// The kernel archive every shared object links: its size and time.
 std::string kernelArchiveIdentity() {
+  llvm::Expected<const Toolchain &> toolchain = locateToolchain();
+  if (!toolchain) {
+    llvm::consumeError(toolchain.takeError());
+    return "missing";
+  }
   llvm::sys::fs::file_status status;
-  if (llvm::sys::fs::status(NN_KERNELS_ARCHIVE, status))
+  if (llvm::sys::fs::status(toolchain->kernelsArchive, status))
     return "missing";
   return (llvm::Twine(status.getSize()) + " " +
           llvm::Twine(

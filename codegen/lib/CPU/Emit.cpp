@@ -7,6 +7,7 @@
 
 #include "HostTarget.h"
 #include "nn/Conversion/CPU/Compile.h"
+#include "nn/Conversion/CPU/Toolchain.h"
 #include "nn/Conversion/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -23,10 +24,6 @@
 
 #include <mutex>
 
-#if !defined(NN_LLD_PATH) || !defined(NN_LIBM_PATH) ||                       \
-    !defined(NN_KERNELS_ARCHIVE)
-#error "NN_LLD_PATH, NN_LIBM_PATH and NN_KERNELS_ARCHIVE must name ld.lld, libm and libnn_kernels.a"
-#endif
 
 using namespace mlir;
 using namespace mlir::nn;
@@ -156,15 +153,25 @@ LogicalResult mlir::nn::linkSharedObject(StringRef objectPath,
   // (nn_rt_*, a static PIC archive) are linked in, so the .so needs nothing
   // from nn at load time; their nn_rt_* symbols stay exported for
   // nn::Artifact (nn_rt_set_num_threads).
-  SmallVector<StringRef> argv = {NN_LLD_PATH, "-shared",  "--gc-sections",
-                                 "-o",        sharedPath, objectPath,
-                                 NN_KERNELS_ARCHIVE, NN_LIBM_PATH};
+  llvm::Expected<const Toolchain &> toolchain = locateToolchain();
+  if (!toolchain) {
+    error = llvm::toString(toolchain.takeError());
+    return failure();
+  }
+  SmallVector<StringRef> argv = {toolchain->lld,
+                                 "-shared",
+                                 "--gc-sections",
+                                 "-o",
+                                 sharedPath,
+                                 objectPath,
+                                 toolchain->kernelsArchive,
+                                 toolchain->libm};
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(NN_LLD_PATH, argv, std::nullopt, {}, 0, 0,
-                                     &message);
+  int rc = llvm::sys::ExecuteAndWait(toolchain->lld, argv, std::nullopt, {}, 0,
+                                     0, &message);
   if (rc != 0) {
-    error = "linking '" + sharedPath.str() + "' with " NN_LLD_PATH " failed" +
-            (message.empty() ? std::string() : ": " + message) +
+    error = "linking '" + sharedPath.str() + "' with " + toolchain->lld +
+            " failed" + (message.empty() ? std::string() : ": " + message) +
             " (exit code " + std::to_string(rc) + ")";
     return failure();
   }
