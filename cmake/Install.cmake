@@ -6,6 +6,9 @@
 #   <prefix>/lib/libnn_runtime.a      nn::runtime: load and run compiled models,
 #   <prefix>/lib/libnn_kernels.a      with the kernels (no LLVM, no MLIR); the
 #                                     compiler links the archive into every .so
+#   <prefix>/lib/libnn_c.so           nn::c: the same with the C interface
+#                                     (nn/Runtime/CApi.h), for C and Python
+#   <prefix>/lib/python3/dist-packages/nn_runtime.py   the Python loader
 #   <prefix>/bin/nn-compile, nn-opt, nn-run
 #   <prefix>/lib/cmake/nn/            nnConfig.cmake (find_package(nn))
 #   <prefix>/lib/pkgconfig/           nn.pc, nn-runtime.pc
@@ -47,13 +50,14 @@ add_library(nn::nn ALIAS nn)
 # find_package(nn) names them nn::nn, nn::runtime and nn::kernels.
 set_target_properties(nn_runtime PROPERTIES EXPORT_NAME runtime)
 set_target_properties(nn_kernels PROPERTIES EXPORT_NAME kernels)
+set_target_properties(nn_c PROPERTIES EXPORT_NAME c)
 
 # The tools find libMLIR.so and libLLVM.so there too once installed.
 foreach(tool nn-compile nn-opt nn-run)
   set_target_properties(${tool} PROPERTIES INSTALL_RPATH "${LLVM_LIBRARY_DIR}")
 endforeach()
 
-install(TARGETS nn nn_runtime nn_kernels
+install(TARGETS nn nn_runtime nn_kernels nn_c
   EXPORT nnTargets
   LIBRARY DESTINATION lib
   ARCHIVE DESTINATION lib
@@ -63,6 +67,8 @@ install(DIRECTORY frontend/include/nn runtime/include/nn
   DESTINATION include
   FILES_MATCHING PATTERN "*.h")
 install(EXPORT nnTargets NAMESPACE nn:: DESTINATION ${NN_INSTALL_CMAKEDIR})
+# The Python loader finds libnn_c.so two folders up from it.
+install(FILES python/nn_runtime.py DESTINATION lib/python3/dist-packages)
 
 configure_package_config_file(cmake/nnConfig.cmake.in
   ${PROJECT_BINARY_DIR}/nnConfig.cmake

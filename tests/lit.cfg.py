@@ -21,6 +21,8 @@ config.substitutions.append(("%nn_src", config.nn_source_root))
 config.substitutions.append(("%goldens", os.path.join(
     config.nn_source_root, "tests", "reference", "goldens")))
 config.substitutions.append(("%nn_tools_dir", config.nn_tools_dir))
+# The build's libraries (libnn_c.so), laid out as an installation's lib/.
+config.substitutions.append(("%nn_lib_dir", os.path.join(config.nn_obj_root, "lib")))
 # Debian's torch imports only in the system interpreter.
 config.substitutions.append(("%torch_python", config.nn_python3))
 llvm_config.add_tool_substitutions(
@@ -44,3 +46,8 @@ except OSError:
     flags = []
 if "avx512f" in flags:
     config.available_features.add("host-avx512")
+# A C compiler, for the programs built against generated headers.
+cc = shutil.which("cc")
+if cc:
+    config.available_features.add("cc")
+    config.substitutions.append(("%cc", cc))

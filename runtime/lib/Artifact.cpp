@@ -214,6 +214,18 @@ void *stateArgument(const Tensor &t) {
   return t.defined() ? const_cast<void *>(t.raw_data()) : nullptr;
 }
 
+/// Whether `a` and `b` have data in common: the same storage, or byte
+/// ranges that meet (tensors over caller memory, Tensor::from_blob).
+bool overlaps(const Tensor &a, const Tensor &b) {
+  if (a.shares_storage(b))
+    return true;
+  if (!a.defined() || !b.defined() || !a.storage() || !b.storage())
+    return false;
+  const char *pa = static_cast<const char *>(a.raw_data());
+  const char *pb = static_cast<const char *>(b.raw_data());
+  return pa < pb + b.nbytes() && pb < pa + a.nbytes();
+}
+
 std::string describe(const Shape &shape, DType dtype) {
   return absl::StrCat(shape_str(shape), " ", std::string(dtype_name(dtype)));
 }
@@ -458,7 +470,7 @@ absl::Status Artifact::run_into(const std::vector<Tensor> &inputs,
       return s;
     auto shares = [&](const std::vector<Tensor> &others, size_t count) {
       for (size_t k = 0; k < count; ++k)
-        if (outputs[i].shares_storage(others[k]))
+        if (overlaps(outputs[i], others[k]))
           return true;
       return false;
     };

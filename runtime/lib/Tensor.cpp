@@ -221,10 +221,17 @@ std::shared_ptr<Storage> Storage::allocate(size_t nbytes) {
     throw Error("out of memory allocating " + std::to_string(nbytes) +
                 " bytes of tensor storage");
   std::memset(data, 0, rounded);
-  return std::shared_ptr<Storage>(new Storage(data, nbytes));
+  return std::shared_ptr<Storage>(new Storage(data, nbytes, /*owned=*/true));
 }
 
-Storage::~Storage() { std::free(data_); }
+std::shared_ptr<Storage> Storage::borrow(void *data, size_t nbytes) {
+  return std::shared_ptr<Storage>(new Storage(data, nbytes, /*owned=*/false));
+}
+
+Storage::~Storage() {
+  if (owned_)
+    std::free(data_);
+}
 
 TraceNode::~TraceNode() = default;
 
@@ -232,18 +239,39 @@ TraceNode::~TraceNode() = default;
 // Tensor
 //===----------------------------------------------------------------------===//
 
-Tensor Tensor::zeros(Shape shape, DType dtype) {
+/// The bytes of a tensor of `shape` and `dtype`; throws when they do not
+/// fit a size_t.
+static size_t bytesOf(const Shape &shape, DType dtype) {
   int64_t numel = shape_numel(shape);
   size_t nbytes;
   if (__builtin_mul_overflow(static_cast<uint64_t>(numel), dtype_size(dtype),
                              &nbytes))
     throw Error("tensor of shape " + shape_str(shape) + " and dtype " +
                 std::string(dtype_name(dtype)) + " is too large to allocate");
+  return nbytes;
+}
+
+Tensor Tensor::zeros(Shape shape, DType dtype) {
+  size_t nbytes = bytesOf(shape, dtype);
   Tensor t;
   t.defined_ = true;
   t.shape_ = std::move(shape);
   t.dtype_ = dtype;
   t.storage_ = Storage::allocate(nbytes);
+  t.autograd_ = std::make_shared<AutogradMeta>();
+  return t;
+}
+
+Tensor Tensor::from_blob(void *data, Shape shape, DType dtype) {
+  size_t nbytes = bytesOf(shape, dtype);
+  if (!data && nbytes > 0)
+    throw Error("Tensor::from_blob: null data for a tensor of shape " +
+                shape_str(shape));
+  Tensor t;
+  t.defined_ = true;
+  t.shape_ = std::move(shape);
+  t.dtype_ = dtype;
+  t.storage_ = Storage::borrow(data, nbytes);
   t.autograd_ = std::make_shared<AutogradMeta>();
   return t;
 }

@@ -6,7 +6,8 @@
 # the tree (tests/install/app) configured with find_package(nn), one program
 # linking nn::nn that traces and compiles a model ahead of time, one linking
 # only nn::runtime that runs it; the deploy program again built with
-# pkg-config alone; the installed nn-compile and nn-run. While they run, an
+# pkg-config alone; the installed nn-compile and nn-run, and the Python
+# loader. While they run, an
 # empty folder is mounted over BUILD in a private mount namespace (unshare
 # -m, or -rm without root), so a path of the build folder anywhere would fail them; without the
 # privilege for that the test says so and also checks that no installed file
@@ -47,6 +48,11 @@ export NN_CACHE_DISABLE=1
 "$prefix/bin/nn-compile" "$source/tests/tools/Inputs/simple_mlp.mlir" -o "$work/out/mlp.so"
 "$prefix/bin/nn-run" "$work/out/mlp.so" "$source/tests/reference/goldens/simple_mlp/weights.safetensors" \
   "$source/tests/reference/goldens/simple_mlp/inputs.safetensors" -o "$work/out/mlp-out.safetensors"
+# The installed Python loader, with the libnn_c.so installed beside it.
+PYTHONPATH="$prefix/lib/python3/dist-packages" /usr/bin/python3 -c "
+import numpy as np, nn_runtime
+m = nn_runtime.Model('$work/out/model.so', '$work/out/weights.safetensors')
+print('python: output.0', m(np.zeros((4, 12), np.float32))[0].shape)"
 RUN
 # As root, or as a user in a user namespace of its own.
 namespace=""

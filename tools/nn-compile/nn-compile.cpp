@@ -8,6 +8,8 @@
 //   llvm       LLVM IR with the artifact table
 //   obj        a native object file
 //   so         a shared object loadable by nn::Artifact (the default)
+//   header     a C header for it: fixed-shape input and output structs and
+//              <name>_run() over nn_artifact_run (nn/Runtime/CApi.h)
 //
 // Shared objects come from the compile cache (nn/Conversion/CPU/CompileCache.h)
 // when it holds one for the optimized IR and these options: $NN_CACHE_DIR,
@@ -17,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nn/Conversion/CPU/CHeader.h"
 #include "nn/Conversion/CPU/Compile.h"
 #include "nn/Conversion/CPU/EmbedState.h"
 #include "nn/Conversion/CPU/Toolchain.h"
@@ -31,6 +34,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -38,7 +42,7 @@ using namespace mlir;
 namespace cl = llvm::cl;
 
 namespace {
-enum class Emit { NN, Linalg, LLVMMLIR, LLVMIR, Object, Shared };
+enum class Emit { NN, Linalg, LLVMMLIR, LLVMIR, Object, Shared, Header };
 } // namespace
 
 static cl::opt<std::string>
@@ -53,7 +57,10 @@ static cl::opt<Emit>
                     clEnumValN(Emit::LLVMMLIR, "llvm-mlir", "the LLVM dialect"),
                     clEnumValN(Emit::LLVMIR, "llvm", "LLVM IR"),
                     clEnumValN(Emit::Object, "obj", "a native object file"),
-                    clEnumValN(Emit::Shared, "so", "a shared object")));
+                    clEnumValN(Emit::Shared, "so", "a shared object"),
+                    clEnumValN(Emit::Header, "header",
+                               "a C header declaring the model's inputs and "
+                               "outputs for nn_artifact_run")));
 static cl::opt<bool> noOptimize("no-optimize",
                                 cl::desc("Skip the nn-optimize pipeline"));
 static cl::opt<std::string>
@@ -98,6 +105,33 @@ static int printModule(ModuleOp module) {
   return 0;
 }
 
+/// Writes the C header of the model (--emit=header), named after the
+/// output file ("mlp.h" declares mlp_inputs, mlp_outputs, mlp_run).
+static int writeHeader(ModuleOp module) {
+  FailureOr<std::string> description = mlir::nn::describeArtifact(module);
+  if (failed(description))
+    return 1;
+  StringRef name = outputFilename == "-"
+                       ? StringRef("model")
+                       : llvm::sys::path::stem(outputFilename);
+  llvm::Expected<std::string> header =
+      mlir::nn::writeCHeader(*description, name, inputFilename);
+  if (!header) {
+    llvm::errs() << "nn-compile: " << llvm::toString(header.takeError())
+                 << "\n";
+    return 1;
+  }
+  std::string error;
+  auto output = openOutputFile(outputFilename, &error);
+  if (!output) {
+    llvm::errs() << "nn-compile: " << error << "\n";
+    return 1;
+  }
+  output->os() << *header;
+  output->keep();
+  return 0;
+}
+
 static int run(ModuleOp module) {
   const mlir::nn::CpuTarget target{targetCpu, targetFeatures};
   std::string error;
@@ -124,6 +158,8 @@ static int run(ModuleOp module) {
   }
   if (emit == Emit::NN)
     return printModule(module);
+  if (emit == Emit::Header)
+    return writeHeader(module);
   if (emit == Emit::Linalg) {
     PassManager pm(module->getContext());
     pm.addPass(mlir::nn::createLowerStateToArgumentsPass());

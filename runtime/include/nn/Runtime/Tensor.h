@@ -45,6 +45,9 @@ class Storage {
 public:
   /// Allocates `nbytes` zeroed bytes; throws nn::Error when out of memory.
   static std::shared_ptr<Storage> allocate(size_t nbytes);
+  /// The caller's `nbytes` at `data`, neither copied nor freed (the caller
+  /// keeps them alive while the storage lives).
+  static std::shared_ptr<Storage> borrow(void *data, size_t nbytes);
   ~Storage();
   Storage(const Storage &) = delete;
   Storage &operator=(const Storage &) = delete;
@@ -63,9 +66,11 @@ public:
   void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
 
 private:
-  Storage(void *data, size_t nbytes) : data_(data), nbytes_(nbytes) {}
+  Storage(void *data, size_t nbytes, bool owned)
+      : data_(data), nbytes_(nbytes), owned_(owned) {}
   void *data_;
   size_t nbytes_;
+  bool owned_;
   std::atomic<uint64_t> version_{0};
 };
 
@@ -87,6 +92,11 @@ public:
   /// A tensor holding a copy of `values`; numel(shape) must equal values.size().
   template <typename T>
   static Tensor from_vector(const std::vector<T> &values, Shape shape);
+  /// A tensor over `data`, which the caller owns and keeps alive while any
+  /// copy of the tensor lives (no copy is made), as torch::from_blob. The
+  /// data must be contiguous and row-major; it need not be more aligned
+  /// than its element type.
+  static Tensor from_blob(void *data, Shape shape, DType dtype);
   /// A symbolic tensor: shape and dtype only, for tracing.
   static Tensor symbolic(Shape shape, DType dtype,
                          std::shared_ptr<TraceNode> node);
