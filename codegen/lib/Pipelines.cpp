@@ -53,7 +53,7 @@ static constexpr const char *kToLLVM =
     // runs in f32 between an extf and a truncf, and the bf16 conversions
     // become integer arithmetic (see the pass for why).
     "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
-    "math-legalize-to-f32,"
+    "nn-legalize-math-to-f32,"
     "nn-expand-bf16-conversions,"
     "convert-math-to-llvm,"
     // What LLVM has no intrinsic for (erf, tanh) becomes a libm call, per

@@ -283,6 +283,33 @@ def LowerToKernelCallsPass
   ];
 }
 
+def LegalizeMathToF32Pass
+    : Pass<"nn-legalize-math-to-f32", "::mlir::ModuleOp"> {
+  let summary = "Compute math functions on f16 and bf16 in f32";
+  let description = [{
+    Upstream's `math-legalize-to-f32` with a type converter that widens only
+    the floats narrower than f32: an `arith.extf` to f32 before the op and an
+    `arith.truncf` after it. LLVM 19's pass widens every float that is not
+    f32, so an f64 math op became an invalid `arith.extf` from f64 to f32 and
+    no f64 model with exp, log, tanh, sigmoid or softmax compiled.
+
+    Before:
+    ```mlir
+    %y = math.exp %x : vector<8xf16>
+    %z = math.exp %w : vector<8xf64>
+    ```
+    After:
+    ```mlir
+    %e = arith.extf %x : vector<8xf16> to vector<8xf32>
+    %f = math.exp %e : vector<8xf32>
+    %y = arith.truncf %f : vector<8xf32> to vector<8xf16>
+    %z = math.exp %w : vector<8xf64>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 def ExpandBF16ConversionsPass
     : Pass<"nn-expand-bf16-conversions", "::mlir::ModuleOp"> {
   let summary = "Spell bf16 <-> f32 conversions as integer arithmetic";
@@ -298,7 +325,7 @@ def ExpandBF16ConversionsPass
 
     Runs on the loops after bufferization, after
     `arith-emulate-unsupported-floats{source-types=bf16 target-type=f32}` and
-    `math-legalize-to-f32` have moved all bf16 arithmetic to f32, so the
+    `nn-legalize-math-to-f32` have moved all bf16 arithmetic to f32, so the
     conversions are all that is left of bf16 besides loads and stores.
 
     Before:
