@@ -42,6 +42,9 @@ goldens: bootstrap
 	@/usr/bin/python3 tests/reference/generate_goldens.py
 	@/usr/bin/python3 tests/reference/generate_module_goldens.py
 	@/usr/bin/python3 tests/reference/generate_zoo_goldens.py
+	@/usr/bin/python3 tests/reference/generate_op_goldens.py
+	@/usr/bin/python3 tests/reference/generate_grad_goldens.py
+	@/usr/bin/python3 tests/reference/generate_train_goldens.py
 
 clean:
 	@rm -rf $(BUILD)

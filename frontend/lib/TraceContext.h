@@ -44,7 +44,10 @@ namespace detail {
 /// printing them), to put them into an exception message.
 class DiagnosticCapture {
 public:
-  explicit DiagnosticCapture(mlir::MLIRContext &context);
+  /// With `modulePaths`, each message starts with the module path its
+  /// location names ("layer1.0.conv: ..."), where it names one.
+  explicit DiagnosticCapture(mlir::MLIRContext &context,
+                             bool modulePaths = false);
   /// Every message so far, joined with "; ".
   std::string message() const;
 
@@ -58,7 +61,10 @@ mlir::Type elementType(mlir::MLIRContext &context, DType dtype);
 
 class TraceContext {
 public:
-  TraceContext(TracedModule::Impl &impl, Module &root);
+  /// `extra` are further module trees whose state the trace may read, named
+  /// under their prefix ("loss" → "loss.weight"), as a loss module's.
+  TraceContext(TracedModule::Impl &impl, Module &root,
+               const std::vector<std::pair<std::string, Module *>> &extra = {});
   ~TraceContext();
 
   /// The trace in progress; throws nn::Error naming `op` when there is none.
@@ -134,7 +140,7 @@ private:
   /// finish, returning every result.
   std::vector<Tensor> finishAll(mlir::Operation *op,
                                 const DiagnosticCapture &capture);
-  void declareState(Module &root);
+  void declareState(Module &root, const std::string &prefix);
 
   TracedModule::Impl &impl_;
   TraceContext *previous_;

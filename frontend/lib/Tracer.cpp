@@ -44,9 +44,16 @@ struct ValueNode : TraceNode {
 
 } // namespace
 
-DiagnosticCapture::DiagnosticCapture(mlir::MLIRContext &context)
-    : handler_(&context, [this](mlir::Diagnostic &diagnostic) {
-        messages_.push_back(diagnostic.str());
+DiagnosticCapture::DiagnosticCapture(mlir::MLIRContext &context,
+                                     bool modulePaths)
+    : handler_(&context, [this, modulePaths](mlir::Diagnostic &diagnostic) {
+        std::string where;
+        if (auto name = llvm::dyn_cast<mlir::NameLoc>(diagnostic.getLocation());
+            modulePaths && name)
+          where = (name.getName().empty() ? std::string("<root>")
+                                          : name.getName().str()) +
+                  ": ";
+        messages_.push_back(where + diagnostic.str());
         return mlir::success();
       }) {}
 
@@ -109,13 +116,22 @@ static mlir::RankedTensorType tensorType(mlir::MLIRContext &context,
   return mlir::RankedTensorType::get(shape, elementType(context, dtype));
 }
 
-TraceContext::TraceContext(TracedModule::Impl &impl, Module &root)
+TraceContext::TraceContext(
+    TracedModule::Impl &impl, Module &root,
+    const std::vector<std::pair<std::string, Module *>> &extra)
     : builder(&impl.context), impl_(impl), previous_(currentTrace) {
   for (auto &[path, module] : root.named_modules())
     modulePaths_.emplace(module.get(), path);
+  for (auto &[prefix, tree] : extra)
+    for (auto &[path, module] : tree->named_modules())
+      modulePaths_.emplace(module.get(),
+                           path.empty() ? prefix : prefix + "." + path);
   paths_.push_back("");
   currentTrace = this;
-  declareState(root);
+  builder.setInsertionPointToEnd(impl_.module->getBody());
+  declareState(root, "");
+  for (auto &[prefix, tree] : extra)
+    declareState(*tree, prefix);
 }
 
 TraceContext::~TraceContext() { currentTrace = previous_; }
@@ -130,9 +146,7 @@ TraceContext &TraceContext::current(const char *op) {
   return *currentTrace;
 }
 
-void TraceContext::declareState(Module &root) {
-  mlir::ModuleOp module = impl_.module.get();
-  builder.setInsertionPointToEnd(module.getBody());
+void TraceContext::declareState(Module &root, const std::string &under) {
   // Parameters, then buffers, each module's own in registration order. A
   // tensor shared by several names (a tie) is declared under every name, the
   // later ones `tied_to` the first, which every load reads; nn-tie-weights
@@ -163,7 +177,10 @@ void TraceContext::declareState(Module &root) {
   auto modules = root.named_modules();
   for (bool buffers : {false, true})
     for (auto &[path, module] : modules) {
-      std::string prefix = path.empty() ? "" : path + ".";
+      std::string full = under.empty() ? path
+                         : path.empty() ? under
+                                        : under + "." + path;
+      std::string prefix = full.empty() ? "" : full + ".";
       auto own = buffers ? module->named_buffers(false)
                          : module->named_parameters(false);
       for (auto &[name, tensor] : own)
@@ -353,11 +370,12 @@ void capture(const std::string &name, const Tensor &value) {
 TracedModule
 trace(Module &root, const std::vector<TensorSpec> &inputs,
       const std::function<std::vector<Tensor>(const std::vector<Tensor> &)>
-          &forward) {
+          &forward,
+      const std::vector<std::pair<std::string, Module *>> &extra) {
   auto impl = std::make_shared<TracedModule::Impl>();
   mlir::MLIRContext &ctx = impl->context;
   impl->module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&ctx));
-  detail::TraceContext trace(*impl, root);
+  detail::TraceContext trace(*impl, root, extra);
   mlir::OpBuilder &b = trace.builder;
 
   llvm::SmallVector<mlir::Type> inputTypes;
@@ -429,6 +447,17 @@ TracedModule &TracedModule::optimize(const OptimizeOptions &options) {
   mlir::nn::buildOptimizePipeline(pm, pipeline);
   if (mlir::failed(pm.run(*impl_->module)))
     throw Error("nn-optimize failed: " + capture.message());
+  return *this;
+}
+
+TracedModule &TracedModule::differentiate(bool inputs) {
+  detail::DiagnosticCapture capture(impl_->context, /*modulePaths=*/true);
+  mlir::PassManager pm(&impl_->context);
+  mlir::nn::AutodiffPassOptions options;
+  options.inputs = inputs;
+  pm.addPass(mlir::nn::createAutodiffPass(options));
+  if (mlir::failed(pm.run(*impl_->module)))
+    throw Error("nn-autodiff failed: " + capture.message());
   return *this;
 }
 

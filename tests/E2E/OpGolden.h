@@ -63,6 +63,13 @@ std::string traceError(const std::vector<TensorSpec> &specs,
 
 class OpGoldenTest : public ::testing::TestWithParam<OpCase> {};
 
+/// The cases of a family, defined beside its tests (Ops<Family>Test.cpp),
+/// for the tests that reuse them (GradTest.cpp).
+std::vector<OpCase> activationOpCases();
+std::vector<OpCase> elementwiseOpCases();
+std::vector<OpCase> denseOpCases();
+std::vector<OpCase> lossOpCases();
+
 } // namespace nn::testing
 
 #endif // NN_TESTS_E2E_OPGOLDEN_H

@@ -64,4 +64,7 @@ INSTANTIATE_TEST_SUITE_P(Activation, OpGoldenTest,
                          ::testing::ValuesIn(activationCases()), caseName);
 
 } // namespace
+
+std::vector<OpCase> activationOpCases() { return activationCases(); }
+
 } // namespace nn::testing

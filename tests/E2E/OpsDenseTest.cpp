@@ -56,4 +56,7 @@ TEST(DenseTraceTest, AddmmNeeds2DMatrices) {
 }
 
 } // namespace
+
+std::vector<OpCase> denseOpCases() { return denseCases(); }
+
 } // namespace nn::testing

@@ -92,4 +92,7 @@ INSTANTIATE_TEST_SUITE_P(Elementwise, OpGoldenTest,
                          ::testing::ValuesIn(elementwiseCases()), caseName);
 
 } // namespace
+
+std::vector<OpCase> elementwiseOpCases() { return elementwiseCases(); }
+
 } // namespace nn::testing

@@ -220,4 +220,7 @@ TEST(LossErrorTest, ShapeMismatchesNameBothShapes) {
 }
 
 } // namespace
+
+std::vector<OpCase> lossOpCases() { return lossCases(); }
+
 } // namespace nn::testing

@@ -62,6 +62,14 @@ public:
   std::string to_string(bool debug_info = false) const;
   /// Runs the nn-optimize pipeline in place. Throws nn::Error on failure.
   TracedModule &optimize(const OptimizeOptions &options = {});
+  /// Reverse-mode differentiation (nn-autodiff): the traced function's first
+  /// output must be a scalar loss; after its outputs come the gradients of
+  /// the loss with respect to every trainable parameter it depends on, named
+  /// "grad.<state_dict key>" (none for a frozen or unused parameter, as
+  /// PyTorch leaves their grad None), and with `inputs` those of the
+  /// floating-point inputs ("grad.input.0", ...). Throws nn::Error naming
+  /// the op and its module path when an op has no gradient rule.
+  TracedModule &differentiate(bool inputs = false);
   /// A deep copy (the IR; the bound tensors stay shared).
   TracedModule clone() const;
   /// The tensors to bind, under their state_dict names: every parameter and
@@ -77,11 +85,14 @@ private:
 };
 
 /// Traces `forward` (called with one symbolic tensor per spec) with `root` as
-/// the module tree that owns the parameters and names the paths.
+/// the module tree that owns the parameters and names the paths. `extra`
+/// module trees (a loss module, say) may be read too; their tensors are
+/// named under the given prefix ("loss" → "loss.weight").
 TracedModule
 trace(Module &root, const std::vector<TensorSpec> &inputs,
       const std::function<std::vector<Tensor>(const std::vector<Tensor> &)>
-          &forward);
+          &forward,
+      const std::vector<std::pair<std::string, Module *>> &extra = {});
 
 /// Makes `value` (a symbolic tensor of the trace in progress) the extra
 /// output `name` of the traced function, after forward's own outputs:

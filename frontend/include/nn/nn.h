@@ -1,7 +1,8 @@
 //===- nn.h - The nn C++ API ------------------------------------*- C++ -*-===//
 //
 // One include for models: modules, functional ops, initialization, tracing,
-// compiling, and the runtime types they use.
+// compiling, training (TrainStep, optimizers), and the runtime types they
+// use.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NN_NN_H
@@ -29,10 +30,15 @@
 #include "nn/Modules/RNN.h"
 #include "nn/Modules/Transformer.h"
 #include "nn/Modules/Upsampling.h"
+#include "nn/Optim/Adam.h"
+#include "nn/Optim/Clip.h"
+#include "nn/Optim/SGD.h"
+#include "nn/Optim/Schedulers.h"
 #include "nn/Runtime/Artifact.h"
 #include "nn/Runtime/Safetensors.h"
 #include "nn/Runtime/StateDict.h"
 #include "nn/Runtime/Tensor.h"
 #include "nn/Tracer.h"
+#include "nn/Train.h"
 
 #endif // NN_NN_H

@@ -255,4 +255,62 @@ def MergeLinearsPass : Pass<"nn-merge-linears", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::nn::NNDialect"];
 }
 
+def AutodiffPass : Pass<"nn-autodiff", "::mlir::ModuleOp"> {
+  let summary = "Append the gradients of the trainable parameters to a "
+                "function whose first result is a loss";
+  let description = [{
+    Reverse-mode differentiation of a traced function (by default
+    `@forward`, a model's forward composed with its loss). Its first result
+    must be a scalar floating-point loss. After the existing results come
+    the gradients of the loss with respect to every trainable parameter it
+    depends on, in declaration order, each marked
+    `{nn.name = "grad.<key>", nn.grad = "<key>"}`; as in PyTorch, a frozen
+    parameter or one the loss does not depend on gets no result (None, not
+    zeros), and a parameter read several times gets the sum. With
+    `inputs=true` the gradients of the floating-point arguments follow,
+    named after them (`grad.input.0`, or `grad.<nn.name>`).
+
+    Each op's gradient comes from its vector-Jacobian product rule, kept
+    beside its op family in passes/lib/Autodiff/ (nn/Transforms/Autodiff.h);
+    an op the loss depends on without a rule is an error at the op, naming
+    it (and, through its location, its module path). Backward is ordinary nn
+    IR emitted before the return: it reads forward's values where a rule
+    needs them (they are saved, kept alive until backward uses them) and
+    recomputes nothing; it then goes through nn-optimize and the same code
+    generation as forward. Train-mode buffer updates (nn.store) stay as they
+    are.
+
+    Before:
+    ```mlir
+    nn.parameter @w : tensor<3xf32>
+    func.func @forward(%x: tensor<3xf32>) -> tensor<f32> {
+      %w = nn.load @w : tensor<3xf32>
+      %y = nn.mul %x, %w : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+      %l = nn.sum %y dims [] : (tensor<3xf32>) -> tensor<f32>
+      return %l : tensor<f32>
+    }
+    ```
+    After (up to constants): the loss, then dloss/dw = x · 1.
+    ```mlir
+    func.func @forward(%x: tensor<3xf32>) -> (tensor<f32>,
+        tensor<3xf32> {nn.grad = "w", nn.name = "grad.w"}) {
+      ...
+      %one = arith.constant dense<1.0> : tensor<f32>
+      %s = nn.reshape %one [] ...
+      %e = nn.expand %s [3] : (tensor<f32>) -> tensor<3xf32>
+      %dw = nn.mul %e, %x : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+      return %l, %dw : tensor<f32>, tensor<3xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"forward\"",
+           "The function to differentiate (its first result is the loss)">,
+    Option<"inputs", "inputs", "bool", /*default=*/"false",
+           "Also append the gradients of its floating-point arguments, as "
+           "grad.input.0, ... (after the parameters')">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // NN_TRANSFORMS_PASSES_TD

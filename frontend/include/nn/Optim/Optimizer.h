@@ -1,0 +1,150 @@
+//===- Optimizer.h - Compiled optimizers: the common part -------*- C++ -*-===//
+//
+// An optimizer updates parameters from their gradients, as torch.optim's
+// do (the single-tensor reference loop of torch/optim/<name>.py is each
+// one's spec), with libtorch's spelling: parameter groups with options of
+// their own, the defaults filling in what a group leaves out.
+//
+// The update is compiled, not a loop per tensor: step() traces one function
+// that updates every parameter with a gradient (nn::functional ops, one
+// fused and vectorized loop nest per parameter, the parameters and the
+// optimizer's state bound in place), compiles it once, and runs it. The
+// hyper-parameters (learning rate, betas, weight decay, the bias
+// corrections of the step count) are run-time inputs, so a scheduler that
+// changes them never recompiles; what changes the update's shape (momentum
+// on or off, nesterov, amsgrad, a new parameter getting a gradient) does.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_OPTIM_OPTIMIZER_H
+#define NN_OPTIM_OPTIMIZER_H
+
+#include "nn/Runtime/Artifact.h"
+#include "nn/Runtime/Tensor.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace nn::optim {
+
+/// An optimizer's options (libtorch's OptimizerOptions); every kind has a
+/// learning rate, which schedulers read and set.
+class OptimizerOptions {
+public:
+  virtual ~OptimizerOptions() = default;
+  virtual std::unique_ptr<OptimizerOptions> clone() const = 0;
+  virtual double get_lr() const = 0;
+  virtual void set_lr(double lr) = 0;
+};
+
+/// Parameters sharing options. A group built without options takes the
+/// optimizer's defaults (a copy) when the optimizer is made.
+class OptimizerParamGroup {
+public:
+  explicit OptimizerParamGroup(std::vector<Tensor> params)
+      : params_(std::move(params)) {}
+  OptimizerParamGroup(std::vector<Tensor> params,
+                      std::unique_ptr<OptimizerOptions> options)
+      : params_(std::move(params)), options_(std::move(options)) {}
+  OptimizerParamGroup(const OptimizerParamGroup &other);
+  OptimizerParamGroup &operator=(const OptimizerParamGroup &other);
+  OptimizerParamGroup(OptimizerParamGroup &&) = default;
+  OptimizerParamGroup &operator=(OptimizerParamGroup &&) = default;
+
+  std::vector<Tensor> &params() { return params_; }
+  const std::vector<Tensor> &params() const { return params_; }
+  bool has_options() const { return options_ != nullptr; }
+  OptimizerOptions &options();
+  const OptimizerOptions &options() const;
+  void set_options(std::unique_ptr<OptimizerOptions> options) {
+    options_ = std::move(options);
+  }
+
+private:
+  std::vector<Tensor> params_;
+  std::unique_ptr<OptimizerOptions> options_;
+};
+
+/// What the traced update of one parameter reads: the parameter and its
+/// state (assign new values with F::assign_buffer), its gradient and the
+/// step's hyper-parameters (rank-0 tensors of the parameter's dtype), all
+/// symbolic or bound while the update is traced.
+struct ParamUpdate {
+  Tensor param;
+  Tensor grad;
+  std::map<std::string, Tensor> state;
+  std::map<std::string, Tensor> scalars;
+};
+
+class Optimizer {
+public:
+  virtual ~Optimizer();
+  Optimizer(const Optimizer &) = delete;
+  Optimizer &operator=(const Optimizer &) = delete;
+
+  /// Updates every parameter that has a gradient (grad() defined); the
+  /// others, and their state, are left alone, as PyTorch does.
+  void step();
+  /// Sets every parameter's gradient to None (PyTorch 2's default), or to
+  /// zeros in place with `set_to_none` false.
+  void zero_grad(bool set_to_none = true);
+
+  std::vector<OptimizerParamGroup> &param_groups() { return groups_; }
+  const std::vector<OptimizerParamGroup> &param_groups() const {
+    return groups_;
+  }
+  const OptimizerOptions &defaults() const { return *defaults_; }
+  /// The state of a parameter ("momentum_buffer", "exp_avg", ...); empty
+  /// before its first step.
+  std::map<std::string, Tensor> state_of(const Tensor &param) const;
+  /// How many steps a parameter has taken.
+  int64_t step_count(const Tensor &param) const;
+  /// How many times the update has been compiled.
+  size_t compile_count() const { return compiles_; }
+
+protected:
+  /// Groups without options take a copy of `defaults`. Throws nn::Error
+  /// naming a tensor listed twice, or one that is not floating-point.
+  Optimizer(std::vector<OptimizerParamGroup> groups,
+            std::unique_ptr<OptimizerOptions> defaults);
+
+  /// The per-parameter state tensors of an update with `options`, created
+  /// as zeros shaped like the parameter before its first step.
+  virtual std::vector<std::string>
+  state_names(const OptimizerOptions &options) const = 0;
+  /// The hyper-parameters of the `step`-th step of a parameter (1 on its
+  /// first), by name, as the update reads them.
+  virtual std::vector<std::pair<std::string, double>>
+  scalars(const OptimizerOptions &options, int64_t step) const = 0;
+  /// What in `options` changes the traced update (flags, not values).
+  virtual std::string structure(const OptimizerOptions &options) const = 0;
+  /// Traces one parameter's update with nn::functional ops.
+  virtual void trace_update(const OptimizerOptions &options,
+                            ParamUpdate &update) const = 0;
+
+private:
+  struct ParamState {
+    std::map<std::string, Tensor> tensors;
+    int64_t step = 0;
+  };
+  struct Entry {
+    Tensor param;
+    const OptimizerOptions *options;
+  };
+  /// Compiles the update of `entries` (parameters with a gradient).
+  void compile(const std::vector<Entry> &entries);
+
+  std::vector<OptimizerParamGroup> groups_;
+  std::unique_ptr<OptimizerOptions> defaults_;
+  /// By the parameter's storage (a tensor and its copies share it).
+  std::map<const Storage *, ParamState> state_;
+  std::shared_ptr<Artifact> update_;
+  std::string update_key_;
+  size_t compiles_ = 0;
+};
+
+} // namespace nn::optim
+
+#endif // NN_OPTIM_OPTIMIZER_H

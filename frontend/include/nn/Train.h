@@ -1,0 +1,153 @@
+//===- Train.h - Compiled training steps ------------------------*- C++ -*-===//
+//
+// A TrainStep compiles loss(model(inputs...), targets...) and its gradients
+// (nn-autodiff) into one function, and runs it the way a PyTorch training
+// loop runs loss.backward():
+//
+//   nn::optim::SGD opt(model->parameters(), nn::optim::SGDOptions(0.1).momentum(0.9));
+//   nn::CrossEntropyLoss loss_fn;
+//   nn::TrainStep step(model, loss_fn, {nn::TensorSpec({64, 784})},
+//                      {nn::TensorSpec({64}, nn::DType::i64)}, opt);
+//   for (auto &[x, y] : batches)
+//     nn::Tensor loss = step(x, y);   // zero_grad, forward, loss, backward, opt.step()
+//
+//   // or in phases, for accumulation and clipping in between:
+//   opt.zero_grad();
+//   step.forward_backward(x, y);      // p.grad() += dloss/dp for every trainable p
+//   opt.step();
+//
+// Gradients follow PyTorch's rules: a parameter with requires_grad false or
+// one the loss does not depend on gets none (its grad() stays None); a tied
+// parameter one, the sum over its uses; they accumulate into grad() until
+// zero_grad. The compiled code is a CompiledModule's: it is recompiled when
+// the model changes (hooks, train()/eval(), freezing, new tensors), and its
+// weights re-prepared after the optimizer updates them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_TRAIN_H
+#define NN_TRAIN_H
+
+#include "nn/Compile.h"
+#include "nn/Optim/Optimizer.h"
+
+#include <functional>
+#include <vector>
+
+namespace nn {
+
+class TrainStep {
+public:
+  /// `loss` maps the model's (first) output and the targets to a scalar:
+  /// a loss module (CrossEntropyLoss, MSELoss, ...) or any callable
+  /// Tensor(const Tensor &output, const Tensor &target...).
+  template <typename C, typename Loss>
+  TrainStep(const ModuleHolder<C> &model, Loss loss,
+            std::vector<TensorSpec> inputs, std::vector<TensorSpec> targets,
+            CompileOptions options = {})
+      : TrainStep(model.ptr(), tracer(model, std::move(loss), inputs, targets),
+                  nullptr, std::move(options)) {}
+  /// As above, with the optimizer operator() steps.
+  template <typename C, typename Loss>
+  TrainStep(const ModuleHolder<C> &model, Loss loss,
+            std::vector<TensorSpec> inputs, std::vector<TensorSpec> targets,
+            optim::Optimizer &optimizer, CompileOptions options = {})
+      : TrainStep(model.ptr(), tracer(model, std::move(loss), inputs, targets),
+                  &optimizer, std::move(options)) {}
+
+  /// Forward, loss and backward on the inputs then the targets, in order;
+  /// adds each gradient to its parameter's grad() (sets it when None).
+  /// Returns the loss. Throws nn::Error on bad inputs (named, with both
+  /// shapes) or a failed compile.
+  Tensor forward_backward(const std::vector<Tensor> &inputs_and_targets);
+  template <typename... Rest>
+  Tensor forward_backward(const Tensor &first, const Rest &...rest) {
+    return forward_backward(std::vector<Tensor>{first, rest...});
+  }
+
+  /// The optimizer's zero_grad(), forward_backward, then its step(): one
+  /// iteration of a training loop. Needs the optimizer constructor.
+  Tensor operator()(const std::vector<Tensor> &inputs_and_targets);
+  template <typename... Rest>
+  Tensor operator()(const Tensor &first, const Rest &...rest) {
+    return (*this)(std::vector<Tensor>{first, rest...});
+  }
+
+  /// The compiled forward-backward (its artifact, compile and prepare
+  /// counts).
+  CompiledModule &compiled() { return compiled_; }
+
+private:
+  using LossFn = std::function<Tensor(const std::vector<Tensor> &outputs,
+                                      const std::vector<Tensor> &targets)>;
+
+  /// Traces loss(model(inputs), targets) and differentiates it.
+  template <typename C, typename Loss>
+  static std::function<TracedModule()>
+  tracer(const ModuleHolder<C> &model, Loss loss,
+         const std::vector<TensorSpec> &inputs,
+         const std::vector<TensorSpec> &targets) {
+    LossFn lossFn = [loss](const std::vector<Tensor> &outputs,
+                           const std::vector<Tensor> &targets) mutable {
+      return callLoss(loss, outputs, targets);
+    };
+    std::function<std::vector<Tensor>(const std::vector<Tensor> &)> forward =
+        [model, inputs](const std::vector<Tensor> &args) {
+          std::vector<Tensor> outputs;
+          std::vector<Tensor> modelArgs(args.begin(),
+                                        args.begin() + inputs.size());
+          if (!(detail::try_call_forward<1>(model, modelArgs, outputs) ||
+                detail::try_call_forward<2>(model, modelArgs, outputs) ||
+                detail::try_call_forward<3>(model, modelArgs, outputs) ||
+                detail::try_call_forward<4>(model, modelArgs, outputs)))
+            throw Error("nn::TrainStep: " + std::to_string(inputs.size()) +
+                        " input specs given, but " + model->name() +
+                        "'s forward does not take that many tensors");
+          return outputs;
+        };
+    std::shared_ptr<Module> lossModule;
+    if constexpr (std::is_base_of_v<Module, std::remove_reference_t<
+                                                decltype(*std::declval<Loss &>())>>)
+      lossModule = loss.ptr();
+    return traceLoss(model.ptr(), std::move(lossModule), inputs, targets,
+                     std::move(forward), std::move(lossFn));
+  }
+
+  template <typename Loss>
+  static Tensor callLoss(Loss &loss, const std::vector<Tensor> &outputs,
+                         const std::vector<Tensor> &targets) {
+    if (outputs.empty())
+      throw Error("nn::TrainStep: the model returned no tensor");
+    if constexpr (std::is_invocable_r_v<Tensor, Loss &, const Tensor &,
+                                        const Tensor &>) {
+      if (targets.size() == 1)
+        return loss(outputs[0], targets[0]);
+    }
+    if constexpr (std::is_invocable_r_v<Tensor, Loss &, const Tensor &>) {
+      if (targets.empty())
+        return loss(outputs[0]);
+    }
+    throw Error("nn::TrainStep: the loss does not take the model's output "
+                "and " + std::to_string(targets.size()) + " targets");
+  }
+
+  /// `lossModule` (when the loss is a module) has its tensors (class
+  /// weights) named "loss.<key>" in the trace.
+  static std::function<TracedModule()>
+  traceLoss(std::shared_ptr<Module> model, std::shared_ptr<Module> lossModule,
+            std::vector<TensorSpec> inputs,
+            std::vector<TensorSpec> targets,
+            std::function<std::vector<Tensor>(const std::vector<Tensor> &)>
+                forward,
+            LossFn loss);
+
+  TrainStep(std::shared_ptr<Module> model, std::function<TracedModule()> retrace,
+            optim::Optimizer *optimizer, CompileOptions options);
+
+  std::shared_ptr<Module> model_;
+  CompiledModule compiled_;
+  optim::Optimizer *optimizer_;
+};
+
+} // namespace nn
+
+#endif // NN_TRAIN_H

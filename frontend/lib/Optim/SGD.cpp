@@ -1,0 +1,89 @@
+//===- SGD.cpp - torch.optim.SGD, compiled --------------------------------===//
+//
+// The single-tensor loop of torch/optim/sgd.py, per parameter:
+//
+//   d_p = -grad if maximize else grad
+//   if weight_decay != 0: d_p = d_p + weight_decay * param
+//   if momentum != 0:
+//     buf = clone(d_p) on the first step, else buf * momentum + (1 - dampening) * d_p
+//     d_p = d_p + momentum * buf if nesterov else buf
+//   param = param - lr * d_p
+//
+// The first step's clone is the general formula with momentum and
+// dampening 0 for that step (0·buf + 1·d_p = d_p exactly): the step
+// count picks the values, so the compiled update has one shape.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nn/Optim/SGD.h"
+
+#include "nn/Functional.h"
+
+namespace nn::optim {
+
+namespace F = functional;
+
+SGD::SGD(std::vector<Tensor> params, const SGDOptions &defaults)
+    : SGD(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))},
+          defaults) {}
+
+SGD::SGD(std::vector<OptimizerParamGroup> groups, const SGDOptions &defaults)
+    : Optimizer(std::move(groups), defaults.clone()) {
+  for (const OptimizerParamGroup &group : param_groups()) {
+    const auto &o = static_cast<const SGDOptions &>(group.options());
+    if (o.lr() < 0 || o.momentum() < 0 || o.weight_decay() < 0)
+      throw Error("SGD: lr, momentum and weight_decay must be >= 0, got " +
+                  std::to_string(o.lr()) + ", " + std::to_string(o.momentum()) +
+                  ", " + std::to_string(o.weight_decay()));
+    if (o.nesterov() && (o.momentum() <= 0 || o.dampening() != 0))
+      throw Error("SGD: nesterov momentum requires a momentum and zero "
+                  "dampening");
+  }
+}
+
+static const SGDOptions &sgd(const OptimizerOptions &options) {
+  return static_cast<const SGDOptions &>(options);
+}
+
+std::vector<std::string> SGD::state_names(const OptimizerOptions &options) const {
+  if (sgd(options).momentum() != 0)
+    return {"momentum_buffer"};
+  return {};
+}
+
+std::vector<std::pair<std::string, double>>
+SGD::scalars(const OptimizerOptions &options, int64_t step) const {
+  const SGDOptions &o = sgd(options);
+  bool first = step == 1;
+  return {{"lr", o.lr()},
+          {"weight_decay", o.weight_decay()},
+          {"momentum", first ? 0.0 : o.momentum()},
+          {"one_minus_dampening", first ? 1.0 : 1 - o.dampening()},
+          // nesterov's lookahead uses the momentum even on the first step.
+          {"nesterov_momentum", o.momentum()}};
+}
+
+std::string SGD::structure(const OptimizerOptions &options) const {
+  const SGDOptions &o = sgd(options);
+  return std::string("sgd") + (o.momentum() != 0 ? "+momentum" : "") +
+         (o.weight_decay() != 0 ? "+decay" : "") +
+         (o.nesterov() ? "+nesterov" : "") + (o.maximize() ? "+maximize" : "");
+}
+
+void SGD::trace_update(const OptimizerOptions &options,
+                       ParamUpdate &u) const {
+  const SGDOptions &o = sgd(options);
+  auto &s = u.scalars;
+  Tensor d_p = o.maximize() ? -u.grad : u.grad;
+  if (o.weight_decay() != 0)
+    d_p = d_p + s["weight_decay"] * u.param;
+  if (o.momentum() != 0) {
+    Tensor &buf = u.state.at("momentum_buffer");
+    Tensor next = buf * s["momentum"] + s["one_minus_dampening"] * d_p;
+    F::assign_buffer(buf, next);
+    d_p = o.nesterov() ? d_p + s["nesterov_momentum"] * next : next;
+  }
+  F::assign_buffer(u.param, u.param - s["lr"] * d_p);
+}
+
+} // namespace nn::optim

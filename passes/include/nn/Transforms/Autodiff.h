@@ -1,0 +1,121 @@
+//===- Autodiff.h - Vector-Jacobian products of nn ops ----------*- C++ -*-===//
+//
+// nn-autodiff (Passes.td) differentiates a traced function in reverse mode.
+// What it knows of each op is a rule: given the gradient flowing into the
+// op's result, the gradients of its operands, built as ordinary nn ops with
+// a GradBuilder. Rules are data kept next to their op family, one file per
+// family under passes/lib/Autodiff/ (as derivatives.yaml is in PyTorch);
+// adding an op means adding its rule there. An op without a rule is a
+// located error, never a silent zero.
+//
+// Saved or recomputed: a rule reads forward's values (the op's operands and
+// result) where it needs them. Backward is emitted in the same function as
+// forward, so those values are saved (kept alive until backward uses them);
+// nothing is recomputed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_TRANSFORMS_AUTODIFF_H
+#define NN_TRANSFORMS_AUTODIFF_H
+
+#include "nn/IR/NNOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <functional>
+
+namespace mlir::nn {
+
+/// Builds the nn ops gradients are written in, at one location. Shapes
+/// broadcast as the ops do; scalars are rank-0 constants of the value's
+/// element type. An op whose result type cannot be inferred (operands a
+/// rule got wrong) is reported at the location and ends the rule: the
+/// builder throws GradBuilder::Failure, which nn-autodiff catches and turns
+/// into the pass's failure, so a faulty rule is a located error, never an
+/// abort.
+class GradBuilder {
+public:
+  struct Failure {};
+
+  GradBuilder(OpBuilder &builder, Location loc) : b(builder), loc(loc) {}
+
+  Value add(Value lhs, Value rhs);
+  Value sub(Value lhs, Value rhs);
+  Value mul(Value lhs, Value rhs);
+  Value div(Value lhs, Value rhs);
+  Value neg(Value x);
+  Value exp(Value x);
+  Value log(Value x);
+  Value sqrt(Value x);
+  Value pow(Value x, Value exponent);
+  /// `value` as a rank-0 tensor of `like`'s element type.
+  Value scalar(Value like, double value);
+  /// `x` times the constant `factor`.
+  Value scale(Value x, double factor);
+  Value compare(ComparisonPredicate predicate, Value lhs, Value rhs);
+  Value where(Value condition, Value lhs, Value rhs);
+  /// 0 where `condition` is false, `x` where it is true.
+  Value mask(Value condition, Value x);
+  /// Sum over `dims` (none: every dim).
+  Value sum(Value x, ArrayRef<int64_t> dims, bool keepdim);
+  Value reshape(Value x, ArrayRef<int64_t> shape);
+  Value transpose(Value x, int64_t dim0, int64_t dim1);
+  Value permute(Value x, ArrayRef<int64_t> dims);
+  Value expand(Value x, ArrayRef<int64_t> shape);
+  /// torch.matmul: 1-D operands are a row (lhs) or column (rhs) vector.
+  Value matmul(Value lhs, Value rhs);
+  /// `grad`, the gradient of a value broadcast from `type`'s shape, summed
+  /// back to that shape (PyTorch's sum_to_size).
+  Value unbroadcast(Value grad, Type type);
+
+  OpBuilder &builder() { return b; }
+  Location location() const { return loc; }
+
+private:
+  /// Op with its result type inferred, or Failure (see the class comment).
+  template <typename Op, typename... Args> Value inferred(Args &&...args);
+
+  OpBuilder &b;
+  Location loc;
+};
+
+/// The gradients of an op's operands (null: none flows, the operand is not
+/// differentiable or the gradient is zero) from `resultGrad`, the gradient
+/// of its result. A rule that cannot differentiate the op as configured
+/// reports why on the op and fails.
+using VJPRule = std::function<LogicalResult(
+    GradBuilder &g, Operation *op, Value resultGrad,
+    MutableArrayRef<Value> operandGrads)>;
+
+/// The rules by op name.
+class VJPRules {
+public:
+  /// Registers `rule` for `Op` (an op with one result).
+  template <typename Op>
+  void add(std::function<LogicalResult(GradBuilder &, Op, Value,
+                                       MutableArrayRef<Value>)>
+               rule) {
+    rules[Op::getOperationName()] = [rule](GradBuilder &g, Operation *op,
+                                           Value dy,
+                                           MutableArrayRef<Value> dx) {
+      return rule(g, llvm::cast<Op>(op), dy, dx);
+    };
+  }
+  /// The rule of `op`, or null.
+  const VJPRule *lookup(Operation *op) const;
+
+private:
+  llvm::StringMap<VJPRule> rules;
+};
+
+/// Every rule nn knows, one family at a time.
+void populateElementwiseVJPRules(VJPRules &rules);
+void populateActivationVJPRules(VJPRules &rules);
+void populateDenseVJPRules(VJPRules &rules);
+void populateReductionVJPRules(VJPRules &rules);
+void populateShapeVJPRules(VJPRules &rules);
+void populateLossVJPRules(VJPRules &rules);
+
+} // namespace mlir::nn
+
+#endif // NN_TRANSFORMS_AUTODIFF_H

@@ -1,0 +1,297 @@
+//===- TrainTest.cpp - TrainStep and the optimizers against PyTorch -------===//
+//
+// The DynamicNet seed model (linears and relus, one layer used twice per
+// forward) with PyTorch's weights, trained two steps with each optimizer
+// case of tests/reference/generate_train_goldens.py: every loss, gradient,
+// updated parameter and optimizer state is compared with PyTorch's
+// (torch.testing's float32 tolerances). Frozen parameters get no gradient
+// and stay the same bit for bit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "models/DynamicNet.h"
+
+#include "E2ETestUtil.h"
+#include "OpGolden.h"
+
+#include "gmock/gmock.h"
+
+#include <cmath>
+#include <cstring>
+#include <optional>
+
+namespace nn::testing {
+namespace {
+
+using optim::Optimizer;
+
+const std::string kGoldens =
+    std::string(NN_SOURCE_DIR) + "/tests/reference/goldens/";
+
+struct TrainCase {
+  std::string name;
+  /// The optimizer over the model's parameters (the C++ twin of the
+  /// generator's).
+  std::function<std::unique_ptr<Optimizer>(models::DynamicNet &)> optimizer;
+  std::vector<std::string> frozen;
+  /// What is done to the gradients between backward and the step (clipping);
+  /// returns the total norm it saw, if it computes one.
+  std::function<std::optional<double>(models::DynamicNet &)> clip;
+};
+
+/// input_linear's parameters with their own options, the rest with the
+/// defaults.
+std::vector<optim::OptimizerParamGroup>
+inputApart(models::DynamicNet &model,
+           std::unique_ptr<optim::OptimizerOptions> first) {
+  std::vector<Tensor> head, rest;
+  for (auto &[name, p] : model->named_parameters())
+    (name.rfind("input_linear.", 0) == 0 ? head : rest).push_back(p);
+  std::vector<optim::OptimizerParamGroup> groups;
+  groups.emplace_back(head, std::move(first));
+  groups.emplace_back(rest);
+  return groups;
+}
+
+std::vector<TrainCase> trainCases() {
+  using namespace optim;
+  auto sgd = [](SGDOptions o) {
+    return [o](models::DynamicNet &m) -> std::unique_ptr<Optimizer> {
+      return std::make_unique<SGD>(m->parameters(), o);
+    };
+  };
+  return {
+      {"sgd", sgd(SGDOptions(0.1)), {}},
+      {"sgd_momentum_decay", sgd(SGDOptions(0.1).momentum(0.9).weight_decay(1e-4)), {}},
+      {"sgd_dampening_maximize",
+       sgd(SGDOptions(0.05).momentum(0.8).dampening(0.5).maximize(true)), {}},
+      {"sgd_nesterov", sgd(SGDOptions(0.1).momentum(0.9).nesterov(true)), {}},
+      {"sgd_groups",
+       [](models::DynamicNet &m) -> std::unique_ptr<Optimizer> {
+         return std::make_unique<SGD>(
+             inputApart(m, SGDOptions(0.2).momentum(0.9).clone()),
+             SGDOptions(0.01));
+       },
+       {}},
+      {"sgd_frozen", sgd(SGDOptions(0.1).momentum(0.9).weight_decay(1e-2)),
+       {"input_linear.bias", "output_linear.weight"}},
+      {"adam",
+       [](models::DynamicNet &m) -> std::unique_ptr<Optimizer> {
+         return std::make_unique<Adam>(m->parameters(), AdamOptions(1e-3));
+       },
+       {}},
+      {"adam_amsgrad_decay",
+       [](models::DynamicNet &m) -> std::unique_ptr<Optimizer> {
+         return std::make_unique<Adam>(
+             m->parameters(),
+             AdamOptions(1e-2).weight_decay(0.1).amsgrad(true));
+       },
+       {}},
+      {"adamw",
+       [](models::DynamicNet &m) -> std::unique_ptr<Optimizer> {
+         return std::make_unique<AdamW>(m->parameters(),
+                                        AdamWOptions(1e-3).weight_decay(0.01));
+       },
+       {}},
+      {"sgd_clip_grad_norm", sgd(SGDOptions(0.1).momentum(0.9)), {},
+       [](models::DynamicNet &m) -> std::optional<double> {
+         return clip_grad_norm_(m->parameters(), 0.5);
+       }},
+      {"sgd_clip_grad_value", sgd(SGDOptions(0.1)), {},
+       [](models::DynamicNet &m) -> std::optional<double> {
+         clip_grad_value_(m->parameters(), 0.02);
+         return std::nullopt;
+       }},
+  };
+}
+
+std::string trainCaseName(const ::testing::TestParamInfo<TrainCase> &info) {
+  return info.param.name;
+}
+
+class TrainTest : public ::testing::TestWithParam<TrainCase> {
+protected:
+  void SetUp() override {
+    auto weights = load_safetensors(kGoldens + "modules/DynamicNet.safetensors");
+    ASSERT_TRUE(weights.ok()) << weights.status();
+    model->load_state_dict(weights->tensors);
+    model->train();
+    auto golden = load_safetensors(kGoldens + "train/DynamicNet/" +
+                                   GetParam().name + ".safetensors");
+    ASSERT_TRUE(golden.ok()) << golden.status();
+    expected = golden->tensors;
+  }
+
+  const Tensor &at(int step, const std::string &what) {
+    const Tensor *t = expected.find("step" + std::to_string(step) + "." + what);
+    if (!t)
+      throw Error("the golden has no step" + std::to_string(step) + "." + what);
+    return *t;
+  }
+
+  models::DynamicNet model;
+  StateDict expected;
+};
+
+TEST_P(TrainTest, MatchesPyTorch) {
+  const TrainCase &c = GetParam();
+  for (auto &[name, p] : model->named_parameters())
+    if (std::find(c.frozen.begin(), c.frozen.end(), name) != c.frozen.end())
+      p.set_requires_grad(false);
+  std::map<std::string, Tensor> before;
+  for (auto &[name, p] : model->named_parameters())
+    before[name] = p.clone();
+
+  std::unique_ptr<Optimizer> optimizer = c.optimizer(model);
+  CrossEntropyLoss loss_fn;
+  TrainStep step(model, loss_fn, {TensorSpec({8, 8})},
+                 {TensorSpec({8}, DType::i64)}, *optimizer);
+  // Gradient sums run in another order than PyTorch's kernels.
+  const Tolerance close = {1e-5, 1e-5};
+  for (int k = 1; k <= 2; ++k) {
+    SCOPED_TRACE("step " + std::to_string(k));
+    optimizer->zero_grad();
+    Tensor loss = step.forward_backward(at(k, "input"), at(k, "target"));
+    expectClose(loss, at(k, "loss"), close, "loss");
+    if (c.clip)
+      if (std::optional<double> total = c.clip(model))
+        EXPECT_NEAR(*total, at(k, "total_norm").item_as_double(0),
+                    1e-5 + 1.3e-6 * *total);
+    for (auto &[name, p] : model->named_parameters()) {
+      const Tensor *grad = expected.find("step" + std::to_string(k) + ".grad." + name);
+      ASSERT_EQ(p.grad().defined(), grad != nullptr)
+          << name << (grad ? " has no gradient" : " has a gradient PyTorch lacks");
+      if (grad)
+        expectClose(p.grad(), *grad, close, name + ".grad");
+    }
+    optimizer->step();
+    for (auto &[name, p] : model->named_parameters()) {
+      expectClose(p, at(k, "param." + name), close, name);
+      for (auto &[key, value] : optimizer->state_of(p))
+        expectClose(value, at(k, "state." + name + "." + key), close,
+                    name + "." + key);
+    }
+  }
+  for (auto &[name, p] : model->named_parameters())
+    if (!p.requires_grad())
+      EXPECT_EQ(std::memcmp(p.raw_data(), before[name].raw_data(), p.nbytes()), 0)
+          << name << " is frozen but changed";
+  // Two steps, one compile of each: hyper-parameters are inputs.
+  EXPECT_EQ(step.compiled().compile_count(), 1u);
+  EXPECT_EQ(optimizer->compile_count(), 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(DynamicNet, TrainTest,
+                         ::testing::ValuesIn(trainCases()), trainCaseName);
+
+class TrainStepErrorTest : public ::testing::Test {
+protected:
+  void SetUp() override { model->train(); }
+  models::DynamicNet model;
+  CrossEntropyLoss loss_fn;
+};
+
+TEST_F(TrainStepErrorTest, AnOptimizerOverOtherTensorsIsRefusedByName) {
+  optim::SGD optimizer({model->parameters()[0], Tensor::zeros({3})},
+                       optim::SGDOptions(0.1));
+  try {
+    TrainStep step(model, loss_fn, {TensorSpec({2, 8})},
+                   {TensorSpec({2}, DType::i64)}, optimizer);
+    FAIL() << "a stray tensor was accepted";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(),
+                 "nn::TrainStep: the optimizer holds tensors that are not "
+                 "parameters of DynamicNet: parameter 1 of group 0 (Tensor[float32, "
+                 "3])");
+  }
+}
+
+TEST_F(TrainStepErrorTest, AParameterListedTwiceIsRefused) {
+  Tensor w = model->parameters()[0];
+  try {
+    optim::SGD optimizer({w, w}, optim::SGDOptions(0.1));
+    FAIL() << "a parameter listed twice was accepted";
+  } catch (const Error &e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr(
+                              "parameter 1 of group 0 (Tensor[float32, 16x8]) "
+                              "appears more than once"));
+  }
+}
+
+TEST_F(TrainStepErrorTest, BadTargetsAreNamedAndChangeNothing) {
+  optim::SGD optimizer(model->parameters(), optim::SGDOptions(0.1));
+  TrainStep step(model, loss_fn, {TensorSpec({2, 8})},
+                 {TensorSpec({2}, DType::i64)}, optimizer);
+  Tensor x = randomTensor({2, 8}, 3);
+  Tensor before = model->parameters()[0].clone();
+  auto expectRefused = [&](const std::vector<Tensor> &args,
+                           const std::string &message) {
+    try {
+      step(args);
+      FAIL() << "accepted: " << message;
+    } catch (const Error &e) {
+      EXPECT_THAT(e.what(), ::testing::HasSubstr(message));
+    }
+    EXPECT_EQ(std::memcmp(model->parameters()[0].raw_data(), before.raw_data(),
+                          before.nbytes()),
+              0);
+  };
+  expectRefused({x, Tensor::zeros({3}, DType::i64)},
+                "input 'input.1': expected 2 int64, got 3 int64");
+  expectRefused({x, Tensor::zeros({2}, DType::f32)},
+                "input 'input.1': expected 2 int64, got 2 float32");
+  expectRefused({x, Tensor::from_vector<int64_t>({1, 7}, {2})},
+                "input 'input.1' holds index 7 at [1], out of range [0, 4)");
+}
+
+// Every scheduler sets PyTorch's learning rates, bit for bit, over an SGD of
+// two groups (lr 0.1 and 0.03), from its construction on.
+TEST(SchedulerTest, LearningRatesArePyTorchs) {
+  auto golden = load_safetensors(kGoldens + "train/schedulers.safetensors");
+  ASSERT_TRUE(golden.ok()) << golden.status();
+  using namespace optim;
+  const std::pair<const char *,
+                  std::function<std::unique_ptr<LRScheduler>(Optimizer &)>>
+      schedulers[] = {
+          {"StepLR", [](Optimizer &o) { return std::make_unique<StepLR>(o, 7, 0.5); }},
+          {"MultiStepLR",
+           [](Optimizer &o) {
+             return std::make_unique<MultiStepLR>(
+                 o, std::vector<int64_t>{3, 8, 8, 20}, 0.3);
+           }},
+          {"ExponentialLR",
+           [](Optimizer &o) { return std::make_unique<ExponentialLR>(o, 0.9); }},
+          {"CosineAnnealingLR",
+           [](Optimizer &o) {
+             return std::make_unique<CosineAnnealingLR>(o, 10, 0.001);
+           }},
+          {"LinearLR",
+           [](Optimizer &o) {
+             return std::make_unique<LinearLR>(o, 0.25, 1.0, 6);
+           }},
+      };
+  for (const auto &[name, make] : schedulers) {
+    SCOPED_TRACE(name);
+    std::vector<OptimizerParamGroup> groups;
+    groups.emplace_back(std::vector<Tensor>{Tensor::zeros({1})},
+                        SGDOptions(0.1).clone());
+    groups.emplace_back(std::vector<Tensor>{Tensor::zeros({1})},
+                        SGDOptions(0.03).clone());
+    SGD optimizer(std::move(groups), SGDOptions(0.1));
+    std::unique_ptr<LRScheduler> scheduler = make(optimizer);
+    const Tensor &expected = golden->tensors.at(name);
+    for (int64_t epoch = 0; epoch < expected.size(0); ++epoch) {
+      if (epoch > 0)
+        scheduler->step();
+      for (size_t g = 0; g < 2; ++g) {
+        double want = expected.item_as_double(epoch * 2 + g);
+        EXPECT_EQ(scheduler->get_last_lr()[g], want)
+            << "epoch " << epoch << ", group " << g;
+        EXPECT_EQ(optimizer.param_groups()[g].options().get_lr(), want);
+      }
+    }
+  }
+}
+
+} // namespace
+} // namespace nn::testing

@@ -1,0 +1,79 @@
+// RUN: nn-opt %s -nn-autodiff -split-input-file | FileCheck %s
+
+// A linear + relu + mse: one gradient per trainable parameter, in
+// declaration order, after the loss; the frozen bias and the unused
+// parameter get none. Backward reads forward's values (saved, not
+// recomputed): relu's mask from its result, the weight gradient from the
+// input.
+// CHECK-LABEL: func.func @forward
+// CHECK-SAME: -> (tensor<f32>, tensor<3x4xf32> {nn.grad = "fc.weight", nn.name = "grad.fc.weight"})
+// CHECK: %[[W:.+]] = nn.load @fc.weight
+// CHECK: %[[Y:.+]] = nn.linear %[[X:[^,]+]], %[[W]], %{{.+}}
+// CHECK: %[[R:.+]] = nn.relu %[[Y]]
+// CHECK: %[[L:.+]] = nn.mse_loss %[[R]], %[[T:[^ ]+]] reduction <mean>
+// CHECK: %[[ONE:.+]] = arith.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[DIFF:.+]] = nn.sub %[[R]], %[[T]]
+// CHECK: nn.compare <gt>, %[[R]],
+// CHECK: %[[DW:.+]] = nn.matmul %{{.+}}, %[[X]] : (tensor<3x2xf32>, tensor<2x4xf32>) -> tensor<3x4xf32>
+// CHECK: return %[[L]], %[[DW]] : tensor<f32>, tensor<3x4xf32>
+nn.parameter @fc.weight : tensor<3x4xf32>
+nn.parameter @fc.bias : tensor<3xf32> frozen
+nn.parameter @unused : tensor<5xf32>
+func.func @forward(%x: tensor<2x4xf32>, %t: tensor<2x3xf32>) -> tensor<f32> {
+  %w = nn.load @fc.weight : tensor<3x4xf32>
+  %b = nn.load @fc.bias : tensor<3xf32>
+  %y = nn.linear %x, %w, %b : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %r = nn.relu %y : tensor<2x3xf32>
+  %l = nn.mse_loss %r, %t reduction <mean> : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// A parameter used twice gets the sum of both uses' gradients; a
+// broadcast operand's gradient is summed back to its shape.
+// CHECK-LABEL: func.func @forward
+// CHECK-SAME: -> (tensor<f32>, tensor<4xf32> {nn.grad = "scale", nn.name = "grad.scale"})
+// CHECK: nn.sum %{{.+}} dims [0] keepdim : (tensor<2x4xf32>) -> tensor<1x4xf32>
+// CHECK: %[[G:.+]] = nn.add
+// CHECK: return %{{.+}}, %[[G]]
+nn.parameter @scale : tensor<4xf32>
+func.func @forward(%x: tensor<2x4xf32>) -> tensor<f32> {
+  %s = nn.load @scale : tensor<4xf32>
+  %a = nn.mul %x, %s : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %b = nn.add %a, %s : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %l = nn.sum %b dims [] : (tensor<2x4xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// nll_loss reaches the input at the target class: the targets compared
+// with the class indices, weighted, divided by the total weight for mean.
+// CHECK-LABEL: func.func @forward
+// CHECK-SAME: -> (tensor<f32>, tensor<3x4xf32> {nn.grad = "w", nn.name = "grad.w"})
+// CHECK: nn.log_softmax
+// CHECK: %[[CLASSES:.+]] = arith.constant dense<{{\[\[}}0, 1, 2]]> : tensor<1x3xi64>
+// CHECK: nn.compare <eq>, %{{.+}}, %[[CLASSES]] : (tensor<2x1xi64>, tensor<1x3xi64>) -> tensor<2x3xi1>
+// CHECK: %[[IGNORE:.+]] = arith.constant dense<-100> : tensor<i64>
+// CHECK: nn.compare <ne>, %{{.+}}, %[[IGNORE]] : (tensor<2x1xi64>, tensor<i64>) -> tensor<2x1xi1>
+nn.parameter @w : tensor<3x4xf32>
+func.func @forward(%x: tensor<2x4xf32>, %t: tensor<2xi64>) -> tensor<f32> {
+  %w = nn.load @w : tensor<3x4xf32>
+  %y = nn.linear %x, %w : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
+  %p = nn.log_softmax %y, dim = 1 : tensor<2x3xf32>
+  %l = nn.nll_loss %p, %t reduction <mean> ignore_index -100 : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// A loss that depends on no parameter adds no result.
+// CHECK-LABEL: func.func @forward
+// CHECK-SAME: -> tensor<f32>
+// CHECK-NOT: nn.grad
+nn.parameter @w : tensor<4xf32>
+func.func @forward(%x: tensor<4xf32>) -> tensor<f32> {
+  %l = nn.sum %x dims [] : (tensor<4xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}

@@ -1,0 +1,188 @@
+#!/usr/bin/python3
+"""Generates the training goldens: tests/reference/goldens/train/<Model>/<case>.safetensors.
+
+PyTorch's autograd and torch.optim on the DynamicNet seed model (linear
+and relu layers, one of them used twice per forward) with its module
+golden's weights, for tests/E2E/TrainTest.cpp, which runs the same steps with
+nn::TrainStep and nn::optim. Each case trains STEPS steps of
+CrossEntropyLoss (mean) on seeded batches; the file holds, for step k
+(1-based): the batch (step<k>.input, step<k>.target), the loss
+(step<k>.loss), every gradient (step<k>.grad.<name>, after clipping where
+the case clips; none for a frozen parameter), the total norm clipping saw
+(step<k>.total_norm), every parameter after the optimizer's step
+(step<k>.param.<name>) and the optimizer's state
+(step<k>.state.<name>.<key>). The optimizer of each case is in CASES, and
+its C++ twin in TrainTest.cpp under the same name. And schedulers.safetensors:
+the learning rates each lr_scheduler of SCHEDULERS sets, epoch by epoch.
+
+    generate_train_goldens.py [--check [--exact]]
+
+Run with /usr/bin/python3 (Debian's torch imports only there).
+"""
+import argparse
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True
+sys.path.insert(0, HERE)
+import torch  # noqa: E402
+
+import golden_cli  # noqa: E402
+import safetensors_io  # noqa: E402
+from generate_zoo_goldens import model_named  # noqa: E402
+
+OUT = os.path.join(HERE, "goldens", "train")
+STEPS = 2
+BATCH = 8
+
+
+MODEL = "DynamicNet"
+IN_FEATURES, CLASSES = 8, 4
+
+
+def input_apart(model, first_options, rest):
+    """Two parameter groups: input_linear's with `first_options`, the rest
+    with `rest`."""
+    first = [p for n, p in model.named_parameters()
+             if n.startswith("input_linear.")]
+    others = [p for n, p in model.named_parameters()
+              if not n.startswith("input_linear.")]
+    return [dict(params=first, **first_options), dict(params=others, **rest)]
+
+
+def clip_norm(model):
+    return torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+
+
+def clip_value(model):
+    torch.nn.utils.clip_grad_value_(model.parameters(), 0.02)
+
+
+# name -> (optimizer factory, parameters frozen before training[, what is
+# done to the gradients between backward and the step])
+CASES = {
+    "sgd": (lambda m: torch.optim.SGD(m.parameters(), lr=0.1), []),
+    "sgd_momentum_decay": (lambda m: torch.optim.SGD(
+        m.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4), []),
+    "sgd_dampening_maximize": (lambda m: torch.optim.SGD(
+        m.parameters(), lr=0.05, momentum=0.8, dampening=0.5,
+        maximize=True), []),
+    "sgd_nesterov": (lambda m: torch.optim.SGD(
+        m.parameters(), lr=0.1, momentum=0.9, nesterov=True), []),
+    "sgd_groups": (lambda m: torch.optim.SGD(
+        input_apart(m, dict(lr=0.2, momentum=0.9), {}), lr=0.01), []),
+    "sgd_frozen": (lambda m: torch.optim.SGD(
+        m.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-2),
+        ["input_linear.bias", "output_linear.weight"]),
+    "adam": (lambda m: torch.optim.Adam(m.parameters(), lr=1e-3), []),
+    "adam_amsgrad_decay": (lambda m: torch.optim.Adam(
+        m.parameters(), lr=1e-2, weight_decay=0.1, amsgrad=True), []),
+    "adamw": (lambda m: torch.optim.AdamW(
+        m.parameters(), lr=1e-3, weight_decay=0.01), []),
+    "sgd_clip_grad_norm": (lambda m: torch.optim.SGD(
+        m.parameters(), lr=0.1, momentum=0.9), [], clip_norm),
+    "sgd_clip_grad_value": (lambda m: torch.optim.SGD(
+        m.parameters(), lr=0.1), [], clip_value),
+}
+
+
+def batch(step):
+    g = torch.Generator().manual_seed(1000 + step)
+    return (torch.randn(BATCH, IN_FEATURES, generator=g),
+            torch.randint(0, CLASSES, (BATCH,), generator=g))
+
+
+def case_file(name):
+    make_optimizer, frozen, *clip = CASES[name]
+    model = model_named(MODEL).train()
+    for n, p in model.named_parameters():
+        if n in frozen:
+            p.requires_grad_(False)
+    optimizer = make_optimizer(model)
+    names = {p: n for n, p in model.named_parameters()}
+    loss_fn = torch.nn.CrossEntropyLoss()
+    tensors = {}
+    for step in range(1, STEPS + 1):
+        x, y = batch(step)
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        at = f"step{step}."
+        tensors[at + "input"], tensors[at + "target"] = x, y
+        tensors[at + "loss"] = loss.detach()
+        if clip:
+            total = clip[0](model)
+            if total is not None:
+                tensors[at + "total_norm"] = total.detach().reshape(())
+        for n, p in model.named_parameters():
+            if p.grad is not None:
+                tensors[at + "grad." + n] = p.grad.detach().clone()
+        optimizer.step()
+        for n, p in model.named_parameters():
+            tensors[at + "param." + n] = p.detach().clone()
+        for p, state in optimizer.state.items():
+            for key, value in state.items():
+                if torch.is_tensor(value):
+                    tensors[f"{at}state.{names[p]}.{key}"] = \
+                        value.detach().clone().float().reshape(value.shape)
+    return safetensors_io.serialize(
+        {k: v.contiguous() for k, v in tensors.items()})
+
+
+# name -> scheduler factory, stepped SCHEDULE_EPOCHS times over an SGD
+# with two groups (lr 0.1 and 0.03).
+SCHEDULERS = {
+    "StepLR": lambda o: torch.optim.lr_scheduler.StepLR(o, 7, gamma=0.5),
+    "MultiStepLR": lambda o: torch.optim.lr_scheduler.MultiStepLR(
+        o, [3, 8, 8, 20], gamma=0.3),
+    "ExponentialLR": lambda o: torch.optim.lr_scheduler.ExponentialLR(o, 0.9),
+    "CosineAnnealingLR": lambda o: torch.optim.lr_scheduler.CosineAnnealingLR(
+        o, T_max=10, eta_min=0.001),
+    "LinearLR": lambda o: torch.optim.lr_scheduler.LinearLR(
+        o, start_factor=0.25, end_factor=1.0, total_iters=6),
+}
+SCHEDULE_EPOCHS = 25
+
+
+def schedules():
+    """Each scheduler's learning rates, [epochs + 1, groups] float64: row 0
+    after construction, row k after the k-th step()."""
+    tensors = {}
+    for name, make in SCHEDULERS.items():
+        w = torch.zeros(1, requires_grad=True)
+        v = torch.zeros(1, requires_grad=True)
+        optimizer = torch.optim.SGD([dict(params=[w], lr=0.1),
+                                     dict(params=[v], lr=0.03)], lr=0.1)
+        scheduler = make(optimizer)
+        rows = [scheduler.get_last_lr()]
+        for _ in range(SCHEDULE_EPOCHS):
+            optimizer.step()
+            scheduler.step()
+            rows.append(scheduler.get_last_lr())
+        tensors[name] = torch.tensor(rows, dtype=torch.float64)
+    return safetensors_io.serialize(tensors)
+
+
+def generate(out_dir):
+    torch.set_num_threads(1)
+    written = ["schedulers.safetensors"]
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, written[0]), "wb") as f:
+        f.write(schedules())
+    for name in CASES:
+        relative = os.path.join(MODEL, name + ".safetensors")
+        os.makedirs(os.path.join(out_dir, MODEL), exist_ok=True)
+        with open(os.path.join(out_dir, relative), "wb") as f:
+            f.write(case_file(name))
+        written.append(relative)
+    return written
+
+
+def main():
+    args = golden_cli.parser(__doc__, OUT).parse_args()
+    return golden_cli.write_or_check(generate, args, "training goldens")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
