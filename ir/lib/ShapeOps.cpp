@@ -639,6 +639,12 @@ LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *,
                                   "[num_embeddings, embedding_dim], got ",
                              shapeOf(weight), " (indices ", shapeOf(indices),
                              ")");
+  if (auto padding = adaptor.getPaddingIdxAttr();
+      padding && (padding.getInt() < 0 ||
+                  padding.getInt() >= weight.getDimSize(0)))
+    return emitOptionalError(loc, "embedding: padding_idx ", padding.getInt(),
+                             " is outside [0, ", weight.getDimSize(0),
+                             ") (weight ", shapeOf(weight), ")");
   SmallVector<int64_t> result(indices.getShape());
   result.push_back(weight.getDimSize(1));
   inferred.push_back(RankedTensorType::get(result, weight.getElementType()));

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "E2ETestUtil.h"
 #include "OpGolden.h"
 
 #include "absl/strings/numbers.h"
@@ -32,7 +33,8 @@ std::string goldenPath(const OpCase &c) {
 std::vector<OpCase> gradCases() {
   std::vector<OpCase> cases;
   for (auto family : {activationOpCases, elementwiseOpCases, denseOpCases,
-                      lossOpCases})
+                      lossOpCases, normalizationOpCases, shapeOpCases,
+                      attentionOpCases, convolutionOpCases})
     for (OpCase &c : family())
       if (std::filesystem::exists(goldenPath(c)))
         cases.push_back(std::move(c));
@@ -161,6 +163,49 @@ TEST_P(GradTest, MatchesFiniteDifferencesInFloat64) {
 
 INSTANTIATE_TEST_SUITE_P(Grads, GradTest, ::testing::ValuesIn(gradCases()),
                          caseName);
+
+// Random ops differentiate with the same masks forward drew: with the
+// generator state fixed, dropout and attention dropout's gradients are
+// those of a fixed function, and match its finite differences (float64);
+// a gradient that ignored or redrew a mask would not.
+TEST(RandomGradTest, DropoutMasksAreTheForwardsOwn) {
+  Tensor q = randomTensor({2, 5, 4}, 11).to(DType::f64);
+  Tensor k = randomTensor({2, 6, 4}, 12).to(DType::f64);
+  Tensor v = randomTensor({2, 6, 3}, 13).to(DType::f64);
+  Tensor r = randomTensor({2, 5, 3}, 14).to(DType::f64);
+  Module root("Random");
+  root.register_buffer("k", &k);
+  root.register_buffer("v", &v);
+  root.register_buffer("r", &r);
+  auto fn = [&](const Inputs &in) {
+    Tensor attended = F::scaled_dot_product_attention(
+        in[0], k, v, F::ScaledDotProductAttentionFuncOptions().dropout_p(0.3));
+    return Outputs{F::sum(F::dropout(attended, 0.4) * r)};
+  };
+  std::vector<TensorSpec> specs = {TensorSpec({2, 5, 4}, DType::f64)};
+  TracedModule traced = trace(root, specs, fn);
+  auto loss = compile(traced);
+  auto grads = compile(traced.clone().differentiate(/*inputs=*/true));
+  const RngState rng{7, 0};
+  std::vector<Tensor> analytic = grads->run({q}, rng).value();
+  ASSERT_EQ(grads->description().outputs[1].name, "grad.input.0");
+  Tensor x = q.clone();
+  double *data = x.data_ptr<double>();
+  const double eps = 1e-6;
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    double saved = data[i];
+    data[i] = saved + eps;
+    double plus = loss->run({x}, rng).value()[0].item_as_double(0);
+    data[i] = saved - eps;
+    double minus = loss->run({x}, rng).value()[0].item_as_double(0);
+    data[i] = saved;
+    double numeric = (plus - minus) / (2 * eps);
+    double a = analytic[1].item_as_double(i);
+    ASSERT_LE(std::abs(a - numeric), 1e-5 + 1e-3 * std::abs(numeric))
+        << "grad.input.0[" << i << "]: nn " << a << ", finite differences "
+        << numeric;
+  }
+}
 
 } // namespace
 } // namespace nn::testing

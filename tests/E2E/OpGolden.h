@@ -69,6 +69,10 @@ std::vector<OpCase> activationOpCases();
 std::vector<OpCase> elementwiseOpCases();
 std::vector<OpCase> denseOpCases();
 std::vector<OpCase> lossOpCases();
+std::vector<OpCase> normalizationOpCases();
+std::vector<OpCase> shapeOpCases();
+std::vector<OpCase> attentionOpCases();
+std::vector<OpCase> convolutionOpCases();
 
 } // namespace nn::testing
 

@@ -76,4 +76,7 @@ TEST(AttentionTraceTest, CanonicalMaskRefusesAFloatMaskOfAnotherDtype) {
 }
 
 } // namespace
+
+std::vector<OpCase> attentionOpCases() { return attentionCases(); }
+
 } // namespace nn::testing

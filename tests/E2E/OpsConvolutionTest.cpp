@@ -402,4 +402,10 @@ TEST(ConvolutionLayers, UpsampleMatchesPyTorch) {
 }
 
 } // namespace
+
+std::vector<OpCase> convolutionOpCases() {
+  return std::vector<OpCase>(std::begin(kConvolutionCases),
+                             std::end(kConvolutionCases));
+}
+
 } // namespace nn::testing

@@ -241,4 +241,9 @@ INSTANTIATE_TEST_SUITE_P(NormalizationLayers, LayerGoldenTest,
                          ::testing::ValuesIn(kLayerCases), layerCaseName);
 
 } // namespace
+
+std::vector<OpCase> normalizationOpCases() {
+  return std::vector<OpCase>(std::begin(kNormalizationCases), std::end(kNormalizationCases));
+}
+
 } // namespace nn::testing

@@ -229,4 +229,9 @@ TEST(ShapeFunctional, SplitAndChunkReturnEveryPiece) {
 }
 
 } // namespace
+
+std::vector<OpCase> shapeOpCases() {
+  return std::vector<OpCase>(std::begin(kShapeCases), std::end(kShapeCases));
+}
+
 } // namespace nn::testing

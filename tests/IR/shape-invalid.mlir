@@ -335,6 +335,15 @@ func.func @embedding_weight(%i: tensor<4xi64>, %w: tensor<10xf32>) {
 
 // -----
 
+func.func @embedding_padding(%i: tensor<4xi64>, %w: tensor<10x3xf32>) {
+  // expected-error @+2 {{embedding: padding_idx 10 is outside [0, 10) (weight 10x3)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %r = nn.embedding %i, %w padding_idx 10 : (tensor<4xi64>, tensor<10x3xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
 func.func @index_select_float_index(%x: tensor<5x3xf32>, %i: tensor<2xf32>) {
   // expected-error @+1 {{'nn.index_select' op operand #1 must be ranked tensor of 64-bit signless integer values}}
   %r = nn.index_select %x, %i dim 0 : (tensor<5x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>

@@ -45,5 +45,7 @@ func.func @indexing(%x: tensor<5x3xf32>, %i: tensor<4xi64>, %g: tensor<5x2xi64>,
   %1 = nn.gather %x, %g dim 1 : (tensor<5x3xf32>, tensor<5x2xi64>) -> tensor<5x2xf32>
   // CHECK: nn.embedding %{{.*}}, %{{.*}} : (tensor<2x7xi64>, tensor<5x3xf32>) -> tensor<2x7x3xf32>
   %2 = nn.embedding %ids, %x : (tensor<2x7xi64>, tensor<5x3xf32>) -> tensor<2x7x3xf32>
+  // CHECK: nn.embedding %{{.*}}, %{{.*}} padding_idx 4 : (tensor<2x7xi64>, tensor<5x3xf32>) -> tensor<2x7x3xf32>
+  %p = nn.embedding %ids, %x padding_idx 4 : (tensor<2x7xi64>, tensor<5x3xf32>) -> tensor<2x7x3xf32>
   return
 }

@@ -34,8 +34,6 @@ OUT = os.path.join(HERE, "goldens", "grads")
 # the reason.
 FAMILIES = {
     "activation": {
-        # erf, which exact gelu's derivative needs, is not in the op set.
-        "gelu_*": "exact gelu has no gradient rule yet",
         # NaN and ±inf inputs: no finite differences to compare with.
         "*_specials": "non-finite inputs",
         "relu_3x17": "non-finite inputs",
@@ -55,6 +53,26 @@ FAMILIES = {
         "*all_ignored*": "every target ignored: the mean is NaN",
         "ce_probs_*": "probability targets are differentiated in the targets too; not yet",
     },
+    "normalization": {
+        "*_i64*": "integer inputs have no gradient",
+        "*nan*": "NaN inputs",
+        "argmax*": "integer outputs", "argmin*": "integer outputs",
+        "BatchNorm*": "a module layer: its C++ twin is a layer test",
+        "LayerNorm_*": "a module layer: its C++ twin is a layer test",
+        "GroupNorm_*": "a module layer: its C++ twin is a layer test",
+    },
+    "attention": {},
+    "convolution": {
+        "interpolate_*": "interpolate has no gradient rule yet",
+        "layer_*": "a module layer: its C++ twin is a layer test",
+    },
+    "shape": {
+        "layer_*": "a module layer: its C++ twin is a layer test",
+        "tied_embedding_lm": "a module: its C++ twin is a layer test",
+        "*_i64*": "integer inputs have no gradient",
+        "reshape_i64": "integer inputs have no gradient",
+        "transpose_i64": "integer inputs have no gradient",
+    },
 }
 WEIGHT_SEED = 1234
 
@@ -64,33 +82,60 @@ def excluded(family, name):
                  if fnmatch.fnmatch(name, pattern)), None)
 
 
+def weighted_sum(fn, inputs, wanted):
+    """The inputs (those of `wanted` requiring grad) after autograd of
+    sum(fn(inputs)[0] · R), and R; None when the first output is not
+    floating-point."""
+    inputs = [t.detach().clone().requires_grad_(i in wanted)
+              for i, t in enumerate(inputs)]
+    result = fn(*inputs)
+    out = result[0] if isinstance(result, (tuple, list)) else result
+    if not out.is_floating_point():
+        return None, None
+    gen = torch.Generator().manual_seed(WEIGHT_SEED)
+    weight = torch.randn(out.shape, generator=gen, dtype=out.dtype)
+    (out * weight).sum().backward()
+    return inputs, weight
+
+
+def differentiable_inputs(fn, inputs):
+    """The floating-point inputs PyTorch differentiates: not those it
+    refuses to (a loss's class weight, batch norm's running statistics)."""
+    wanted = [i for i, t in enumerate(inputs) if t.is_floating_point()]
+    try:
+        weighted_sum(fn, inputs, wanted)
+        return wanted
+    except RuntimeError:
+        def accepted(i):
+            try:
+                weighted_sum(fn, inputs, [i])
+                return True
+            except RuntimeError:
+                return False
+        return [i for i in wanted if accepted(i)]
+
+
 def case_files(family):
     module = importlib.import_module(f"ops.{family}")
     files = {}
     for name, fn, inputs in module.cases():
         if excluded(family, name):
             continue
-        # A loss's class weight (its third input) is not differentiable.
-        inputs = [t.detach().clone().requires_grad_(
-                      t.is_floating_point() and (family != "loss" or i < 2))
-                  for i, t in enumerate(inputs)]
-        result = fn(*inputs)
-        out = result[0] if isinstance(result, (tuple, list)) else result
-        if not out.is_floating_point():
+        wanted = differentiable_inputs(fn, inputs)
+        inputs, weight = weighted_sum(fn, inputs, wanted)
+        if inputs is None:
             continue
-        gen = torch.Generator().manual_seed(WEIGHT_SEED)
-        weight = torch.randn(out.shape, generator=gen, dtype=out.dtype)
-        (out * weight).sum().backward()
         tensors = {f"input.{i}": t.detach().contiguous()
                    for i, t in enumerate(inputs)}
         tensors["weight.0"] = weight
         for i, t in enumerate(inputs):
             if t.grad is not None:
                 tensors[f"grad.input.{i}"] = t.grad.contiguous()
-        # Which inputs are differentiated: the others (integer targets,
-        # class weights) are constants to the test as well.
+        # Which inputs are differentiated: those with a gradient. The others
+        # (integer targets, class weights, running statistics, tensors a
+        # case copies into a module) are constants to the test as well.
         differentiable = ",".join(str(i) for i, t in enumerate(inputs)
-                                  if t.requires_grad)
+                                  if t.grad is not None)
         files[os.path.join(OUT, family, name + ".safetensors")] = \
             safetensors_io.serialize(tensors, {"differentiable": differentiable})
     return files

@@ -59,6 +59,7 @@ kernelSymbols(llvm::orc::MangleAndInterner interner) {
       reinterpret_cast<void *>(&nn_rt_workspace_acquire));
   add("nn_rt_workspace_release",
       reinterpret_cast<void *>(&nn_rt_workspace_release));
+  add("memrefCopy", reinterpret_cast<void *>(&memrefCopy));
   return symbols;
 }
 

@@ -240,14 +240,17 @@ Tensor embedding(const Tensor &input, const Tensor &weight,
   requireIndices(t, input, "embedding", "input");
   mlir::Value ids = t.valueOf(input, "embedding", "input");
   mlir::Value w = t.valueOf(weight, "embedding", "weight");
+  mlir::IntegerAttr padding;
   if (options.padding_idx() && weight.dim() == 2) {
     int64_t p = *options.padding_idx(), rows = weight.size(0);
     if (p >= rows || p < -rows)
       t.fail("embedding: padding_idx " + std::to_string(p) +
              " must be within num_embeddings " + std::to_string(rows) +
              " (weight " + shape_str(weight.shape()) + ")");
+    // The row whose gradient is zero, as PyTorch normalizes it.
+    padding = t.builder.getI64IntegerAttr(p < 0 ? p + rows : p);
   }
-  return t.emit<mlir::nn::EmbeddingOp>(w.getType(), ids, w);
+  return t.emit<mlir::nn::EmbeddingOp>(w.getType(), ids, w, padding);
 }
 
 } // namespace nn::functional

@@ -66,15 +66,21 @@ void mlir::nn::populateActivationVJPRules(VJPRules &rules) {
     dx[0] = g.mul(dy, g.mul(s, g.add(one, g.mul(x, g.sub(one, s)))));
     return success();
   });
+  // Exact: d/dx x·Φ(x) = Φ(x) + x·φ(x), with Φ(x) = y / x read off the
+  // saved result (½ at 0) and φ(x) = exp(-x²/2) / √(2π).
   // tanh approximation: with u = k(x + c·x³), t = tanh(u),
   // d/dx = ½(1 + t) + ½x(1 - t²)·k(1 + 3c·x²).
   rules.add<GeluOp>([](GradBuilder &g, GeluOp op, Value dy,
                        MutableArrayRef<Value> dx) -> LogicalResult {
-    if (op.getApproximate() != GeluApproximation::tanh)
-      return op.emitOpError(
-          "has no gradient rule for the exact (erf) form yet: the op set has "
-          "no erf to write Φ(x) with; use approximate=\"tanh\" to train");
     Value x = op.getInput();
+    if (op.getApproximate() != GeluApproximation::tanh) {
+      Value atZero = g.compare(P::eq, x, g.scalar(x, 0.0));
+      Value cdf = g.where(atZero, g.scalar(x, 0.5), g.div(op.getResult(), x));
+      Value pdf = g.scale(g.exp(g.scale(g.mul(x, x), -0.5)),
+                          1.0 / std::sqrt(2 * M_PI));
+      dx[0] = g.mul(dy, g.add(cdf, g.mul(x, pdf)));
+      return success();
+    }
     const double k = std::sqrt(2.0 / M_PI), c = 0.044715;
     Value x2 = g.mul(x, x);
     Value u = g.scale(g.add(x, g.scale(g.mul(x2, x), c)), k);

@@ -43,6 +43,9 @@ const VJPRules &allRules() {
     populateReductionVJPRules(r);
     populateShapeVJPRules(r);
     populateLossVJPRules(r);
+    populateNormalizationVJPRules(r);
+    populateAttentionVJPRules(r);
+    populateConvolutionVJPRules(r);
     return r;
   }();
   return rules;
@@ -122,15 +125,10 @@ struct AutodiffPass : public nn::impl::AutodiffPassBase<AutodiffPass> {
     for (Operation *op : llvm::reverse(ops)) {
       if (llvm::isa<LoadOp>(op) || op->getNumResults() == 0)
         continue;
-      Value dy;
+      SmallVector<Value> dys;
       for (Value result : op->getResults())
-        if (Value g = grads.lookup(result)) {
-          if (dy || op->getNumResults() != 1)
-            return op->emitOpError("has no gradient rule for an op with "
-                                   "several results (nn-autodiff)");
-          dy = g;
-        }
-      if (!dy)
+        dys.push_back(grads.lookup(result));
+      if (llvm::all_of(dys, [](Value g) { return !g; }))
         continue;
       const VJPRule *rule = rules.lookup(op);
       if (!rule)
@@ -139,7 +137,7 @@ struct AutodiffPass : public nn::impl::AutodiffPassBase<AutodiffPass> {
       GradBuilder g(b, op->getLoc());
       SmallVector<Value> dx(op->getNumOperands());
       try {
-        if (failed((*rule)(g, op, dy, dx)))
+        if (failed((*rule)(g, op, dys, dx)))
           return failure();
       } catch (const GradBuilder::Failure &) {
         // The op the rule built was reported where it failed.

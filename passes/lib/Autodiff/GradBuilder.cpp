@@ -36,6 +36,72 @@ Value GradBuilder::neg(Value x) { return b.create<NegOp>(loc, x); }
 Value GradBuilder::exp(Value x) { return b.create<ExpOp>(loc, x); }
 Value GradBuilder::log(Value x) { return b.create<LogOp>(loc, x); }
 Value GradBuilder::sqrt(Value x) { return b.create<SqrtOp>(loc, x); }
+Value GradBuilder::rsqrt(Value x) { return b.create<RsqrtOp>(loc, x); }
+
+Value GradBuilder::filled(Value like, ArrayRef<int64_t> shape, double value) {
+  Type element = tensorType(like).getElementType();
+  auto type = RankedTensorType::get(shape, element);
+  Attribute attr = llvm::isa<FloatType>(element)
+                       ? Attribute(b.getFloatAttr(element, value))
+                       : Attribute(b.getIntegerAttr(element, int64_t(value)));
+  return b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(type, attr));
+}
+
+Value GradBuilder::slice(Value x, int64_t dim, int64_t start, int64_t end,
+                         int64_t step) {
+  if (start == 0 && step == 1 && end == tensorType(x).getDimSize(dim))
+    return x;
+  return inferred<SliceOp>(x, static_cast<uint64_t>(dim),
+                           static_cast<uint64_t>(start),
+                           static_cast<uint64_t>(end),
+                           static_cast<uint64_t>(step));
+}
+
+Value GradBuilder::cat(ValueRange parts, int64_t dim) {
+  if (parts.size() == 1)
+    return parts.front();
+  return inferred<CatOp>(parts, static_cast<uint64_t>(dim));
+}
+
+Value GradBuilder::unslice(Value x, int64_t dim, int64_t start, int64_t step,
+                           int64_t size) {
+  SmallVector<int64_t> shape(tensorType(x).getShape());
+  int64_t count = shape[dim];
+  Value spread = x;
+  if (step > 1 && count > 0) {
+    // Each element followed by step - 1 zeros, the trailing zeros dropped.
+    SmallVector<int64_t> column(shape);
+    column.insert(column.begin() + dim + 1, 1);
+    SmallVector<int64_t> gap(column);
+    gap[dim + 1] = step - 1;
+    Value interleaved =
+        cat({reshape(x, column), filled(x, gap, 0.0)}, dim + 1);
+    SmallVector<int64_t> flat(shape);
+    flat[dim] = count * step;
+    spread = slice(reshape(interleaved, flat), dim, 0, (count - 1) * step + 1);
+  }
+  int64_t length = tensorType(spread).getDimSize(dim);
+  SmallVector<Value> parts;
+  auto zeros = [&](int64_t n) {
+    SmallVector<int64_t> zshape(shape);
+    zshape[dim] = n;
+    return filled(x, zshape, 0.0);
+  };
+  if (start > 0)
+    parts.push_back(zeros(start));
+  parts.push_back(spread);
+  if (int64_t after = size - start - length; after > 0)
+    parts.push_back(zeros(after));
+  return cat(parts, dim);
+}
+
+Value GradBuilder::meanKeep(Value x, ArrayRef<int64_t> dims) {
+  int64_t count = 1;
+  for (int64_t d : dims)
+    count *= tensorType(x).getDimSize(d);
+  return scale(sum(x, dims, /*keepdim=*/true), 1.0 / double(count));
+}
+
 Value GradBuilder::pow(Value x, Value exponent) {
   return inferred<PowOp>(x, exponent);
 }

@@ -276,18 +276,22 @@ def NN_EmbeddingOp : NN_Op<"embedding", [Pure, InferTypeOpAdaptor]> {
   let summary = "Looks up rows of a table, as torch.nn.functional.embedding";
   let description = [{
     `weight` is `[num_embeddings, embedding_dim]`; `indices` (i64, any shape)
-    select rows, giving `[*indices.shape, embedding_dim]`. padding_idx only
-    matters for gradients and initialization, so it is not part of the
-    forward op. Indices are not checked at run time (see nn.index_select).
+    select rows, giving `[*indices.shape, embedding_dim]`. `padding_idx`
+    (in [0, num_embeddings), normalized) changes no result: it names the row
+    whose gradient is zero (nn-autodiff), as in PyTorch. Indices are not
+    checked at run time (see nn.index_select).
 
     ```mlir
     %y = nn.embedding %ids, %w : (tensor<2x7xi64>, tensor<10x3xf32>) -> tensor<2x7x3xf32>
+    %z = nn.embedding %ids, %w padding_idx 0 : (tensor<2x7xi64>, tensor<10x3xf32>) -> tensor<2x7x3xf32>
     ```
   }];
-  let arguments = (ins NN_IndexTensor:$indices, NN_Tensor:$weight);
+  let arguments = (ins NN_IndexTensor:$indices, NN_Tensor:$weight,
+                       OptionalAttr<I64Attr>:$padding_idx);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = [{
-    $indices `,` $weight attr-dict `:` functional-type(operands, results)
+    $indices `,` $weight (`padding_idx` $padding_idx^)? attr-dict
+    `:` functional-type(operands, results)
   }];
 }
 

@@ -47,6 +47,20 @@ public:
   Value exp(Value x);
   Value log(Value x);
   Value sqrt(Value x);
+  Value rsqrt(Value x);
+  /// A constant tensor of `shape` filled with `value`, of `like`'s element
+  /// type.
+  Value filled(Value like, ArrayRef<int64_t> shape, double value);
+  /// Elements [start, end) of `x` along `dim`, every `step`-th.
+  Value slice(Value x, int64_t dim, int64_t start, int64_t end,
+              int64_t step = 1);
+  Value cat(ValueRange parts, int64_t dim);
+  /// The inverse of slice: a tensor of `size` along `dim` (x's other dims)
+  /// holding x's elements at start, start + step, ... and zeros elsewhere.
+  Value unslice(Value x, int64_t dim, int64_t start, int64_t step,
+                int64_t size);
+  /// Mean over `dims`, dims kept (sum / count).
+  Value meanKeep(Value x, ArrayRef<int64_t> dims);
   Value pow(Value x, Value exponent);
   /// `value` as a rank-0 tensor of `like`'s element type.
   Value scalar(Value like, double value);
@@ -80,25 +94,43 @@ private:
 };
 
 /// The gradients of an op's operands (null: none flows, the operand is not
-/// differentiable or the gradient is zero) from `resultGrad`, the gradient
-/// of its result. A rule that cannot differentiate the op as configured
-/// reports why on the op and fails.
+/// differentiable or the gradient is zero) from `resultGrads`, those of its
+/// results (null where none flows). A rule that cannot differentiate the
+/// op as configured reports why on the op and fails.
 using VJPRule = std::function<LogicalResult(
-    GradBuilder &g, Operation *op, Value resultGrad,
+    GradBuilder &g, Operation *op, ArrayRef<Value> resultGrads,
     MutableArrayRef<Value> operandGrads)>;
 
 /// The rules by op name.
 class VJPRules {
 public:
-  /// Registers `rule` for `Op` (an op with one result).
+  /// Registers `rule` for `Op`, an op whose first result alone carries
+  /// gradients (the others, if any, are state updates such as batch
+  /// norm's running statistics).
   template <typename Op>
   void add(std::function<LogicalResult(GradBuilder &, Op, Value,
                                        MutableArrayRef<Value>)>
                rule) {
     rules[Op::getOperationName()] = [rule](GradBuilder &g, Operation *op,
-                                           Value dy,
+                                           ArrayRef<Value> dys,
                                            MutableArrayRef<Value> dx) {
-      return rule(g, llvm::cast<Op>(op), dy, dx);
+      // Only another result's gradient (a running statistic): none flows
+      // back from this op.
+      if (!dys[0])
+        return success();
+      return rule(g, llvm::cast<Op>(op), dys[0], dx);
+    };
+  }
+  /// Registers `rule` for `Op`, whose results may each carry a gradient.
+  template <typename Op>
+  void addWithResults(std::function<LogicalResult(
+                          GradBuilder &, Op, ArrayRef<Value>,
+                          MutableArrayRef<Value>)>
+                          rule) {
+    rules[Op::getOperationName()] = [rule](GradBuilder &g, Operation *op,
+                                           ArrayRef<Value> dys,
+                                           MutableArrayRef<Value> dx) {
+      return rule(g, llvm::cast<Op>(op), dys, dx);
     };
   }
   /// The rule of `op`, or null.
@@ -115,6 +147,9 @@ void populateDenseVJPRules(VJPRules &rules);
 void populateReductionVJPRules(VJPRules &rules);
 void populateShapeVJPRules(VJPRules &rules);
 void populateLossVJPRules(VJPRules &rules);
+void populateNormalizationVJPRules(VJPRules &rules);
+void populateAttentionVJPRules(VJPRules &rules);
+void populateConvolutionVJPRules(VJPRules &rules);
 
 } // namespace mlir::nn
 

@@ -242,6 +242,17 @@ NN_RT_EXPORT void nn_rt_release_cached_memory(void);
 /// the kernels since it was loaded: steady state means it stops growing.
 NN_RT_EXPORT int64_t nn_rt_workspace_allocations(void);
 
+/// MLIR's runtime function for a memref.copy between layouts that are not
+/// both contiguous (finalize-memref-to-llvm calls it, with the C runner
+/// utilities' signature): copies the elements of `source` to `dest`, both
+/// unranked memref descriptors {rank, strided descriptor} of one shape.
+typedef struct nn_rt_unranked_memref {
+  int64_t rank;
+  void *descriptor;
+} nn_rt_unranked_memref;
+NN_RT_EXPORT void memrefCopy(int64_t element_size, nn_rt_unranked_memref *source,
+                             nn_rt_unranked_memref *dest);
+
 #ifdef __cplusplus
 }
 #endif

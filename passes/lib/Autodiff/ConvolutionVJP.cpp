@@ -1,0 +1,323 @@
+//===- ConvolutionVJP.cpp - Gradients of convolution and pooling ----------===//
+//
+// Convolution differentiates into convolutions, as cuDNN's backward does:
+//
+//   dx = conv_transpose(dy, weight)   (same stride, padding, dilation and
+//                                      groups; output_padding restoring x's
+//                                      size)
+//   dweight = conv(x regrouped [C_in/g, g·N, H, W],
+//                  dy as weight [C_out, N, OH, OW],
+//                  stride = dilation, dilation = stride, groups = g),
+//             cropped to the kernel and transposed back
+//   dbias = Σ dy over N and the spatial dims
+//
+// A 1-D convolution is lifted to 2-D (a unit height). Pooling spreads each
+// output's gradient back over its window, one kernel offset at a time: to
+// every element for average pooling (divided as the forward divided), to
+// the first maximum of the window (row-major scan, as PyTorch) for max
+// pooling; adaptive average pooling is two constant matrices, Pₕᵀ·dy·P_w.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nn/Transforms/Autodiff.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::nn;
+
+namespace {
+
+ArrayRef<int64_t> shapeOf(Value v) {
+  return llvm::cast<RankedTensorType>(v.getType()).getShape();
+}
+
+SmallVector<int64_t> padLow(ArrayRef<int64_t> padding, int64_t rank) {
+  return SmallVector<int64_t>(padding.take_front(rank));
+}
+
+SmallVector<int64_t> padHigh(ArrayRef<int64_t> padding, int64_t rank) {
+  return SmallVector<int64_t>(static_cast<int64_t>(padding.size()) == 2 * rank
+                                  ? padding.drop_front(rank)
+                                  : padding.take_front(rank));
+}
+
+/// `v` [N, C, L] as [N, C, 1, L] (or unchanged when already 2-D spatial).
+Value lift(GradBuilder &g, Value v) {
+  ArrayRef<int64_t> s = shapeOf(v);
+  if (s.size() == 4)
+    return v;
+  return g.reshape(v, {s[0], s[1], 1, s[2]});
+}
+
+/// A 1-D window attribute as 2-D, the height's entry `unit`.
+SmallVector<int64_t> lift(ArrayRef<int64_t> values, int64_t rank,
+                          int64_t unit) {
+  if (rank == 2)
+    return SmallVector<int64_t>(values);
+  if (values.size() == 2) // [lo, hi]
+    return {unit, values[0], unit, values[1]};
+  return {unit, values[0]};
+}
+
+/// The `op`'s padding [lo_h, lo_w, hi_h, hi_w] for a 2-D convolution.
+SmallVector<int64_t> lowHigh(ArrayRef<int64_t> lo, ArrayRef<int64_t> hi) {
+  return {lo[0], lo[1], hi[0], hi[1]};
+}
+
+/// `x` padded with `value` by `lo` before and `hi` after along `dim`.
+Value padded(GradBuilder &g, Value x, int64_t dim, int64_t lo, int64_t hi,
+             double value) {
+  SmallVector<Value> parts;
+  SmallVector<int64_t> shape(shapeOf(x));
+  auto block = [&](int64_t n) {
+    SmallVector<int64_t> s(shape);
+    s[dim] = n;
+    return g.filled(x, s, value);
+  };
+  if (lo > 0)
+    parts.push_back(block(lo));
+  parts.push_back(x);
+  if (hi > 0)
+    parts.push_back(block(hi));
+  return g.cat(parts, dim);
+}
+
+/// A pooling window's geometry along one spatial dim.
+struct Window {
+  int64_t in, out, kernel, stride, pad, dilation;
+  /// The padded length every window fits in.
+  int64_t canvas() const {
+    return std::max(in + 2 * pad, (out - 1) * stride + dilation * (kernel - 1) + 1);
+  }
+};
+
+/// Elements k·dilation, k·dilation + stride, ... (out of them) of `x`
+/// along `dim`: kernel offset k of every window.
+Value offsetView(GradBuilder &g, Value x, int64_t dim, const Window &w,
+                 int64_t k) {
+  int64_t start = k * w.dilation;
+  return g.slice(x, dim, start, start + (w.out - 1) * w.stride + 1, w.stride);
+}
+
+/// The inverse of offsetView on the unpadded input: `v` (per window) put
+/// back at offset k of each window, padding cropped.
+Value offsetScatter(GradBuilder &g, Value v, int64_t dim, const Window &w,
+                    int64_t k) {
+  Value canvas = g.unslice(v, dim, k * w.dilation, w.stride, w.canvas());
+  return g.slice(canvas, dim, w.pad, w.pad + w.in);
+}
+
+/// The row-major [rows, cols] constant of `values`, `like`'s element type.
+Value matrix(GradBuilder &g, Value like, int64_t rows, int64_t cols,
+             ArrayRef<double> values) {
+  Type element = llvm::cast<RankedTensorType>(like.getType()).getElementType();
+  auto type = RankedTensorType::get({rows, cols}, element);
+  SmallVector<Attribute> attrs;
+  for (double v : values)
+    attrs.push_back(g.builder().getFloatAttr(element, v));
+  return g.builder().create<arith::ConstantOp>(
+      g.location(), DenseElementsAttr::get(type, attrs));
+}
+
+/// The [out, in] matrix of adaptive average pooling along one dim: row i
+/// averages [floor(i·in/out), ceil((i+1)·in/out)).
+Value adaptiveMatrix(GradBuilder &g, Value like, int64_t out, int64_t in) {
+  SmallVector<double> values(out * in, 0.0);
+  for (int64_t i = 0; i < out; ++i) {
+    int64_t start = (i * in) / out, end = ((i + 1) * in + out - 1) / out;
+    for (int64_t j = start; j < end; ++j)
+      values[i * in + j] = 1.0 / double(end - start);
+  }
+  return matrix(g, like, out, in, values);
+}
+
+/// The gradient of the weight (shaped `weightShape`, 2-D spatial) of a
+/// convolution of `input` [N, C_in, H, W] whose output's gradient is `dout`
+/// [N, C_out, OH, OW]: `input` regrouped as [C_in/g, g·N, H, W] convolved
+/// with `dout` as a [C_out, N, OH, OW] weight (stride and dilation swap
+/// roles), cropped to the kernel and transposed to [C_out, C_in/g, ...].
+Value convWeightGrad(GradBuilder &g, Value input, Value dout,
+                     ArrayRef<int64_t> weightShape, ArrayRef<int64_t> stride,
+                     ArrayRef<int64_t> lo, ArrayRef<int64_t> hi,
+                     ArrayRef<int64_t> dilation, int64_t groups) {
+  ArrayRef<int64_t> xs = shapeOf(input), ys = shapeOf(dout);
+  int64_t n = xs[0], perGroup = xs[1] / groups;
+  Value regrouped = g.reshape(
+      g.permute(g.reshape(input, {n, groups, perGroup, xs[2], xs[3]}),
+                {2, 1, 0, 3, 4}),
+      {perGroup, groups * n, xs[2], xs[3]});
+  SmallVector<int64_t> corrShape = {perGroup, ys[1]};
+  for (int i = 0; i < 2; ++i)
+    corrShape.push_back(
+        (xs[2 + i] + lo[i] + hi[i] - stride[i] * (ys[2 + i] - 1) - 1) /
+            dilation[i] +
+        1);
+  OpBuilder &b = g.builder();
+  Value corr = b.create<ConvOp>(
+      g.location(),
+      RankedTensorType::get(
+          corrShape,
+          llvm::cast<RankedTensorType>(input.getType()).getElementType()),
+      regrouped, g.transpose(dout, 0, 1), Value(),
+      b.getDenseI64ArrayAttr(dilation), b.getDenseI64ArrayAttr(lowHigh(lo, hi)),
+      b.getDenseI64ArrayAttr(stride), b.getI64IntegerAttr(groups));
+  Value cropped =
+      g.slice(g.slice(corr, 2, 0, weightShape[2]), 3, 0, weightShape[3]);
+  return g.transpose(cropped, 0, 1);
+}
+
+/// Σ dy over N and the spatial dims: a bias's gradient.
+Value biasGrad(GradBuilder &g, Value dy) {
+  SmallVector<int64_t> dims = {0};
+  for (int64_t d = 2; d < int64_t(shapeOf(dy).size()); ++d)
+    dims.push_back(d);
+  return g.sum(dy, dims, /*keepdim=*/false);
+}
+
+} // namespace
+
+void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
+  rules.add<ConvOp>([](GradBuilder &g, ConvOp op, Value dy,
+                       MutableArrayRef<Value> dx) -> LogicalResult {
+    Value x = op.getInput(), w = op.getWeight();
+    int64_t rank = shapeOf(x).size() - 2;
+    int64_t groups = op.getGroupsAttr().getInt();
+    SmallVector<int64_t> stride = lift(op.getStride(), rank, 1),
+                         dilation = lift(op.getDilation(), rank, 1);
+    SmallVector<int64_t> lo = lift(padLow(op.getPadding(), rank), 2, 0),
+                         hi = lift(padHigh(op.getPadding(), rank), 2, 0);
+    if (rank == 1) {
+      lo = {0, padLow(op.getPadding(), 1)[0]};
+      hi = {0, padHigh(op.getPadding(), 1)[0]};
+    }
+    Value x2 = lift(g, x), w2 = lift(g, w), dy2 = lift(g, dy);
+    ArrayRef<int64_t> xs = shapeOf(x2), ws = shapeOf(w2), ys = shapeOf(dy2);
+    // dx: the transposed convolution, output_padding making up the rows
+    // and columns no window reached.
+    SmallVector<int64_t> outputPadding(2);
+    for (int i = 0; i < 2; ++i)
+      outputPadding[i] = xs[2 + i] - ((ys[2 + i] - 1) * stride[i] - lo[i] -
+                                      hi[i] + dilation[i] * (ws[2 + i] - 1) + 1);
+    OpBuilder &b = g.builder();
+    Value dinput = b.create<ConvTransposeOp>(
+        g.location(), x2.getType(), dy2, w2, Value(),
+        b.getDenseI64ArrayAttr(stride), b.getDenseI64ArrayAttr(lowHigh(lo, hi)),
+        b.getDenseI64ArrayAttr(outputPadding), b.getDenseI64ArrayAttr(dilation),
+        b.getI64IntegerAttr(groups));
+    dx[0] = g.reshape(dinput, shapeOf(x));
+    dx[1] = g.reshape(
+        convWeightGrad(g, x2, dy2, ws, stride, lo, hi, dilation, groups),
+        shapeOf(w));
+    if (op.getBias())
+      dx[2] = biasGrad(g, dy);
+    return success();
+  });
+
+  // The adjoint pair the other way round: dx = conv(dy, weight) (cropped
+  // when output_padding reached past a stride), dweight the convolution
+  // weight gradient of dy against x.
+  rules.add<ConvTransposeOp>([](GradBuilder &g, ConvTransposeOp op, Value dy,
+                                MutableArrayRef<Value> dx) -> LogicalResult {
+    Value x = op.getInput(), w = op.getWeight();
+    ArrayRef<int64_t> xs = shapeOf(x), ws = shapeOf(w);
+    SmallVector<int64_t> stride(op.getStride()), dilation(op.getDilation());
+    SmallVector<int64_t> lo = padLow(op.getPadding(), 2),
+                         hi = padHigh(op.getPadding(), 2);
+    int64_t groups = op.getGroupsAttr().getInt();
+    SmallVector<int64_t> convShape = {xs[0], xs[1]};
+    ArrayRef<int64_t> ys = shapeOf(dy);
+    for (int i = 0; i < 2; ++i)
+      convShape.push_back((ys[2 + i] + lo[i] + hi[i] -
+                           dilation[i] * (ws[2 + i] - 1) - 1) /
+                              stride[i] +
+                          1);
+    OpBuilder &b = g.builder();
+    Value conv = b.create<ConvOp>(
+        g.location(), RankedTensorType::get(convShape, llvm::cast<RankedTensorType>(x.getType()).getElementType()),
+        dy, w, Value(), b.getDenseI64ArrayAttr(stride),
+        b.getDenseI64ArrayAttr(lowHigh(lo, hi)), b.getDenseI64ArrayAttr(dilation),
+        b.getI64IntegerAttr(groups));
+    dx[0] = g.slice(g.slice(conv, 2, 0, xs[2]), 3, 0, xs[3]);
+    dx[1] = convWeightGrad(g, dy, x, ws, stride, lo, hi, dilation, groups);
+    if (op.getBias())
+      dx[2] = biasGrad(g, dy);
+    return success();
+  });
+
+  rules.add<AvgPool2dOp>([](GradBuilder &g, AvgPool2dOp op, Value dy,
+                            MutableArrayRef<Value> dx) -> LogicalResult {
+    Value x = op.getInput();
+    ArrayRef<int64_t> xs = shapeOf(x), ys = shapeOf(dy);
+    ArrayRef<int64_t> k = op.getKernel(), s = op.getStride(),
+                      p = op.getPadding();
+    Window h{xs[2], ys[2], k[0], s[0], p[0], 1};
+    Window w{xs[3], ys[3], k[1], s[1], p[1], 1};
+    // Each output's divisor, as PyTorch's avg_pool2d computes it.
+    SmallVector<double> divisors;
+    for (int64_t i = 0; i < h.out; ++i)
+      for (int64_t j = 0; j < w.out; ++j) {
+        if (auto d = op.getDivisorOverride()) {
+          divisors.push_back(double(*d));
+          continue;
+        }
+        int64_t h0 = i * h.stride - h.pad, w0 = j * w.stride - w.pad;
+        int64_t h1 = std::min(h0 + h.kernel, h.in + h.pad),
+                w1 = std::min(w0 + w.kernel, w.in + w.pad);
+        if (!op.getCountIncludePad()) {
+          h0 = std::max<int64_t>(h0, 0), w0 = std::max<int64_t>(w0, 0);
+          h1 = std::min(h1, h.in), w1 = std::min(w1, w.in);
+        }
+        divisors.push_back(double((h1 - h0) * (w1 - w0)));
+      }
+    Value share = g.div(dy, matrix(g, dy, h.out, w.out, divisors));
+    Value grad;
+    for (int64_t a = 0; a < h.kernel; ++a)
+      for (int64_t c = 0; c < w.kernel; ++c) {
+        Value part = offsetScatter(g, offsetScatter(g, share, 2, h, a), 3, w, c);
+        grad = grad ? g.add(grad, part) : part;
+      }
+    dx[0] = grad;
+    return success();
+  });
+
+  rules.add<MaxPool2dOp>([](GradBuilder &g, MaxPool2dOp op, Value dy,
+                            MutableArrayRef<Value> dx) -> LogicalResult {
+    Value x = op.getInput(), y = op.getResult();
+    ArrayRef<int64_t> xs = shapeOf(x), ys = shapeOf(dy);
+    ArrayRef<int64_t> k = op.getKernel(), s = op.getStride(),
+                      p = op.getPadding(), d = op.getDilation();
+    Window h{xs[2], ys[2], k[0], s[0], p[0], d[0]};
+    Window w{xs[3], ys[3], k[1], s[1], p[1], d[1]};
+    // The input padded with -inf to the canvas every window fits in.
+    Value canvas =
+        padded(g, padded(g, x, 2, h.pad, h.canvas() - h.in - h.pad, -INFINITY),
+               3, w.pad, w.canvas() - w.in - w.pad, -INFINITY);
+    Value taken = g.scalar(dy, 0.0), one = g.scalar(dy, 1.0), grad;
+    for (int64_t a = 0; a < h.kernel; ++a)
+      for (int64_t c = 0; c < w.kernel; ++c) {
+        Value at = offsetView(g, offsetView(g, canvas, 2, h, a), 3, w, c);
+        // The first offset (row-major) holding the window's maximum.
+        Value equal = g.mask(g.compare(ComparisonPredicate::eq, at, y), one);
+        Value first = g.mul(equal, g.sub(one, taken));
+        taken = g.add(taken, first);
+        Value part = offsetScatter(
+            g, offsetScatter(g, g.mul(dy, first), 2, h, a), 3, w, c);
+        grad = grad ? g.add(grad, part) : part;
+      }
+    dx[0] = grad;
+    return success();
+  });
+
+  rules.add<AdaptiveAvgPool2dOp>([](GradBuilder &g, AdaptiveAvgPool2dOp op,
+                                    Value dy, MutableArrayRef<Value> dx) {
+    ArrayRef<int64_t> xs = shapeOf(op.getInput()), ys = shapeOf(dy);
+    Value rowsT = g.transpose(adaptiveMatrix(g, dy, ys[2], xs[2]), 0, 1);
+    Value cols = adaptiveMatrix(g, dy, ys[3], xs[3]);
+    dx[0] = g.matmul(g.matmul(rowsT, dy), cols);
+    return success();
+  });
+}
