@@ -356,3 +356,13 @@ InterpolateOp::inferReturnTypes(MLIRContext *context,
       RankedTensorType::get(shape, input.getElementType()));
   return success();
 }
+
+float mlir::nn::interpolationScale(int64_t in, int64_t out, bool alignCorners,
+                                   std::optional<double> scale) {
+  if (alignCorners)
+    return out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
+                   : 0.0f;
+  if (scale && *scale > 0.0)
+    return static_cast<float>(1.0 / *scale);
+  return static_cast<float>(in) / static_cast<float>(out);
+}

@@ -10,15 +10,19 @@ func.func @forward(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // -----
 
-// An op without a rule is an error at the op (whose location is its module
-// path in a trace).
+// An op without a rule (here a fused group: nn-autodiff runs before nn-fuse)
+// is an error at the op, whose location is its module path in a trace.
 nn.parameter @w : tensor<2x1x1xf32>
 func.func @forward(%x: tensor<1x2x8x8xf32>) -> tensor<f32> {
   %w = nn.load @w : tensor<2x1x1xf32>
   %y = nn.mul %x, %w : (tensor<1x2x8x8xf32>, tensor<2x1x1xf32>) -> tensor<1x2x8x8xf32>
-  // expected-error @+1 {{'nn.interpolate' op has no gradient rule (nn-autodiff): add one to its family in passes/lib/Autodiff/}}
-  %p = nn.interpolate %y size [16, 16] mode "nearest" : (tensor<1x2x8x8xf32>) -> tensor<1x2x16x16xf32>
-  %l = nn.sum %p dims [] : (tensor<1x2x16x16xf32>) -> tensor<f32>
+  // expected-error @+1 {{'nn.fused' op has no gradient rule (nn-autodiff): add one to its family in passes/lib/Autodiff/}}
+  %p = nn.fused (%y) : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32> {
+  ^bb0(%a: tensor<1x2x8x8xf32>):
+    %r = nn.relu %a : tensor<1x2x8x8xf32>
+    nn.yield %r : tensor<1x2x8x8xf32>
+  }
+  %l = nn.sum %p dims [] : (tensor<1x2x8x8xf32>) -> tensor<f32>
   return %l : tensor<f32>
 }
 

@@ -63,7 +63,6 @@ FAMILIES = {
     },
     "attention": {},
     "convolution": {
-        "interpolate_*": "interpolate has no gradient rule yet",
         "layer_*": "a module layer: its C++ twin is a layer test",
     },
     "shape": {

@@ -606,18 +606,6 @@ struct AdaptiveAvgPool2dOpLowering
 // nn.interpolate
 //===----------------------------------------------------------------------===//
 
-/// PyTorch's per-dimension scale (UpSample.h): source = dst * scale (nearest)
-/// or the area-pixel formula (bilinear), in float.
-float interpolationScale(int64_t in, int64_t out, bool alignCorners,
-                         std::optional<double> scale) {
-  if (alignCorners)
-    return out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
-                   : 0.0f;
-  if (scale && *scale > 0.0)
-    return static_cast<float>(1.0 / *scale);
-  return static_cast<float>(in) / static_cast<float>(out);
-}
-
 struct InterpolateOpLowering : public OpRewritePattern<InterpolateOp> {
   using OpRewritePattern::OpRewritePattern;
 

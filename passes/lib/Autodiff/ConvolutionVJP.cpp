@@ -15,7 +15,8 @@
 // output's gradient back over its window, one kernel offset at a time: to
 // every element for average pooling (divided as the forward divided), to
 // the first maximum of the window (row-major scan, as PyTorch) for max
-// pooling; adaptive average pooling is two constant matrices, Pₕᵀ·dy·P_w.
+// pooling; adaptive average pooling and interpolation are two constant
+// matrices, Aₕᵀ·dy·A_w.
 //
 //===----------------------------------------------------------------------===//
 
@@ -178,6 +179,37 @@ Value biasGrad(GradBuilder &g, Value dy) {
   return g.sum(dy, dims, /*keepdim=*/false);
 }
 
+/// The [out, in] matrix of nn.interpolate along one dim: each output's
+/// source weights, computed in float exactly as the lowering computes them
+/// (NNToLinalg/Convolution.cpp), so the product is the forward's linear map.
+Value interpolationMatrix(GradBuilder &g, Value like, int64_t out, int64_t in,
+                          bool bilinear, bool alignCorners,
+                          std::optional<double> given) {
+  SmallVector<double> values(out * in, 0.0);
+  for (int64_t o = 0; o < out; ++o) {
+    if (!bilinear) {
+      int64_t src = o;
+      if (out == 2 * in)
+        src = o / 2;
+      else if (out != in)
+        src = std::min<int64_t>(
+            int64_t(float(o) * interpolationScale(in, out, false, given)),
+            in - 1);
+      values[o * in + src] = 1.0;
+      continue;
+    }
+    float scale = interpolationScale(in, out, alignCorners, given);
+    float real = alignCorners ? scale * float(o)
+                              : std::max(scale * (float(o) + 0.5f) - 0.5f, 0.0f);
+    int64_t i0 = int64_t(real);
+    float lambda = std::min(std::max(real - float(i0), 0.0f), 1.0f);
+    int64_t i1 = i0 < in - 1 ? i0 + 1 : i0;
+    values[o * in + i0] += double(1.0f - lambda);
+    values[o * in + i1] += double(lambda);
+  }
+  return matrix(g, like, out, in, values);
+}
+
 } // namespace
 
 void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
@@ -309,6 +341,27 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
         grad = grad ? g.add(grad, part) : part;
       }
     dx[0] = grad;
+    return success();
+  });
+
+  // Nearest and bilinear interpolation are separable linear maps:
+  // y = A_h · x · A_wᵀ per image, so dx = A_hᵀ · dy · A_w.
+  rules.add<InterpolateOp>([](GradBuilder &g, InterpolateOp op, Value dy,
+                              MutableArrayRef<Value> dx) -> LogicalResult {
+    bool bilinear = op.getMode() == "bilinear";
+    if (!bilinear && op.getMode() != "nearest")
+      return op.emitOpError("has no gradient rule for mode '")
+             << op.getMode() << "'";
+    ArrayRef<int64_t> xs = shapeOf(op.getInput()), ys = shapeOf(dy);
+    std::optional<double> scales[2];
+    if (auto given = op.getScales())
+      for (int d = 0; d < 2; ++d)
+        scales[d] = (*given)[d];
+    Value rows = interpolationMatrix(g, dy, ys[2], xs[2], bilinear,
+                                     op.getAlignCorners(), scales[0]);
+    Value cols = interpolationMatrix(g, dy, ys[3], xs[3], bilinear,
+                                     op.getAlignCorners(), scales[1]);
+    dx[0] = g.matmul(g.matmul(g.transpose(rows, 0, 1), dy), cols);
     return success();
   });
 

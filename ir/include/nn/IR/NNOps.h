@@ -59,6 +59,12 @@ llvm::DenseSet<StringAttr> writtenState(ModuleOp module);
 ElementsAttr embeddedValue(Operation *declaration,
                            const llvm::DenseSet<StringAttr> &written);
 
+/// nn.interpolate's per-dimension scale, as PyTorch's (UpSample.h): the
+/// source coordinate is dst · scale (nearest) or the area-pixel formula of
+/// it (bilinear), in float. Shared by the lowering and the gradient rule.
+float interpolationScale(int64_t in, int64_t out, bool alignCorners,
+                         std::optional<double> scale);
+
 /// "2x784" (rank 0: "scalar"), the spelling error messages use.
 std::string formatShape(ArrayRef<int64_t> shape);
 
