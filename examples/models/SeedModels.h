@@ -48,6 +48,12 @@ struct ModelCase {
                              const std::vector<TensorSpec> &specs)>
       trace_on;
 
+  /// Runs a model `make` built on (symbolic) inputs: its outputs,
+  /// flattened.
+  std::function<std::vector<Tensor>(const std::shared_ptr<Module> &,
+                                    const std::vector<Tensor> &)>
+      call;
+
   /// Traces a model `make` built, on the model's example inputs.
   TracedModule trace(const std::shared_ptr<Module> &model) const {
     return trace_on(model, inputs);
@@ -73,6 +79,16 @@ ModelCase model_case(std::string name, std::vector<TensorSpec> inputs,
              const std::vector<TensorSpec> &specs) {
             return nn::trace(Holder(std::dynamic_pointer_cast<Impl>(model)),
                              specs);
+          },
+          [](const std::shared_ptr<Module> &model,
+             const std::vector<Tensor> &args) {
+            Holder holder(std::dynamic_pointer_cast<Impl>(model));
+            std::vector<Tensor> outputs;
+            if (!(detail::try_call_forward<1>(holder, args, outputs) ||
+                  detail::try_call_forward<2>(holder, args, outputs)))
+              throw Error(model->name() + ": forward does not take " +
+                          std::to_string(args.size()) + " tensors");
+            return outputs;
           }};
 }
 

@@ -22,7 +22,8 @@ std::function<TracedModule()> TrainStep::traceLoss(
     std::vector<TensorSpec> specs = inputs;
     specs.insert(specs.end(), targets.begin(), targets.end());
     auto step = [&](const std::vector<Tensor> &args) {
-      std::vector<Tensor> outputs = forward(args);
+      std::vector<Tensor> outputs = forward(
+          std::vector<Tensor>(args.begin(), args.begin() + inputs.size()));
       std::vector<Tensor> given(args.begin() + inputs.size(), args.end());
       return std::vector<Tensor>{loss(outputs, given)};
     };

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "models/DynamicNet.h"
+#include "models/SeedModels.h"
 
 #include "E2ETestUtil.h"
 #include "OpGolden.h"
@@ -183,6 +184,78 @@ TEST_P(TrainTest, MatchesPyTorch) {
 
 INSTANTIATE_TEST_SUITE_P(DynamicNet, TrainTest,
                          ::testing::ValuesIn(trainCases()), trainCaseName);
+
+//===----------------------------------------------------------------------===//
+// Every seed model (but SimpleMLP), two SGD steps on sum(model(x)[0] · R)
+//===----------------------------------------------------------------------===//
+
+std::vector<models::ModelCase> zooCases() {
+  std::vector<models::ModelCase> cases;
+  for (const models::ModelCase &c : models::seed_models())
+    if (c.name != "SimpleMLP")
+      cases.push_back(c);
+  return cases;
+}
+
+std::string zooName(const ::testing::TestParamInfo<models::ModelCase> &info) {
+  return info.param.name;
+}
+
+class ZooTrainTest : public ::testing::TestWithParam<models::ModelCase> {};
+
+TEST_P(ZooTrainTest, SGDStepsMatchPyTorch) {
+  const models::ModelCase &c = GetParam();
+  auto golden = load_safetensors(kGoldens + "train/zoo/" + c.name + ".safetensors");
+  ASSERT_TRUE(golden.ok()) << golden.status();
+  const StateDict &expected = golden->tensors;
+  auto weights = load_safetensors(kGoldens + "modules/" + c.name + ".safetensors");
+  ASSERT_TRUE(weights.ok()) << weights.status();
+  std::shared_ptr<Module> model = c.make(0);
+  model->load_state_dict(weights->tensors);
+  // Training mode where it is deterministic (BatchNorm), as the golden.
+  model->train(c.name == "ResNet" || c.name == "ConvNet");
+
+  std::vector<Tensor> params = model->parameters();
+  std::unique_ptr<optim::SGD> optimizer;
+  if (!params.empty())
+    optimizer = std::make_unique<optim::SGD>(
+        params, optim::SGDOptions(0.01).momentum(0.9).weight_decay(1e-4));
+  const Tensor &firstWeight = expected.at("step1.weight");
+  auto weightedSum = [](const Tensor &out, const Tensor &r) {
+    return F::sum(out * r);
+  };
+  TrainStep step(
+      model,
+      [&c, model](const std::vector<Tensor> &args) { return c.call(model, args); },
+      weightedSum, c.inputs, {TensorSpec(firstWeight.shape())}, optimizer.get());
+  // Convolution, attention and the LSTM sum long products in another order
+  // than PyTorch's kernels (as the zoo's forward tests say), and their
+  // gradients more so.
+  const Tolerance close = {1e-4, 1e-5};
+  for (int k = 1; k <= 2; ++k) {
+    SCOPED_TRACE("step " + std::to_string(k));
+    std::string at = "step" + std::to_string(k) + ".";
+    if (optimizer)
+      optimizer->zero_grad();
+    Tensor loss = step.forward_backward(expected.at(at + "input"),
+                                        expected.at(at + "weight"));
+    expectClose(loss, expected.at(at + "loss"), {1e-4, 1e-4}, "loss");
+    for (auto &[name, p] : model->named_parameters()) {
+      const Tensor *grad = expected.find(at + "grad." + name);
+      ASSERT_EQ(p.grad().defined(), grad != nullptr)
+          << name << (grad ? " has no gradient" : " has a gradient PyTorch lacks");
+      if (grad)
+        expectClose(p.grad(), *grad, close, name + ".grad");
+    }
+    if (optimizer)
+      optimizer->step();
+    for (const auto &[name, tensor] : model->state_dict())
+      expectClose(tensor, expected.at(at + "state." + name), close, name);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(SeedModels, ZooTrainTest,
+                         ::testing::ValuesIn(zooCases()), zooName);
 
 class TrainStepErrorTest : public ::testing::Test {
 protected:

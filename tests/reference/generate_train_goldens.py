@@ -13,7 +13,11 @@ the case clips; none for a frozen parameter), the total norm clipping saw
 (step<k>.param.<name>) and the optimizer's state
 (step<k>.state.<name>.<key>). The optimizer of each case is in CASES, and
 its C++ twin in TrainTest.cpp under the same name. And schedulers.safetensors:
-the learning rates each lr_scheduler of SCHEDULERS sets, epoch by epoch.
+the learning rates each lr_scheduler of SCHEDULERS sets, epoch by epoch; and
+zoo/<Model>.safetensors for the seed models (ZOO_MODELS): each step's input,
+loss weight R, loss, gradients and state_dict after the step
+(step<k>.state.<key>: updated weights and, in training mode, running
+statistics).
 
     generate_train_goldens.py [--check [--exact]]
 
@@ -30,7 +34,8 @@ import torch  # noqa: E402
 
 import golden_cli  # noqa: E402
 import safetensors_io  # noqa: E402
-from generate_zoo_goldens import model_named  # noqa: E402
+from generate_zoo_goldens import (EXAMPLE_INPUTS, TRAIN_MODELS,  # noqa: E402
+                                  model_named, seeded_input)
 
 OUT = os.path.join(HERE, "goldens", "train")
 STEPS = 2
@@ -164,9 +169,56 @@ def schedules():
     return safetensors_io.serialize(tensors)
 
 
+# Every seed model but SimpleMLP (its 270k weights would make megabytes of
+# goldens; DynamicNet above has its linear and relu layers), in eval mode
+# (training mode for the BatchNorm models: batch statistics, deterministic,
+# unlike dropout's masks), trained ZOO_STEPS steps of SGD on the loss
+# sum(model(x)[0] · R), R seeded.
+ZOO_MODELS = [name for name in EXAMPLE_INPUTS if name != "SimpleMLP"]
+ZOO_STEPS = 2
+
+
+def zoo_file(name):
+    model = model_named(name).train(name in TRAIN_MODELS)
+    params = list(model.parameters())
+    # (PositionalEncoding has no parameters: its loss alone is compared.)
+    optimizer = torch.optim.SGD(params, lr=0.01, momentum=0.9,
+                                weight_decay=1e-4) if params else None
+    tensors = {}
+    for step in range(1, ZOO_STEPS + 1):
+        x = seeded_input(name, 500 + step)
+        if optimizer:
+            optimizer.zero_grad()
+        out = model(x)
+        out = out[0] if isinstance(out, tuple) else out
+        g = torch.Generator().manual_seed(600 + step)
+        weight = torch.randn(out.shape, generator=g)
+        loss = (out * weight).sum()
+        if optimizer:
+            loss.backward()
+        at = f"step{step}."
+        tensors[at + "input"], tensors[at + "weight"] = x, weight
+        tensors[at + "loss"] = loss.detach()
+        for n, p in model.named_parameters():
+            if p.grad is not None:
+                tensors[at + "grad." + n] = p.grad.detach().clone()
+        if optimizer:
+            optimizer.step()
+        for n, t in model.state_dict().items():
+            tensors[at + "state." + n] = t.detach().clone()
+    return safetensors_io.serialize(
+        {k: v.contiguous() for k, v in tensors.items()})
+
+
 def generate(out_dir):
     torch.set_num_threads(1)
     written = ["schedulers.safetensors"]
+    os.makedirs(os.path.join(out_dir, "zoo"), exist_ok=True)
+    for name in ZOO_MODELS:
+        relative = os.path.join("zoo", name + ".safetensors")
+        with open(os.path.join(out_dir, relative), "wb") as f:
+            f.write(zoo_file(name))
+        written.append(relative)
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, written[0]), "wb") as f:
         f.write(schedules())

@@ -54,6 +54,19 @@ public:
       : TrainStep(model.ptr(), tracer(model, std::move(loss), inputs, targets),
                   &optimizer, std::move(options)) {}
 
+  /// The model's forward given as a function of its inputs (as
+  /// nn::trace(Module &, specs, forward) takes it), for a model held by a
+  /// plain Module pointer or one called in a way of its own.
+  using Forward = std::function<std::vector<Tensor>(const std::vector<Tensor> &)>;
+  template <typename Loss>
+  TrainStep(std::shared_ptr<Module> model, Forward forward, Loss loss,
+            std::vector<TensorSpec> inputs, std::vector<TensorSpec> targets,
+            optim::Optimizer *optimizer = nullptr, CompileOptions options = {})
+      : TrainStep(model,
+                  traceLoss(model, lossModuleOf(loss), inputs, targets,
+                            std::move(forward), lossFnOf(std::move(loss))),
+                  optimizer, std::move(options)) {}
+
   /// Forward, loss and backward on the inputs then the targets, in order;
   /// adds each gradient to its parameter's grad() (sets it when None).
   /// Returns the loss. Throws nn::Error on bad inputs (named, with both
@@ -86,30 +99,37 @@ private:
   tracer(const ModuleHolder<C> &model, Loss loss,
          const std::vector<TensorSpec> &inputs,
          const std::vector<TensorSpec> &targets) {
-    LossFn lossFn = [loss](const std::vector<Tensor> &outputs,
-                           const std::vector<Tensor> &targets) mutable {
+    Forward forward = [model, inputs](const std::vector<Tensor> &args) {
+      std::vector<Tensor> outputs;
+      if (!(detail::try_call_forward<1>(model, args, outputs) ||
+            detail::try_call_forward<2>(model, args, outputs) ||
+            detail::try_call_forward<3>(model, args, outputs) ||
+            detail::try_call_forward<4>(model, args, outputs)))
+        throw Error("nn::TrainStep: " + std::to_string(inputs.size()) +
+                    " input specs given, but " + model->name() +
+                    "'s forward does not take that many tensors");
+      return outputs;
+    };
+    return traceLoss(model.ptr(), lossModuleOf(loss), inputs, targets,
+                     std::move(forward), lossFnOf(std::move(loss)));
+  }
+
+  /// `loss` as a function of the outputs and the targets.
+  template <typename Loss> static LossFn lossFnOf(Loss loss) {
+    return [loss](const std::vector<Tensor> &outputs,
+                  const std::vector<Tensor> &targets) mutable {
       return callLoss(loss, outputs, targets);
     };
-    std::function<std::vector<Tensor>(const std::vector<Tensor> &)> forward =
-        [model, inputs](const std::vector<Tensor> &args) {
-          std::vector<Tensor> outputs;
-          std::vector<Tensor> modelArgs(args.begin(),
-                                        args.begin() + inputs.size());
-          if (!(detail::try_call_forward<1>(model, modelArgs, outputs) ||
-                detail::try_call_forward<2>(model, modelArgs, outputs) ||
-                detail::try_call_forward<3>(model, modelArgs, outputs) ||
-                detail::try_call_forward<4>(model, modelArgs, outputs)))
-            throw Error("nn::TrainStep: " + std::to_string(inputs.size()) +
-                        " input specs given, but " + model->name() +
-                        "'s forward does not take that many tensors");
-          return outputs;
-        };
-    std::shared_ptr<Module> lossModule;
-    if constexpr (std::is_base_of_v<Module, std::remove_reference_t<
-                                                decltype(*std::declval<Loss &>())>>)
-      lossModule = loss.ptr();
-    return traceLoss(model.ptr(), std::move(lossModule), inputs, targets,
-                     std::move(forward), std::move(lossFn));
+  }
+
+  /// The module a loss module holder holds (its class weights are traced
+  /// as "loss.<key>"), or null for a plain function.
+  template <typename Loss>
+  static std::shared_ptr<Module> lossModuleOf(const Loss &loss) {
+    if constexpr (requires { loss.ptr(); })
+      return loss.ptr();
+    else
+      return nullptr;
   }
 
   template <typename Loss>
