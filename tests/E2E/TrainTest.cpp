@@ -17,8 +17,11 @@
 
 #include "gmock/gmock.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 
 namespace nn::testing {
@@ -257,6 +260,172 @@ TEST_P(ZooTrainTest, SGDStepsMatchPyTorch) {
 INSTANTIATE_TEST_SUITE_P(SeedModels, ZooTrainTest,
                          ::testing::ValuesIn(zooCases()), zooName);
 
+//===----------------------------------------------------------------------===//
+// Checkpoints: train two steps, save the model and the optimizer, restore
+// both into fresh objects and train two more; the same bits as never
+// stopping, PyTorch's values, and PyTorch's own optimizer state resumes too
+//===----------------------------------------------------------------------===//
+
+/// Bit-for-bit equality, naming `what`.
+void expectSameBits(const Tensor &actual, const Tensor &expected,
+                    const std::string &what) {
+  ASSERT_EQ(actual.shape(), expected.shape()) << what;
+  ASSERT_EQ(actual.dtype(), expected.dtype()) << what;
+  EXPECT_EQ(std::memcmp(actual.raw_data(), expected.raw_data(), actual.nbytes()), 0)
+      << what << " differs";
+}
+
+class ResumeTest : public ::testing::TestWithParam<TrainCase> {
+protected:
+  void SetUp() override {
+    std::string at = kGoldens + "train/DynamicNet/resume/" + GetParam().name;
+    auto golden = load_safetensors(at + ".safetensors");
+    ASSERT_TRUE(golden.ok()) << golden.status();
+    expected = golden->tensors;
+    auto theirs = load_safetensors(at + ".optimizer.safetensors");
+    ASSERT_TRUE(theirs.ok()) << theirs.status();
+    pytorchOptimizer = *theirs;
+    dir = ::testing::TempDir() + "/nn_resume_" + GetParam().name;
+    std::filesystem::create_directories(dir);
+  }
+
+  /// A model, its optimizer and its train step, from PyTorch's initial
+  /// weights.
+  struct Run {
+    models::DynamicNet model;
+    std::unique_ptr<Optimizer> optimizer;
+    std::unique_ptr<TrainStep> step;
+  };
+  std::unique_ptr<Run> fresh() {
+    auto run = std::make_unique<Run>();
+    auto weights = load_safetensors(kGoldens + "modules/DynamicNet.safetensors");
+    if (!weights.ok())
+      throw Error(std::string(weights.status().message()));
+    run->model->load_state_dict(weights->tensors);
+    run->model->train();
+    run->optimizer = GetParam().optimizer(run->model);
+    run->step = std::make_unique<TrainStep>(
+        run->model, loss_fn, std::vector<TensorSpec>{TensorSpec({8, 8})},
+        std::vector<TensorSpec>{TensorSpec({8}, DType::i64)}, *run->optimizer);
+    return run;
+  }
+
+  /// Trains steps first..last on the golden's batches.
+  void train(Run &run, int first, int last) {
+    for (int k = first; k <= last; ++k) {
+      std::string at = "step" + std::to_string(k) + ".";
+      run.optimizer->zero_grad();
+      run.step->forward_backward(expected.at(at + "input"),
+                                 expected.at(at + "target"));
+      run.optimizer->step();
+    }
+  }
+
+  /// Expects the parameters and optimizer state of `run` close to PyTorch's
+  /// after step k.
+  void expectPyTorchs(Run &run, int k) {
+    SCOPED_TRACE("step " + std::to_string(k));
+    std::string at = "step" + std::to_string(k) + ".";
+    const Tolerance close = {1e-5, 1e-5}; // as TrainTest.MatchesPyTorch
+    for (auto &[name, p] : run.model->named_parameters()) {
+      expectClose(p, expected.at(at + "param." + name), close, name);
+      for (auto &[key, value] : run.optimizer->state_of(p))
+        expectClose(value, expected.at(at + "state." + name + "." + key), close,
+                    name + "." + key);
+      EXPECT_EQ(run.optimizer->step_count(p), k) << name;
+    }
+  }
+
+  CrossEntropyLoss loss_fn;
+  StateDict expected;
+  SafetensorsContents pytorchOptimizer;
+  std::string dir;
+};
+
+TEST_P(ResumeTest, StoppingAndRestoringChangesNoBit) {
+  std::unique_ptr<Run> straight = fresh();
+  train(*straight, 1, 4);
+  expectPyTorchs(*straight, 4);
+
+  std::unique_ptr<Run> first = fresh();
+  train(*first, 1, 2);
+  ASSERT_TRUE(save_safetensors(dir + "/model.safetensors",
+                               first->model->state_dict()).ok());
+  SafetensorsContents saved = first->optimizer->state_dict(*first->model);
+  ASSERT_TRUE(save_safetensors(dir + "/optimizer.safetensors", saved.tensors,
+                               saved.metadata).ok());
+  first.reset();
+
+  // The checkpoint holds what PyTorch's optimizer holds after two steps.
+  std::vector<std::string> ours, theirs;
+  for (const auto &[key, tensor] : saved.tensors) {
+    ours.push_back(key);
+    if (const Tensor *t = pytorchOptimizer.tensors.find(key))
+      expectClose(tensor, *t, {1e-5, 1e-5}, key);
+  }
+  for (const auto &[key, tensor] : pytorchOptimizer.tensors)
+    theirs.push_back(key);
+  std::sort(ours.begin(), ours.end());
+  std::sort(theirs.begin(), theirs.end());
+  EXPECT_EQ(ours, theirs);
+  ASSERT_EQ(saved.metadata.size(), pytorchOptimizer.metadata.size());
+  for (const auto &[key, value] : pytorchOptimizer.metadata) {
+    ASSERT_TRUE(saved.metadata.count(key)) << key;
+    if (key.ends_with(".params"))
+      EXPECT_EQ(saved.metadata.at(key), value) << key;
+    else
+      EXPECT_EQ(std::strtod(saved.metadata.at(key).c_str(), nullptr),
+                std::strtod(value.c_str(), nullptr))
+          << key;
+  }
+
+  std::unique_ptr<Run> resumed = fresh();
+  auto model = load_safetensors(dir + "/model.safetensors");
+  ASSERT_TRUE(model.ok()) << model.status();
+  resumed->model->load_state_dict(model->tensors);
+  auto state = load_safetensors(dir + "/optimizer.safetensors");
+  ASSERT_TRUE(state.ok()) << state.status();
+  resumed->optimizer->load_state_dict(*state, *resumed->model);
+  train(*resumed, 3, 4);
+  std::vector<Module::NamedTensor> straightParams = straight->model->named_parameters();
+  std::vector<Module::NamedTensor> resumedParams = resumed->model->named_parameters();
+  ASSERT_EQ(resumedParams.size(), straightParams.size());
+  for (size_t i = 0; i < resumedParams.size(); ++i) {
+    auto &[name, p] = resumedParams[i];
+    const Tensor &q = straightParams[i].second;
+    expectSameBits(p, q, name);
+    EXPECT_EQ(resumed->optimizer->step_count(p), 4) << name;
+    std::map<std::string, Tensor> a = resumed->optimizer->state_of(p);
+    std::map<std::string, Tensor> b = straight->optimizer->state_of(q);
+    ASSERT_EQ(a.size(), b.size()) << name;
+    for (auto &[key, value] : a)
+      expectSameBits(value, b.at(key), name + "." + key);
+  }
+}
+
+TEST_P(ResumeTest, ResumesFromPyTorchsOptimizerState) {
+  std::unique_ptr<Run> run = fresh();
+  StateDict weights;
+  for (auto &[name, p] : run->model->named_parameters())
+    weights.insert(name, expected.at("step2.param." + name));
+  run->model->load_state_dict(weights);
+  run->optimizer->load_state_dict(pytorchOptimizer, *run->model);
+  train(*run, 3, 4);
+  expectPyTorchs(*run, 4);
+}
+
+std::vector<TrainCase> resumeCases() {
+  std::vector<TrainCase> cases;
+  for (const TrainCase &c : trainCases())
+    if (c.name == "sgd_momentum_decay" || c.name == "adam_amsgrad_decay" ||
+        c.name == "adamw")
+      cases.push_back(c);
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(DynamicNet, ResumeTest,
+                         ::testing::ValuesIn(resumeCases()), trainCaseName);
+
 class TrainStepErrorTest : public ::testing::Test {
 protected:
   void SetUp() override { model->train(); }
@@ -315,6 +484,58 @@ TEST_F(TrainStepErrorTest, BadTargetsAreNamedAndChangeNothing) {
                 "input 'input.1': expected 2 int64, got 2 float32");
   expectRefused({x, Tensor::from_vector<int64_t>({1, 7}, {2})},
                 "input 'input.1' holds index 7 at [1], out of range [0, 4)");
+}
+
+TEST_F(TrainStepErrorTest, AMismatchedCheckpointIsRefusedByNameAndLoadsNothing) {
+  auto adamw = load_safetensors(
+      kGoldens + "train/DynamicNet/resume/adamw.optimizer.safetensors");
+  ASSERT_TRUE(adamw.ok()) << adamw.status();
+  auto expectRefused = [&](optim::Optimizer &optimizer,
+                           const SafetensorsContents &state,
+                           const std::vector<std::string> &messages) {
+    try {
+      optimizer.load_state_dict(state, *model);
+      FAIL() << "accepted";
+    } catch (const Error &e) {
+      for (const std::string &message : messages)
+        EXPECT_THAT(e.what(), ::testing::HasSubstr(message));
+      EXPECT_THAT(e.what(), ::testing::EndsWith("nothing was loaded"));
+    }
+    EXPECT_EQ(optimizer.param_groups()[0].options().get_lr(), 0.1);
+    for (const Tensor &p : model->parameters()) {
+      EXPECT_EQ(optimizer.step_count(p), 0);
+      EXPECT_TRUE(optimizer.state_of(p).empty());
+    }
+  };
+  // AdamW's state into SGD with momentum.
+  optim::SGD sgd(model->parameters(), optim::SGDOptions(0.1).momentum(0.9));
+  expectRefused(sgd, *adamw,
+                {"group 0 has no momentum",
+                 "'state.input_linear.weight.exp_avg' is not kept by group 0's "
+                 "update",
+                 "input_linear.weight's state lacks momentum_buffer"});
+  // Another grouping of the parameters.
+  std::vector<Tensor> params = model->parameters();
+  optim::AdamW some({params[0], params[1]}, optim::AdamWOptions(0.1));
+  expectRefused(some, *adamw,
+                {"group 0 holds input_linear.weight,input_linear.bias, the "
+                 "state's input_linear.weight,input_linear.bias,middle.0.weight",
+                 "'state.middle.0.weight.exp_avg' is the state of no parameter "
+                 "of this optimizer"});
+  // A state tensor of the wrong shape, a missing step.
+  optim::AdamW adamwOf(model->parameters(), optim::AdamWOptions(0.1));
+  SafetensorsContents broken = *adamw;
+  broken.tensors.insert_or_assign("state.input_linear.bias.exp_avg",
+                                  Tensor::zeros({3}));
+  StateDict without;
+  for (const auto &[key, tensor] : broken.tensors)
+    if (key != "state.output_linear.bias.step")
+      without.insert(key, tensor);
+  broken.tensors = without;
+  expectRefused(adamwOf, broken,
+                {"'state.input_linear.bias.exp_avg' is Tensor[float32, 3], its "
+                 "parameter Tensor[float32, 16]",
+                 "output_linear.bias's state lacks step"});
 }
 
 // Every scheduler sets PyTorch's learning rates, bit for bit, over an SGD of

@@ -14,6 +14,9 @@ the case clips; none for a frozen parameter), the total norm clipping saw
 (step<k>.state.<name>.<key>). The optimizer of each case is in CASES, and
 its C++ twin in TrainTest.cpp under the same name. And schedulers.safetensors:
 the learning rates each lr_scheduler of SCHEDULERS sets, epoch by epoch; and
+DynamicNet/resume/<case>.safetensors: RESUME_CASES trained
+RESUME_STEPS steps, with <case>.optimizer.safetensors, the optimizer's state
+after RESUME_AT steps in nn::optim's checkpoint layout; and
 zoo/<Model>.safetensors for the seed models (ZOO_MODELS): each step's input,
 loss weight R, loss, gradients and state_dict after the step
 (step<k>.state.<key>: updated weights and, in training mode, running
@@ -98,7 +101,9 @@ def batch(step):
             torch.randint(0, CLASSES, (BATCH,), generator=g))
 
 
-def case_file(name):
+def train_case(name, steps):
+    """The tensors of CASES[name] trained `steps` steps, and the optimizer's
+    checkpoint after step RESUME_AT in nn's layout (see checkpoint())."""
     make_optimizer, frozen, *clip = CASES[name]
     model = model_named(MODEL).train()
     for n, p in model.named_parameters():
@@ -107,8 +112,8 @@ def case_file(name):
     optimizer = make_optimizer(model)
     names = {p: n for n, p in model.named_parameters()}
     loss_fn = torch.nn.CrossEntropyLoss()
-    tensors = {}
-    for step in range(1, STEPS + 1):
+    tensors, saved = {}, None
+    for step in range(1, steps + 1):
         x, y = batch(step)
         optimizer.zero_grad()
         loss = loss_fn(model(x), y)
@@ -131,8 +136,56 @@ def case_file(name):
                 if torch.is_tensor(value):
                     tensors[f"{at}state.{names[p]}.{key}"] = \
                         value.detach().clone().float().reshape(value.shape)
+        if step == RESUME_AT:
+            saved = checkpoint(optimizer, names, step)
+    return tensors, saved
+
+
+def case_file(name):
+    tensors, _ = train_case(name, STEPS)
     return safetensors_io.serialize(
         {k: v.contiguous() for k, v in tensors.items()})
+
+
+# Cases trained RESUME_STEPS steps for the checkpoint test: nn trains
+# RESUME_AT steps, saves the model and nn::optim's state_dict, restores
+# both into fresh objects and trains on; it also resumes from PyTorch's own
+# optimizer state after RESUME_AT steps, written in nn's layout.
+RESUME_CASES = ["sgd_momentum_decay", "adam_amsgrad_decay", "adamw"]
+RESUME_AT, RESUME_STEPS = 2, 4
+
+# torch.optim's param_group keys -> nn::optim's option names (betas is
+# two options there).
+OPTIONS = {"lr": "lr", "momentum": "momentum", "dampening": "dampening",
+           "weight_decay": "weight_decay", "nesterov": "nesterov",
+           "maximize": "maximize", "eps": "eps", "amsgrad": "amsgrad"}
+
+
+def checkpoint(optimizer, names, steps):
+    """optimizer.state_dict() in nn::optim::Optimizer::state_dict's layout:
+    tensors state.<param>.<key> and state.<param>.step (0-dim int64; SGD,
+    which keeps no step count, took `steps`), metadata
+    param_groups.<i>.<option> and param_groups.<i>.params (the names)."""
+    tensors, metadata = {}, {}
+    for p, state in optimizer.state.items():
+        for key, value in state.items():
+            if torch.is_tensor(value) and key != "step":
+                tensors[f"state.{names[p]}.{key}"] = value.detach().clone()
+        step = state.get("step", steps)
+        tensors[f"state.{names[p]}.step"] = torch.tensor(int(step))
+    for i, group in enumerate(optimizer.param_groups):
+        at = f"param_groups.{i}."
+        metadata[at + "params"] = ",".join(names[p] for p in group["params"])
+        for key, value in group.items():
+            if key == "betas":
+                metadata[at + "beta1"] = repr(float(value[0]))
+                metadata[at + "beta2"] = repr(float(value[1]))
+            elif isinstance(value, bool) and key in OPTIONS:
+                metadata[at + OPTIONS[key]] = str(int(value))
+            elif key in OPTIONS:
+                metadata[at + OPTIONS[key]] = repr(float(value))
+    return safetensors_io.serialize(
+        {k: v.contiguous() for k, v in tensors.items()}, metadata)
 
 
 # name -> scheduler factory, stepped SCHEDULE_EPOCHS times over an SGD
@@ -228,6 +281,18 @@ def generate(out_dir):
         with open(os.path.join(out_dir, relative), "wb") as f:
             f.write(case_file(name))
         written.append(relative)
+    os.makedirs(os.path.join(out_dir, MODEL, "resume"), exist_ok=True)
+    for name in RESUME_CASES:
+        tensors, saved = train_case(name, RESUME_STEPS)
+        relative = os.path.join(MODEL, "resume", name)
+        with open(os.path.join(out_dir, relative + ".safetensors"), "wb") as f:
+            f.write(safetensors_io.serialize(
+                {k: v.contiguous() for k, v in tensors.items()}))
+        with open(os.path.join(out_dir, relative + ".optimizer.safetensors"),
+                  "wb") as f:
+            f.write(saved)
+        written += [relative + ".safetensors",
+                    relative + ".optimizer.safetensors"]
     return written
 
 

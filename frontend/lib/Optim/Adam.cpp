@@ -61,6 +61,52 @@ void check(const Config &c, const char *name) {
 
 } // namespace
 
+/// Adam's and AdamW's options by name.
+template <typename Options>
+static std::vector<std::pair<std::string, double>> adamValues(const Options &o) {
+  return {{"lr", o.lr()},
+          {"beta1", std::get<0>(o.betas())},
+          {"beta2", std::get<1>(o.betas())},
+          {"eps", o.eps()},
+          {"weight_decay", o.weight_decay()},
+          {"amsgrad", double(o.amsgrad())},
+          {"maximize", double(o.maximize())}};
+}
+
+template <typename Options>
+static bool setAdamValue(Options &o, const std::string &name, double value) {
+  if (name == "lr")
+    o.lr(value);
+  else if (name == "beta1")
+    o.betas(AdamBetas(value, std::get<1>(o.betas())));
+  else if (name == "beta2")
+    o.betas(AdamBetas(std::get<0>(o.betas()), value));
+  else if (name == "eps")
+    o.eps(value);
+  else if (name == "weight_decay")
+    o.weight_decay(value);
+  else if (name == "amsgrad")
+    o.amsgrad(value != 0);
+  else if (name == "maximize")
+    o.maximize(value != 0);
+  else
+    return false;
+  return true;
+}
+
+std::vector<std::pair<std::string, double>> AdamOptions::values() const {
+  return adamValues(*this);
+}
+bool AdamOptions::set_value(const std::string &name, double value) {
+  return setAdamValue(*this, name, value);
+}
+std::vector<std::pair<std::string, double>> AdamWOptions::values() const {
+  return adamValues(*this);
+}
+bool AdamWOptions::set_value(const std::string &name, double value) {
+  return setAdamValue(*this, name, value);
+}
+
 Adam::Adam(std::vector<Tensor> params, const AdamOptions &defaults)
     : Adam(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))},
            defaults) {}

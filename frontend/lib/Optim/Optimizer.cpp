@@ -12,8 +12,12 @@
 #include "nn/Optim/Optimizer.h"
 
 #include "nn/Compile.h"
+#include "nn/Frontend/Module.h"
 #include "nn/Functional.h"
 
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
 #include <set>
 
 namespace nn::optim {
@@ -175,6 +179,169 @@ void Optimizer::step() {
   // compiled code derived from them (packed weights) is stale.
   for (const Entry &e : entries)
     e.param.storage()->bump_version();
+}
+
+/// Each parameter's name in `model`, by storage (a tied tensor's first).
+static std::map<const Storage *, std::string> namesIn(const Module &model) {
+  std::map<const Storage *, std::string> names;
+  for (const auto &[name, p] : model.named_parameters())
+    names.emplace(p.storage().get(), name);
+  return names;
+}
+
+/// `value` as the shortest text that reads back to the same double.
+static std::string exactly(double value) {
+  char text[32];
+  auto [end, error] = std::to_chars(text, text + sizeof text, value);
+  (void)error; // 32 characters hold any double
+  return std::string(text, end);
+}
+
+SafetensorsContents Optimizer::state_dict(const Module &model) const {
+  std::map<const Storage *, std::string> names = namesIn(model);
+  SafetensorsContents out;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    std::string group = "param_groups." + std::to_string(g) + ".";
+    std::string params;
+    for (const Tensor &p : groups_[g].params()) {
+      auto name = names.find(p.storage().get());
+      if (name == names.end())
+        throw Error("optimizer state_dict: " + p.to_string() + " in group " +
+                    std::to_string(g) + " is not a parameter of " +
+                    model.name());
+      params += (params.empty() ? "" : ",") + name->second;
+      auto state = state_.find(p.storage().get());
+      if (state == state_.end())
+        continue;
+      for (const auto &[key, tensor] : state->second.tensors)
+        out.tensors.insert("state." + name->second + "." + key, tensor.clone());
+      out.tensors.insert("state." + name->second + ".step",
+                         Tensor::from_vector<int64_t>({state->second.step}, {}));
+    }
+    out.metadata[group + "params"] = params;
+    for (const auto &[option, value] : groups_[g].options().values())
+      out.metadata[group + option] = exactly(value);
+  }
+  return out;
+}
+
+void Optimizer::load_state_dict(const SafetensorsContents &in,
+                                const Module &model) {
+  std::map<const Storage *, std::string> names = namesIn(model);
+  std::map<std::string, const Tensor *> byName; // this optimizer's params
+  std::map<const Storage *, size_t> groupOf;
+  std::vector<std::string> problems;
+  std::vector<std::vector<std::pair<std::string, double>>> options(
+      groups_.size());
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    std::string group = "param_groups." + std::to_string(g) + ".";
+    std::string ours;
+    for (const Tensor &p : groups_[g].params()) {
+      auto name = names.find(p.storage().get());
+      std::string n = name == names.end() ? p.to_string() : name->second;
+      ours += (ours.empty() ? "" : ",") + n;
+      byName[n] = &p;
+      groupOf[p.storage().get()] = g;
+    }
+    auto saved = in.metadata.find(group + "params");
+    if (saved == in.metadata.end()) {
+      problems.push_back("group " + std::to_string(g) + " is not in the state");
+      continue;
+    }
+    if (saved->second != ours)
+      problems.push_back("group " + std::to_string(g) + " holds " + ours +
+                         ", the state's " + saved->second);
+    for (const auto &[option, value] : groups_[g].options().values()) {
+      auto text = in.metadata.find(group + option);
+      if (text == in.metadata.end()) {
+        problems.push_back("group " + std::to_string(g) + " has no " + option);
+        continue;
+      }
+      char *end = nullptr;
+      double parsed = std::strtod(text->second.c_str(), &end);
+      if (text->second.empty() || *end)
+        problems.push_back("group " + std::to_string(g) + "'s " + option +
+                           " is not a number: '" + text->second + "'");
+      options[g].emplace_back(option, parsed);
+    }
+  }
+  if (in.metadata.count("param_groups." + std::to_string(groups_.size()) +
+                        ".params"))
+    problems.push_back("the state has more than " +
+                       std::to_string(groups_.size()) + " groups");
+  // Each tensor "state.<param>.<key>": the longest parameter name that
+  // prefixes it.
+  std::map<const Storage *, ParamState> loaded;
+  for (const auto &[key, tensor] : in.tensors) {
+    const Tensor *param = nullptr;
+    std::string what;
+    for (const auto &[name, p] : byName)
+      if (key.rfind("state." + name + ".", 0) == 0 &&
+          (!param || name.size() > what.size()))
+        param = p, what = name;
+    if (!param) {
+      problems.push_back("'" + key + "' is the state of no parameter of "
+                         "this optimizer");
+      continue;
+    }
+    std::string field = key.substr(6 + what.size() + 1);
+    ParamState &state = loaded[param->storage().get()];
+    if (field == "step") {
+      if (tensor.dtype() != DType::i64 || tensor.numel() != 1)
+        problems.push_back("'" + key + "' must be one int64");
+      else
+        state.step = tensor.item_as_double(0);
+      continue;
+    }
+    if (tensor.shape() != param->shape() || tensor.dtype() != param->dtype()) {
+      problems.push_back("'" + key + "' is " + tensor.to_string() +
+                         ", its parameter " + param->to_string());
+      continue;
+    }
+    state.tensors[field] = tensor.clone();
+  }
+  // A parameter's state is whole (every tensor its group's update keeps,
+  // with the step count) or absent (it has not stepped yet).
+  for (const auto &[storage, state] : loaded) {
+    size_t g = groupOf.at(storage);
+    std::unique_ptr<OptimizerOptions> after = groups_[g].options().clone();
+    for (const auto &[option, value] : options[g])
+      after->set_value(option, value);
+    std::string name;
+    for (const auto &[n, p] : byName)
+      if (p->storage().get() == storage)
+        name = n;
+    std::vector<std::string> wanted = state_names(*after), missing;
+    for (const std::string &field : wanted)
+      if (!state.tensors.count(field))
+        missing.push_back(field);
+    for (const auto &[field, tensor] : state.tensors)
+      if (std::find(wanted.begin(), wanted.end(), field) == wanted.end())
+        problems.push_back("'state." + name + "." + field +
+                           "' is not kept by group " + std::to_string(g) +
+                           "'s update");
+    if (state.step < 1)
+      missing.push_back("step");
+    if (!missing.empty()) {
+      std::string list;
+      for (const std::string &m : missing)
+        list += (list.empty() ? "" : ", ") + m;
+      problems.push_back(name + "'s state lacks " + list);
+    }
+  }
+  if (!problems.empty()) {
+    std::string message = "optimizer load_state_dict: ";
+    for (size_t i = 0; i < problems.size(); ++i)
+      message += (i ? "; " : "") + problems[i];
+    throw Error(message + "; nothing was loaded");
+  }
+  for (size_t g = 0; g < groups_.size(); ++g)
+    for (const auto &[option, value] : options[g])
+      groups_[g].options().set_value(option, value);
+  state_ = std::move(loaded);
+  // The compiled update is bound to the old state tensors.
+  update_.reset();
+  update_key_.clear();
 }
 
 } // namespace nn::optim

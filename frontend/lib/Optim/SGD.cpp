@@ -41,6 +41,24 @@ SGD::SGD(std::vector<OptimizerParamGroup> groups, const SGDOptions &defaults)
   }
 }
 
+bool SGDOptions::set_value(const std::string &name, double value) {
+  if (name == "lr")
+    lr(value);
+  else if (name == "momentum")
+    momentum(value);
+  else if (name == "dampening")
+    dampening(value);
+  else if (name == "weight_decay")
+    weight_decay(value);
+  else if (name == "nesterov")
+    nesterov(value != 0);
+  else if (name == "maximize")
+    maximize(value != 0);
+  else
+    return false;
+  return true;
+}
+
 static const SGDOptions &sgd(const OptimizerOptions &options) {
   return static_cast<const SGDOptions &>(options);
 }

@@ -39,6 +39,8 @@ public:
   }
   double get_lr() const override { return lr(); }
   void set_lr(double lr) override { this->lr(lr); }
+  std::vector<std::pair<std::string, double>> values() const override;
+  bool set_value(const std::string &name, double value) override;
 };
 
 struct AdamWOptions : OptimizerOptions {
@@ -56,6 +58,8 @@ public:
   }
   double get_lr() const override { return lr(); }
   void set_lr(double lr) override { this->lr(lr); }
+  std::vector<std::pair<std::string, double>> values() const override;
+  bool set_value(const std::string &name, double value) override;
 };
 
 class Adam : public Optimizer {

@@ -19,6 +19,7 @@
 #define NN_OPTIM_OPTIMIZER_H
 
 #include "nn/Runtime/Artifact.h"
+#include "nn/Runtime/Safetensors.h"
 #include "nn/Runtime/Tensor.h"
 
 #include <map>
@@ -26,6 +27,10 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+namespace nn {
+class Module;
+} // namespace nn
 
 namespace nn::optim {
 
@@ -37,6 +42,10 @@ public:
   virtual std::unique_ptr<OptimizerOptions> clone() const = 0;
   virtual double get_lr() const = 0;
   virtual void set_lr(double lr) = 0;
+  /// Every option by name (flags as 0 or 1), for a checkpoint.
+  virtual std::vector<std::pair<std::string, double>> values() const = 0;
+  /// Sets the option `name` (as values() names it); false if there is none.
+  virtual bool set_value(const std::string &name, double value) = 0;
 };
 
 /// Parameters sharing options. A group built without options takes the
@@ -103,6 +112,20 @@ public:
   int64_t step_count(const Tensor &param) const;
   /// How many times the update has been compiled.
   size_t compile_count() const { return compiles_; }
+
+  /// The optimizer's state for a checkpoint, named after `model`'s
+  /// parameters: tensors "state.<name>.<key>" (momentum_buffer, exp_avg,
+  /// ...) and "state.<name>.step" (the step count, 0-dim int64), and as
+  /// metadata every group's options and parameters ("param_groups.0.lr" =
+  /// "0.1", "param_groups.0.params" = "fc1.weight,fc1.bias"). Save it with
+  /// nn::save_safetensors(path, state.tensors, state.metadata) beside the
+  /// model's own file. Throws nn::Error naming a parameter `model` lacks.
+  SafetensorsContents state_dict(const Module &model) const;
+  /// Restores what state_dict wrote, so that training resumes exactly: the
+  /// groups must hold the same parameters (by `model`'s names), and every
+  /// state tensor must be one of theirs, of their shape. Otherwise
+  /// nn::Error listing every mismatch, and nothing changes.
+  void load_state_dict(const SafetensorsContents &state, const Module &model);
 
 protected:
   /// Groups without options take a copy of `defaults`. Throws nn::Error

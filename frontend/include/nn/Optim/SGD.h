@@ -31,6 +31,15 @@ public:
   }
   double get_lr() const override { return lr(); }
   void set_lr(double lr) override { this->lr(lr); }
+  std::vector<std::pair<std::string, double>> values() const override {
+    return {{"lr", lr()},
+            {"momentum", momentum()},
+            {"dampening", dampening()},
+            {"weight_decay", weight_decay()},
+            {"nesterov", double(nesterov())},
+            {"maximize", double(maximize())}};
+  }
+  bool set_value(const std::string &name, double value) override;
 };
 
 class SGD : public Optimizer {
