@@ -2,10 +2,11 @@
 #   make demo   trace, optimize, compile and run the demo model vs PyTorch
 #   make test   the whole test suite through ctest
 #   make bench  nn vs libtorch / oneDNN / roofline (docs/benchmarks.md)
+#   make train-digits  train a CNN on the 8x8 digits beside PyTorch
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 
-.PHONY: demo test bench build configure bootstrap goldens clean
+.PHONY: demo test bench build configure bootstrap goldens train-digits clean
 
 bootstrap:
 	@bash scripts/bootstrap.sh
@@ -21,6 +22,12 @@ demo: build
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# examples/train-digits: a CNN trained on scikit-learn's 8x8 digits by nn and
+# by PyTorch from the same weights in the same order, side by side.
+train-digits: build
+	@/usr/bin/python3 examples/train-digits/digits.py $(BUILD)/train-digits >/dev/null
+	@$(BUILD)/bin/nn-train-digits $(BUILD)/train-digits
 
 # The benchmark suite: installs libtorch, oneDNN and OpenBLAS, turns the
 # bench on, runs it (JSON kept in $(BENCH_JSON)) and prints the table.
