@@ -58,6 +58,13 @@ std::unique_ptr<Runner> torchResidual(const NamedTensors &w, HostTensor x,
 std::unique_ptr<Runner> torchTransformer(const NamedTensors &w, HostTensor x,
                                          int64_t heads, int64_t dFF);
 std::unique_ptr<Runner> torchMatmul(HostTensor a, HostTensor b);
+/// One training step of torchMLP's network per run(), as a libtorch user
+/// writes it: zero_grad, cross_entropy(forward(x), classes), backward,
+/// torch::optim::SGD(lr, momentum).step(). output(): the loss, then every
+/// updated parameter (fc1.weight, fc1.bias, ... fc3.bias), flattened.
+std::unique_ptr<Runner> torchMLPTrain(const NamedTensors &w, HostTensor x,
+                                      const std::vector<int64_t> &classes,
+                                      double lr, double momentum);
 std::unique_ptr<Runner> torchAffineRelu(HostTensor x, float a, float b);
 /// softmax along the last dimension of x [rows, cols].
 std::unique_ptr<Runner> torchSoftmax(HostTensor x);

@@ -209,9 +209,42 @@ private:
 std::vector<nn::TensorSpec> specsOf(const std::vector<nn::Tensor> &inputs) {
   std::vector<nn::TensorSpec> specs;
   for (const nn::Tensor &t : inputs)
-    specs.emplace_back(t.shape());
+    specs.emplace_back(t.shape(), t.dtype());
   return specs;
 }
+
+/// One training step per run (nn::TrainStep: forward, loss and backward
+/// compiled as one function, then the optimizer's compiled update), on the
+/// runner's own model so that every runner starts from the same weights.
+/// output(): the loss, then every parameter after the update, flattened.
+class NNTrainRunner : public Runner {
+public:
+  /// `args`: the model's `inputs` inputs, then the loss's targets.
+  template <typename Loss>
+  NNTrainRunner(std::shared_ptr<nn::Module> model,
+                nn::TrainStep::Forward forward, Loss loss,
+                std::unique_ptr<nn::optim::Optimizer> optimizer,
+                std::vector<nn::Tensor> args, size_t inputs)
+      : model_(model), optimizer_(std::move(optimizer)), args_(std::move(args)),
+        step_(model, std::move(forward), std::move(loss),
+              specsOf({args_.begin(), args_.begin() + inputs}),
+              specsOf({args_.begin() + inputs, args_.end()}),
+              optimizer_.get()) {}
+  void run() override { loss_ = step_(args_); }
+  std::vector<float> output() override {
+    std::vector<float> out{float(loss_.item_as_double(0))};
+    for (const nn::Tensor &p : model_->parameters())
+      out.insert(out.end(), p.data_ptr<float>(), p.data_ptr<float>() + p.numel());
+    return out;
+  }
+
+private:
+  std::shared_ptr<nn::Module> model_;
+  std::unique_ptr<nn::optim::Optimizer> optimizer_;
+  std::vector<nn::Tensor> args_;
+  nn::TrainStep step_;
+  nn::Tensor loss_;
+};
 
 template <typename Holder>
 std::unique_ptr<Runner> compileNN(Holder &model,
@@ -416,6 +449,38 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
         adopt(w, nn::models::SimpleMLP(), {randomTensor({64, 784}, 11)}, 1);
         w.make[Impl::libtorch] = [&w](int) {
           return bench::torchMLP(w.hostWeights, host(w.inputs[0]));
+        };
+      });
+
+  // W1-train: one SGD-with-momentum step of the same MLP (eval mode: no
+  // dropout, so every implementation takes the same step) on 64 seeded
+  // class labels. flop: forward + the two backward matmuls per layer, 3x.
+  add("W1_train_mlp_b64", 3 * 2.0 * 64 * (784 * 256 + 256 * 256 + 256 * 10), 0,
+      [](Workload &w) {
+        static constexpr double kLr = 0.01, kMomentum = 0.9;
+        adoptState(w, nn::models::SimpleMLP().ptr(),
+                   {randomTensor({64, 784}, 11)}, 1);
+        std::mt19937 rng(21);
+        std::vector<int64_t> classes(64);
+        for (int64_t &c : classes)
+          c = int64_t(rng() % 10);
+        w.inputs.push_back(nn::Tensor::from_vector<int64_t>(classes, {64}));
+        w.make[Impl::nn] = [&w](int) -> std::unique_ptr<Runner> {
+          auto model = std::static_pointer_cast<nn::models::SimpleMLPImpl>(
+              w.model->clone());
+          auto forward = [model](const std::vector<nn::Tensor> &in) {
+            return std::vector<nn::Tensor>{model->forward(in[0])};
+          };
+          return std::make_unique<NNTrainRunner>(
+              model, forward, nn::CrossEntropyLoss(),
+              std::make_unique<nn::optim::SGD>(
+                  model->parameters(),
+                  nn::optim::SGDOptions(kLr).momentum(kMomentum)),
+              w.inputs, 1);
+        };
+        w.make[Impl::libtorch] = [&w, classes](int) {
+          return bench::torchMLPTrain(w.hostWeights, host(w.inputs[0]),
+                                      classes, kLr, kMomentum);
         };
       });
 

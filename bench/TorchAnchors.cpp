@@ -1,7 +1,8 @@
 //===- TorchAnchors.cpp - libtorch eager baselines -----------------------===//
 //
 // Each workload written the way a libtorch user would (functional calls in
-// eval mode, no_grad), on copies of the nn side's weights and inputs.
+// eval mode, no_grad; autograd and torch::optim for the training steps), on
+// copies of the nn side's weights and inputs.
 // Debian's libtorch runs matmul through libblas.so.3 (OpenBLAS once
 // scripts/bootstrap-bench.sh ran) and convolution through its bundled
 // oneDNN; both take their thread count from torch::set_num_threads.
@@ -69,6 +70,53 @@ std::unique_ptr<Runner> torchMLP(const NamedTensors &w, HostTensor x) {
     h = torch::relu(torch::linear(h, w2, b2));
     return torch::linear(h, w3, b3);
   });
+}
+
+namespace {
+
+class TorchMLPTrainRunner : public Runner {
+public:
+  TorchMLPTrainRunner(const NamedTensors &w, HostTensor x,
+                      const std::vector<int64_t> &classes, double lr,
+                      double momentum)
+      : in_(toTorch(x)),
+        classes_(torch::tensor(classes, torch::kInt64)) {
+    for (const char *name : {"fc1.weight", "fc1.bias", "fc2.weight",
+                             "fc2.bias", "fc3.weight", "fc3.bias"})
+      params_.push_back(at(w, name).requires_grad_(true));
+    optimizer_ = std::make_unique<torch::optim::SGD>(
+        params_, torch::optim::SGDOptions(lr).momentum(momentum));
+  }
+  void run() override {
+    optimizer_->zero_grad();
+    auto h = torch::relu(torch::linear(in_, params_[0], params_[1]));
+    h = torch::relu(torch::linear(h, params_[2], params_[3]));
+    loss_ = torch::cross_entropy_loss(torch::linear(h, params_[4], params_[5]),
+                                      classes_);
+    loss_.backward();
+    optimizer_->step();
+  }
+  std::vector<float> output() override {
+    std::vector<float> out = toVector(loss_.detach().reshape({1}));
+    for (const torch::Tensor &p : params_) {
+      std::vector<float> values = toVector(p.detach());
+      out.insert(out.end(), values.begin(), values.end());
+    }
+    return out;
+  }
+
+private:
+  torch::Tensor in_, classes_, loss_;
+  std::vector<torch::Tensor> params_;
+  std::unique_ptr<torch::optim::SGD> optimizer_;
+};
+
+} // namespace
+
+std::unique_ptr<Runner> torchMLPTrain(const NamedTensors &w, HostTensor x,
+                                      const std::vector<int64_t> &classes,
+                                      double lr, double momentum) {
+  return std::make_unique<TorchMLPTrainRunner>(w, x, classes, lr, momentum);
 }
 
 std::unique_ptr<Runner> torchConvBnRelu(const NamedTensors &w, HostTensor x) {
