@@ -486,6 +486,27 @@ TEST_F(TrainStepErrorTest, BadTargetsAreNamedAndChangeNothing) {
                 "input 'input.1' holds index 7 at [1], out of range [0, 4)");
 }
 
+// As PyTorch's load_state_dict: the groups' options come from the state,
+// whatever the optimizer was built with.
+TEST_F(TrainStepErrorTest, ACheckpointRestoresTheGroupsOptions) {
+  auto adamw = load_safetensors(
+      kGoldens + "train/DynamicNet/resume/adamw.optimizer.safetensors");
+  ASSERT_TRUE(adamw.ok()) << adamw.status();
+  optim::AdamW optimizer(model->parameters(),
+                         optim::AdamWOptions(0.5).weight_decay(0.3).amsgrad(true));
+  optimizer.load_state_dict(*adamw, *model);
+  const auto &options = static_cast<const optim::AdamWOptions &>(
+      optimizer.param_groups()[0].options());
+  EXPECT_EQ(options.lr(), 1e-3);
+  EXPECT_EQ(options.weight_decay(), 0.01);
+  EXPECT_FALSE(options.amsgrad());
+  EXPECT_EQ(std::get<1>(options.betas()), 0.999);
+  for (const Tensor &p : model->parameters()) {
+    EXPECT_EQ(optimizer.step_count(p), 2);
+    EXPECT_EQ(optimizer.state_of(p).size(), 2u); // exp_avg, exp_avg_sq
+  }
+}
+
 TEST_F(TrainStepErrorTest, AMismatchedCheckpointIsRefusedByNameAndLoadsNothing) {
   auto adamw = load_safetensors(
       kGoldens + "train/DynamicNet/resume/adamw.optimizer.safetensors");

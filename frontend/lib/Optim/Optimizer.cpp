@@ -284,13 +284,13 @@ void Optimizer::load_state_dict(const SafetensorsContents &in,
                          "this optimizer");
       continue;
     }
-    std::string field = key.substr(6 + what.size() + 1);
+    std::string field = key.substr(("state." + what + ".").size());
     ParamState &state = loaded[param->storage().get()];
     if (field == "step") {
       if (tensor.dtype() != DType::i64 || tensor.numel() != 1)
         problems.push_back("'" + key + "' must be one int64");
       else
-        state.step = tensor.item_as_double(0);
+        state.step = *tensor.data_ptr<int64_t>();
       continue;
     }
     if (tensor.shape() != param->shape() || tensor.dtype() != param->dtype()) {
