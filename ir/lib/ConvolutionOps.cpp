@@ -85,18 +85,6 @@ LogicalResult checkBias(std::optional<Location> loc, StringRef opName,
   return sameElementType(loc, opName, "input", input, "bias", biasType);
 }
 
-/// The low sides of a padding attribute (see NNConvolutionOps.td).
-SmallVector<int64_t> padLow(ArrayRef<int64_t> padding, int64_t rank) {
-  return SmallVector<int64_t>(padding.take_front(rank));
-}
-
-/// The high sides of a padding attribute.
-SmallVector<int64_t> padHigh(ArrayRef<int64_t> padding, int64_t rank) {
-  return SmallVector<int64_t>(static_cast<int64_t>(padding.size()) == 2 * rank
-                                  ? padding.drop_front(rank)
-                                  : padding.take_front(rank));
-}
-
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -355,6 +343,17 @@ InterpolateOp::inferReturnTypes(MLIRContext *context,
   inferredReturnTypes.push_back(
       RankedTensorType::get(shape, input.getElementType()));
   return success();
+}
+
+SmallVector<int64_t> mlir::nn::padLow(ArrayRef<int64_t> padding, int64_t rank) {
+  return SmallVector<int64_t>(padding.take_front(rank));
+}
+
+SmallVector<int64_t> mlir::nn::padHigh(ArrayRef<int64_t> padding,
+                                       int64_t rank) {
+  return SmallVector<int64_t>(static_cast<int64_t>(padding.size()) == 2 * rank
+                                  ? padding.drop_front(rank)
+                                  : padding.take_front(rank));
 }
 
 float mlir::nn::interpolationScale(int64_t in, int64_t out, bool alignCorners,

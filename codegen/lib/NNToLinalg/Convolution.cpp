@@ -44,18 +44,6 @@ using namespace mlir::nn;
 
 namespace {
 
-/// Low sides of a padding attribute (N or 2N entries; see the .td).
-SmallVector<int64_t> padLow(ArrayRef<int64_t> padding, int64_t rank) {
-  return SmallVector<int64_t>(padding.take_front(rank));
-}
-
-/// High sides of a padding attribute.
-SmallVector<int64_t> padHigh(ArrayRef<int64_t> padding, int64_t rank) {
-  return SmallVector<int64_t>(static_cast<int64_t>(padding.size()) == 2 * rank
-                                  ? padding.drop_front(rank)
-                                  : padding.take_front(rank));
-}
-
 Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
   return b.create<arith::ConstantOp>(loc, type, b.getFloatAttr(type, value));
 }

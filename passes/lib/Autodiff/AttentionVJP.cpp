@@ -24,10 +24,6 @@
 using namespace mlir;
 using namespace mlir::nn;
 
-static ArrayRef<int64_t> shapeOf(Value v) {
-  return llvm::cast<RankedTensorType>(v.getType()).getShape();
-}
-
 /// `x` with its last two dims swapped.
 static Value transposed(GradBuilder &g, Value x) {
   int64_t rank = shapeOf(x).size();

@@ -32,20 +32,6 @@ using namespace mlir::nn;
 
 namespace {
 
-ArrayRef<int64_t> shapeOf(Value v) {
-  return llvm::cast<RankedTensorType>(v.getType()).getShape();
-}
-
-SmallVector<int64_t> padLow(ArrayRef<int64_t> padding, int64_t rank) {
-  return SmallVector<int64_t>(padding.take_front(rank));
-}
-
-SmallVector<int64_t> padHigh(ArrayRef<int64_t> padding, int64_t rank) {
-  return SmallVector<int64_t>(static_cast<int64_t>(padding.size()) == 2 * rank
-                                  ? padding.drop_front(rank)
-                                  : padding.take_front(rank));
-}
-
 /// `v` [N, C, L] as [N, C, 1, L] (or unchanged when already 2-D spatial).
 Value lift(GradBuilder &g, Value v) {
   ArrayRef<int64_t> s = shapeOf(v);

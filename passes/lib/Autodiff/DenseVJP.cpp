@@ -10,10 +10,6 @@
 using namespace mlir;
 using namespace mlir::nn;
 
-static ArrayRef<int64_t> shapeOf(Value v) {
-  return llvm::cast<RankedTensorType>(v.getType()).getShape();
-}
-
 /// `v`'s shape with all but the last dim merged: [M, K].
 static Value asMatrix(GradBuilder &g, Value v) {
   ArrayRef<int64_t> shape = shapeOf(v);

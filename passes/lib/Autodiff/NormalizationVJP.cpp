@@ -22,10 +22,6 @@ using namespace mlir::nn;
 
 namespace {
 
-ArrayRef<int64_t> shapeOf(Value v) {
-  return llvm::cast<RankedTensorType>(v.getType()).getShape();
-}
-
 /// [0, rank) without `keep`.
 SmallVector<int64_t> allBut(int64_t rank, ArrayRef<int64_t> keep) {
   SmallVector<int64_t> dims;

@@ -18,10 +18,6 @@
 using namespace mlir;
 using namespace mlir::nn;
 
-static ArrayRef<int64_t> shapeOf(Value v) {
-  return llvm::cast<RankedTensorType>(v.getType()).getShape();
-}
-
 /// The rule of an op that only reinterprets its input's shape.
 template <typename Op> static void addReshapeLike(VJPRules &rules) {
   rules.add<Op>([](GradBuilder &g, Op op, Value dy, MutableArrayRef<Value> dx) {

@@ -65,6 +65,12 @@ ElementsAttr embeddedValue(Operation *declaration,
 float interpolationScale(int64_t in, int64_t out, bool alignCorners,
                          std::optional<double> scale);
 
+/// The low sides of a convolution or pooling op's padding attribute (N or
+/// 2N entries for N spatial dimensions; see NNConvolutionOps.td).
+SmallVector<int64_t> padLow(ArrayRef<int64_t> padding, int64_t rank);
+/// The high sides of a padding attribute (the low ones when it has N).
+SmallVector<int64_t> padHigh(ArrayRef<int64_t> padding, int64_t rank);
+
 /// "2x784" (rank 0: "scalar"), the spelling error messages use.
 std::string formatShape(ArrayRef<int64_t> shape);
 

@@ -26,6 +26,11 @@
 
 namespace mlir::nn {
 
+/// The shape of `v`, a ranked tensor (as every value a rule sees is).
+inline ArrayRef<int64_t> shapeOf(Value v) {
+  return llvm::cast<RankedTensorType>(v.getType()).getShape();
+}
+
 /// Builds the nn ops gradients are written in, at one location. Shapes
 /// broadcast as the ops do; scalars are rank-0 constants of the value's
 /// element type. An op whose result type cannot be inferred (operands a
