@@ -61,20 +61,31 @@ extern "C" void memrefCopy(int64_t element_size, nn_rt_unranked_memref *source,
     memmove(to, from, static_cast<size_t>(count * element_size));
     return;
   }
-  // Element by element, the last dim fastest, with an odometer over the
-  // others (rank 0 is one element).
-  int64_t index[64] = {0};
+  // Row by row along the last dim, with an odometer over the others (rank
+  // 0 is one row of one element); a row dense on both sides is one memcpy.
   if (rank > 64)
     return; // no tensor nn makes has this rank
-  for (int64_t done = 0; done < count; ++done) {
+  int64_t inner = rank ? src.sizes[rank - 1] : 1;
+  int64_t srcStep = rank ? src.strides[rank - 1] : 1;
+  int64_t dstStep = rank ? dst.strides[rank - 1] : 1;
+  bool denseRows = inner == 1 || (srcStep == 1 && dstStep == 1);
+  int64_t index[64] = {0};
+  for (int64_t row = 0; row < count / inner; ++row) {
     int64_t s = 0, t = 0;
-    for (int64_t d = 0; d < rank; ++d) {
+    for (int64_t d = 0; d + 1 < rank; ++d) {
       s += index[d] * src.strides[d];
       t += index[d] * dst.strides[d];
     }
-    memcpy(to + t * element_size, from + s * element_size,
-           static_cast<size_t>(element_size));
-    for (int64_t d = rank - 1; d >= 0; --d) {
+    if (denseRows) {
+      memcpy(to + t * element_size, from + s * element_size,
+             static_cast<size_t>(inner * element_size));
+    } else {
+      for (int64_t i = 0; i < inner; ++i)
+        memcpy(to + (t + i * dstStep) * element_size,
+               from + (s + i * srcStep) * element_size,
+               static_cast<size_t>(element_size));
+    }
+    for (int64_t d = rank - 2; d >= 0; --d) {
       if (++index[d] < src.sizes[d])
         break;
       index[d] = 0;

@@ -822,4 +822,59 @@ TEST(KernelsThreadsTest, SmallGemmBitsDoNotDependOnThreads) {
   }
 }
 
+/// A strided memref descriptor {allocated, aligned, offset, sizes,
+/// strides} over `data`, as MLIR lays it out, for memrefCopy.
+std::vector<int64_t> descriptor(float *data, int64_t offset,
+                                std::vector<int64_t> sizes,
+                                std::vector<int64_t> strides) {
+  std::vector<int64_t> words(3);
+  std::memcpy(&words[0], &data, sizeof data);
+  std::memcpy(&words[1], &data, sizeof data);
+  words[2] = offset;
+  words.insert(words.end(), sizes.begin(), sizes.end());
+  words.insert(words.end(), strides.begin(), strides.end());
+  return words;
+}
+
+/// memrefCopy of the view (offset, sizes, strides) of 0, 1, 2, ... into
+/// `dest` (its own offset, sizes and strides over zeros); the destination
+/// buffer after.
+std::vector<float> copyView(int64_t srcOffset, std::vector<int64_t> srcStrides,
+                            std::vector<int64_t> sizes, int64_t dstOffset,
+                            std::vector<int64_t> dstStrides, size_t dstSize) {
+  std::vector<float> source(64), dest(dstSize, 0.f);
+  for (size_t i = 0; i < source.size(); ++i)
+    source[i] = float(i);
+  std::vector<int64_t> from = descriptor(source.data(), srcOffset, sizes, srcStrides);
+  std::vector<int64_t> to = descriptor(dest.data(), dstOffset, sizes, dstStrides);
+  nn_rt_unranked_memref src{int64_t(sizes.size()), from.data()};
+  nn_rt_unranked_memref dst{int64_t(sizes.size()), to.data()};
+  memrefCopy(sizeof(float), &src, &dst);
+  return dest;
+}
+
+// What finalize-memref-to-llvm leaves to memrefCopy: views that are not
+// both dense (a strided slice, a cat into an inner dim) and plain copies.
+TEST(KernelsMemrefCopyTest, CopiesStridedAndDenseViews) {
+  // Every other column of a 3x8 buffer into a dense 3x4.
+  EXPECT_EQ(copyView(1, {8, 2}, {3, 4}, 0, {4, 1}, 12),
+            (std::vector<float>{1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23}));
+  // Rows 1..2 of each 3x4 block of a 2x3x4 tensor (dense rows) into the
+  // right half of a 2x2x8 buffer (a cat along the last dim).
+  EXPECT_EQ(copyView(4, {12, 4, 1}, {2, 2, 4}, 4, {16, 8, 1}, 32),
+            (std::vector<float>{0, 0, 0, 0, 4,  5,  6,  7,  0, 0, 0,
+                                0, 8, 9, 10, 11, 0, 0, 0, 0, 16, 17,
+                                18, 19, 0, 0, 0, 0, 20, 21, 22, 23}));
+  // A column (rows of one element) and a rank-0 memref.
+  EXPECT_EQ(copyView(2, {4, 1}, {3, 1}, 0, {1, 1}, 3),
+            (std::vector<float>{2, 6, 10}));
+  EXPECT_EQ(copyView(5, {}, {}, 1, {}, 2), (std::vector<float>{0, 5}));
+  // Both dense: one block.
+  EXPECT_EQ(copyView(3, {2, 1}, {2, 2}, 0, {2, 1}, 4),
+            (std::vector<float>{3, 4, 5, 6}));
+  // Nothing to copy.
+  EXPECT_EQ(copyView(0, {4, 1}, {0, 4}, 0, {4, 1}, 2),
+            (std::vector<float>{0, 0}));
+}
+
 } // namespace
