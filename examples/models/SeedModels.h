@@ -84,8 +84,7 @@ ModelCase model_case(std::string name, std::vector<TensorSpec> inputs,
              const std::vector<Tensor> &args) {
             Holder holder(std::dynamic_pointer_cast<Impl>(model));
             std::vector<Tensor> outputs;
-            if (!(detail::try_call_forward<1>(holder, args, outputs) ||
-                  detail::try_call_forward<2>(holder, args, outputs)))
+            if (!detail::call_forward(holder, args, outputs))
               throw Error(model->name() + ": forward does not take " +
                           std::to_string(args.size()) + " tensors");
             return outputs;

@@ -128,6 +128,17 @@ bool try_call_forward(const Holder &model, const std::vector<Tensor> &args,
     }
   }(std::make_index_sequence<N>());
 }
+
+/// Calls `model` with `args` when its forward takes that many tensors (1 to
+/// 4), setting `outputs` (flattened); false when it takes another number.
+template <typename Holder>
+bool call_forward(const Holder &model, const std::vector<Tensor> &args,
+                  std::vector<Tensor> &outputs) {
+  return try_call_forward<1>(model, args, outputs) ||
+         try_call_forward<2>(model, args, outputs) ||
+         try_call_forward<3>(model, args, outputs) ||
+         try_call_forward<4>(model, args, outputs);
+}
 } // namespace detail
 
 /// Traces a module holder's forward; it takes as many tensors as there are
@@ -138,10 +149,7 @@ TracedModule trace(const ModuleHolder<C> &model,
                    const std::vector<TensorSpec> &inputs) {
   auto forward = [&](const std::vector<Tensor> &args) {
     std::vector<Tensor> outputs;
-    if (detail::try_call_forward<1>(model, args, outputs) ||
-        detail::try_call_forward<2>(model, args, outputs) ||
-        detail::try_call_forward<3>(model, args, outputs) ||
-        detail::try_call_forward<4>(model, args, outputs))
+    if (detail::call_forward(model, args, outputs))
       return outputs;
     throw Error("nn::trace: " + std::to_string(args.size()) +
                 " input specs given, but " + model->name() +

@@ -101,10 +101,7 @@ private:
          const std::vector<TensorSpec> &targets) {
     Forward forward = [model, inputs](const std::vector<Tensor> &args) {
       std::vector<Tensor> outputs;
-      if (!(detail::try_call_forward<1>(model, args, outputs) ||
-            detail::try_call_forward<2>(model, args, outputs) ||
-            detail::try_call_forward<3>(model, args, outputs) ||
-            detail::try_call_forward<4>(model, args, outputs)))
+      if (!detail::call_forward(model, args, outputs))
         throw Error("nn::TrainStep: " + std::to_string(inputs.size()) +
                     " input specs given, but " + model->name() +
                     "'s forward does not take that many tensors");
