@@ -15,6 +15,8 @@
 #include "nn/Frontend/Module.h"
 #include "nn/Functional.h"
 
+#include "absl/strings/str_join.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
@@ -202,14 +204,14 @@ SafetensorsContents Optimizer::state_dict(const Module &model) const {
   SafetensorsContents out;
   for (size_t g = 0; g < groups_.size(); ++g) {
     std::string group = "param_groups." + std::to_string(g) + ".";
-    std::string params;
+    std::vector<std::string> params;
     for (const Tensor &p : groups_[g].params()) {
       auto name = names.find(p.storage().get());
       if (name == names.end())
         throw Error("optimizer state_dict: " + p.to_string() + " in group " +
                     std::to_string(g) + " is not a parameter of " +
                     model.name());
-      params += (params.empty() ? "" : ",") + name->second;
+      params.push_back(name->second);
       auto state = state_.find(p.storage().get());
       if (state == state_.end())
         continue;
@@ -218,7 +220,7 @@ SafetensorsContents Optimizer::state_dict(const Module &model) const {
       out.tensors.insert("state." + name->second + ".step",
                          Tensor::from_vector<int64_t>({state->second.step}, {}));
     }
-    out.metadata[group + "params"] = params;
+    out.metadata[group + "params"] = absl::StrJoin(params, ",");
     for (const auto &[option, value] : groups_[g].options().values())
       out.metadata[group + option] = exactly(value);
   }
@@ -229,20 +231,21 @@ void Optimizer::load_state_dict(const SafetensorsContents &in,
                                 const Module &model) {
   std::map<const Storage *, std::string> names = namesIn(model);
   std::map<std::string, const Tensor *> byName; // this optimizer's params
-  std::map<const Storage *, size_t> groupOf;
+  std::map<const Storage *, std::pair<size_t, std::string>> groupAndName;
   std::vector<std::string> problems;
   std::vector<std::vector<std::pair<std::string, double>>> options(
       groups_.size());
   for (size_t g = 0; g < groups_.size(); ++g) {
     std::string group = "param_groups." + std::to_string(g) + ".";
-    std::string ours;
+    std::vector<std::string> ourNames;
     for (const Tensor &p : groups_[g].params()) {
       auto name = names.find(p.storage().get());
       std::string n = name == names.end() ? p.to_string() : name->second;
-      ours += (ours.empty() ? "" : ",") + n;
+      ourNames.push_back(n);
       byName[n] = &p;
-      groupOf[p.storage().get()] = g;
+      groupAndName[p.storage().get()] = {g, n};
     }
+    std::string ours = absl::StrJoin(ourNames, ",");
     auto saved = in.metadata.find(group + "params");
     if (saved == in.metadata.end()) {
       problems.push_back("group " + std::to_string(g) + " is not in the state");
@@ -303,14 +306,10 @@ void Optimizer::load_state_dict(const SafetensorsContents &in,
   // A parameter's state is whole (every tensor its group's update keeps,
   // with the step count) or absent (it has not stepped yet).
   for (const auto &[storage, state] : loaded) {
-    size_t g = groupOf.at(storage);
+    const auto &[g, name] = groupAndName.at(storage);
     std::unique_ptr<OptimizerOptions> after = groups_[g].options().clone();
     for (const auto &[option, value] : options[g])
       after->set_value(option, value);
-    std::string name;
-    for (const auto &[n, p] : byName)
-      if (p->storage().get() == storage)
-        name = n;
     std::vector<std::string> wanted = state_names(*after), missing;
     for (const std::string &field : wanted)
       if (!state.tensors.count(field))
@@ -322,19 +321,12 @@ void Optimizer::load_state_dict(const SafetensorsContents &in,
                            "'s update");
     if (state.step < 1)
       missing.push_back("step");
-    if (!missing.empty()) {
-      std::string list;
-      for (const std::string &m : missing)
-        list += (list.empty() ? "" : ", ") + m;
-      problems.push_back(name + "'s state lacks " + list);
-    }
+    if (!missing.empty())
+      problems.push_back(name + "'s state lacks " + absl::StrJoin(missing, ", "));
   }
-  if (!problems.empty()) {
-    std::string message = "optimizer load_state_dict: ";
-    for (size_t i = 0; i < problems.size(); ++i)
-      message += (i ? "; " : "") + problems[i];
-    throw Error(message + "; nothing was loaded");
-  }
+  if (!problems.empty())
+    throw Error("optimizer load_state_dict: " + absl::StrJoin(problems, "; ") +
+                "; nothing was loaded");
   for (size_t g = 0; g < groups_.size(); ++g)
     for (const auto &[option, value] : options[g])
       groups_[g].options().set_value(option, value);
