@@ -60,39 +60,39 @@ torch::Tensor batchNorm(const NamedTensors &w, const std::string &p,
 
 void setTorchThreads(int threads) { torch::set_num_threads(threads); }
 
-std::unique_ptr<Runner> torchMLP(const NamedTensors &w, HostTensor x) {
-  auto in = toTorch(x);
-  auto w1 = at(w, "fc1.weight"), b1 = at(w, "fc1.bias");
-  auto w2 = at(w, "fc2.weight"), b2 = at(w, "fc2.bias");
-  auto w3 = at(w, "fc3.weight"), b3 = at(w, "fc3.bias");
-  return std::make_unique<TorchRunner>([=] {
-    auto h = torch::relu(torch::linear(in, w1, b1));
-    h = torch::relu(torch::linear(h, w2, b2));
-    return torch::linear(h, w3, b3);
-  });
+namespace {
+
+/// SimpleMLP's parameters, fc1.weight, fc1.bias, ... fc3.bias.
+std::vector<torch::Tensor> mlpParams(const NamedTensors &w) {
+  std::vector<torch::Tensor> params;
+  for (const char *name : {"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias",
+                           "fc3.weight", "fc3.bias"})
+    params.push_back(at(w, name));
+  return params;
 }
 
-namespace {
+/// SimpleMLP's forward (eval: no dropout) with mlpParams' parameters.
+torch::Tensor mlp(const torch::Tensor &x, const std::vector<torch::Tensor> &p) {
+  auto h = torch::relu(torch::linear(x, p[0], p[1]));
+  h = torch::relu(torch::linear(h, p[2], p[3]));
+  return torch::linear(h, p[4], p[5]);
+}
 
 class TorchMLPTrainRunner : public Runner {
 public:
   TorchMLPTrainRunner(const NamedTensors &w, HostTensor x,
                       const std::vector<int64_t> &classes, double lr,
                       double momentum)
-      : in_(toTorch(x)),
-        classes_(torch::tensor(classes, torch::kInt64)) {
-    for (const char *name : {"fc1.weight", "fc1.bias", "fc2.weight",
-                             "fc2.bias", "fc3.weight", "fc3.bias"})
-      params_.push_back(at(w, name).requires_grad_(true));
+      : in_(toTorch(x)), classes_(torch::tensor(classes, torch::kInt64)),
+        params_(mlpParams(w)) {
+    for (torch::Tensor &p : params_)
+      p.requires_grad_(true);
     optimizer_ = std::make_unique<torch::optim::SGD>(
         params_, torch::optim::SGDOptions(lr).momentum(momentum));
   }
   void run() override {
     optimizer_->zero_grad();
-    auto h = torch::relu(torch::linear(in_, params_[0], params_[1]));
-    h = torch::relu(torch::linear(h, params_[2], params_[3]));
-    loss_ = torch::cross_entropy_loss(torch::linear(h, params_[4], params_[5]),
-                                      classes_);
+    loss_ = torch::cross_entropy_loss(mlp(in_, params_), classes_);
     loss_.backward();
     optimizer_->step();
   }
@@ -106,12 +106,19 @@ public:
   }
 
 private:
-  torch::Tensor in_, classes_, loss_;
+  torch::Tensor in_, classes_;
   std::vector<torch::Tensor> params_;
+  torch::Tensor loss_;
   std::unique_ptr<torch::optim::SGD> optimizer_;
 };
 
 } // namespace
+
+std::unique_ptr<Runner> torchMLP(const NamedTensors &w, HostTensor x) {
+  auto in = toTorch(x);
+  auto params = mlpParams(w);
+  return std::make_unique<TorchRunner>([=] { return mlp(in, params); });
+}
 
 std::unique_ptr<Runner> torchMLPTrain(const NamedTensors &w, HostTensor x,
                                       const std::vector<int64_t> &classes,
