@@ -131,6 +131,7 @@ uint64_t CompiledModule::fingerprint() const {
       hashCombine(h, hashString(name));
       hashCombine(h, reinterpret_cast<uintptr_t>(tensor.storage().get()));
       hashCombine(h, static_cast<uint64_t>(tensor.dtype()));
+      hashCombine(h, tensor.grad_hooks_version());
       for (int64_t d : tensor.shape())
         hashCombine(h, static_cast<uint64_t>(d));
     }

@@ -1,4 +1,9 @@
-//===- Hooks.cpp - Forward hooks and their handles ------------------------===//
+//===- Hooks.cpp - Module hooks -------------------------------------------===//
+//
+// Registering and running forward hooks; the backward hooks run when a
+// trace is differentiated (BackwardHooks.cpp).
+//
+//===----------------------------------------------------------------------===//
 
 #include "nn/Frontend/Hooks.h"
 #include "nn/Frontend/Module.h"
@@ -8,41 +13,30 @@
 
 namespace nn {
 
-void RemovableHandle::remove() {
-  auto registry = registry_.lock();
-  if (!registry)
-    return;
-  auto &entries = registry->entries;
-  auto it = std::find_if(entries.begin(), entries.end(),
-                         [&](const auto &e) { return e.id == id_; });
-  if (it != entries.end()) {
-    entries.erase(it);
-    ++registry->version;
-  }
-  registry_.reset();
-}
-
-bool RemovableHandle::active() const {
-  auto registry = registry_.lock();
-  return registry &&
-         std::any_of(registry->entries.begin(), registry->entries.end(),
-                     [&](const auto &e) { return e.id == id_; });
-}
-
-RemovableHandle Module::add_hook(ForwardPreHook pre, ForwardHook post) {
+RemovableHandle Module::add_hook(detail::ModuleHook hook) {
   if (!hooks_)
     hooks_ = std::make_shared<detail::HookRegistry>();
-  uint64_t id = hooks_->next_id++;
-  hooks_->entries.push_back({id, std::move(pre), std::move(post)});
-  ++hooks_->version;
+  uint64_t id = hooks_->add(std::move(hook));
   return RemovableHandle(hooks_, id);
 }
 
+bool Module::has_hooks() const { return hooks_ && !hooks_->entries().empty(); }
+
 bool Module::has_forward_hooks() const {
-  return hooks_ && !hooks_->entries.empty();
+  return hooks_ && std::any_of(hooks_->entries().begin(), hooks_->entries().end(),
+                               [](const detail::ModuleHook &h) {
+                                 return h.pre || h.post;
+                               });
 }
 
-uint64_t Module::hooks_version() const { return hooks_ ? hooks_->version : 0; }
+bool Module::has_backward_hooks() const {
+  return hooks_ && std::any_of(hooks_->entries().begin(), hooks_->entries().end(),
+                               [](const detail::ModuleHook &h) {
+                                 return h.backward_pre || h.backward;
+                               });
+}
+
+uint64_t Module::hooks_version() const { return hooks_ ? hooks_->version() : 0; }
 
 /// Runs the hooks that `call` selects on `current` in order; `what` names
 /// the hook kind in errors.
@@ -54,7 +48,7 @@ runHooks(Module &module, const std::shared_ptr<detail::HookRegistry> &hooks,
     return std::nullopt;
   bool replaced = false;
   // A copy: a hook may add or remove hooks while it runs.
-  std::vector<detail::HookRegistry::Entry> entries = hooks->entries;
+  std::vector<detail::ModuleHook> entries = hooks->entries();
   for (auto &entry : entries) {
     std::optional<TensorList> result = call(entry, current);
     if (!result)

@@ -31,11 +31,35 @@
 
 namespace nn {
 
+namespace detail {
+/// What backward runs at one nn.gradient_hook of a trace (its `site`): a
+/// module call's backward hooks, at its inputs or its outputs, or the hooks
+/// on one intermediate tensor's gradient. The hooks are those registered
+/// when the trace ran.
+struct GradientHookSite {
+  enum class Kind { ModuleInputs, ModuleOutputs, Tensor };
+  Kind kind;
+  /// The module path (or, for a tensor, where its hook was registered).
+  std::string path;
+  /// The module kinds: the module and its call (a call's two sites share
+  /// the number).
+  Module *module = nullptr;
+  int64_t call = -1;
+  std::vector<BackwardPreHook> pre;
+  std::vector<BackwardHook> full;
+  /// The tensor kind.
+  std::vector<GradHook> tensor;
+};
+} // namespace detail
+
 struct TracedModule::Impl {
   Impl();
   mlir::MLIRContext context;
   mlir::OwningOpRef<mlir::ModuleOp> module;
   StateDict state; // symbol name → tensor to bind
+  /// By nn.gradient_hook site.
+  std::vector<detail::GradientHookSite> hookSites;
+  int64_t hookCalls = 0;
 };
 
 namespace detail {
@@ -65,6 +89,10 @@ public:
   /// under their prefix ("loss" → "loss.weight"), as a loss module's.
   TraceContext(TracedModule::Impl &impl, Module &root,
                const std::vector<std::pair<std::string, Module *>> &extra = {});
+  /// A trace resumed after the fact in `impl`'s traced `forward`, where
+  /// backward hooks build on the gradients: the model's tensors are the
+  /// state impl binds.
+  TraceContext(TracedModule::Impl &impl, mlir::func::FuncOp forward);
   ~TraceContext();
 
   /// The trace in progress; throws nn::Error naming `op` when there is none.
@@ -125,7 +153,19 @@ public:
   mlir::Value rngState() const { return rngState_; }
   int64_t randomDraws() const { return randomOffset_; }
 
+  /// Routes `values` through a new nn.gradient_hook for `site`; returns
+  /// what replaces them.
+  llvm::SmallVector<mlir::Value> addGradientHook(mlir::ValueRange values,
+                                                 GradientHookSite site);
+  /// Hooks the gradient of `value` (a symbolic tensor's): every use of it
+  /// goes through one nn.gradient_hook placed after its definition, which
+  /// it returns (the tensor's new value); a second hook joins the first.
+  mlir::Value hookGradient(mlir::Value value, GradHook hook);
+  TracedModule::Impl &impl() { return impl_; }
+
   void pushModule(const Module &module);
+  /// pushModule by path (a resumed trace has no module tree).
+  void pushPath(const std::string &path) { paths_.push_back(path); }
   void popModule();
   /// The dotted path of the module being called ("" at the root).
   const std::string &path() const { return paths_.back(); }

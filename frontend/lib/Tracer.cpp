@@ -36,10 +36,21 @@ thread_local TraceContext *currentTrace = nullptr;
 
 /// What a symbolic tensor of a trace points to.
 struct ValueNode : TraceNode {
-  ValueNode(Value value, const TraceContext *owner)
-      : value(value), owner(owner) {}
+  ValueNode(Value value, TraceContext *owner) : value(value), owner(owner) {}
+
+  RemovableHandle register_grad_hook(Tensor &self, GradHook hook) override {
+    if (TraceContext::active() != owner)
+      throw Error("register_hook: " + self.to_string() +
+                  " belongs to a trace that is no longer running");
+    // Every copy of the tensor shares this node, so all of them (and the
+    // uses already traced) now read the hooked value.
+    value = owner->hookGradient(value, std::move(hook));
+    // The hook belongs to this trace alone: nothing to remove later.
+    return RemovableHandle();
+  }
+
   Value value;
-  const TraceContext *owner;
+  TraceContext *owner;
 };
 
 } // namespace
@@ -132,6 +143,18 @@ TraceContext::TraceContext(
   declareState(root, "");
   for (auto &[prefix, tree] : extra)
     declareState(*tree, prefix);
+}
+
+TraceContext::TraceContext(TracedModule::Impl &impl, mlir::func::FuncOp forward)
+    : builder(&impl.context), impl_(impl), previous_(currentTrace) {
+  paths_.push_back("");
+  currentTrace = this;
+  // A tie's first name is the symbol its loads read (declareState).
+  for (const auto &[name, tensor] : impl_.state)
+    if (tensor.storage())
+      stateSymbols_.emplace(tensor.storage().get(), name);
+  entry_ = &forward.getBody().front();
+  builder.setInsertionPoint(entry_->getTerminator());
 }
 
 TraceContext::~TraceContext() { currentTrace = previous_; }
@@ -450,17 +473,6 @@ TracedModule &TracedModule::optimize(const OptimizeOptions &options) {
   return *this;
 }
 
-TracedModule &TracedModule::differentiate(bool inputs) {
-  detail::DiagnosticCapture capture(impl_->context, /*modulePaths=*/true);
-  mlir::PassManager pm(&impl_->context);
-  mlir::nn::AutodiffPassOptions options;
-  options.inputs = inputs;
-  pm.addPass(mlir::nn::createAutodiffPass(options));
-  if (mlir::failed(pm.run(*impl_->module)))
-    throw Error("nn-autodiff failed: " + capture.message());
-  return *this;
-}
-
 TracedModule TracedModule::clone() const {
   auto copy = std::make_shared<Impl>();
   // Round-trip through bytes: the clone lives in its own context.
@@ -472,6 +484,8 @@ TracedModule TracedModule::clone() const {
   if (!copy->module)
     throw Error("TracedModule::clone: the IR does not re-parse (a bug in nn)");
   copy->state = impl_->state;
+  copy->hookSites = impl_->hookSites;
+  copy->hookCalls = impl_->hookCalls;
   return TracedModule(std::move(copy));
 }
 

@@ -92,10 +92,13 @@ Tensor TrainStep::forward_backward(const std::vector<Tensor> &args) {
   const auto &described = artifact->description().outputs;
   // Every state_dict name of a tensor shares its gradient slot.
   StateDict state = model_->state_dict();
+  captured_ = StateDict();
   for (size_t i = 1; i < outputs.size(); ++i) {
     const std::string &name = described[i].name;
-    if (name.rfind("grad.", 0) != 0)
+    if (name.rfind("grad.", 0) != 0) {
+      captured_.insert(name, outputs[i]);
       continue;
+    }
     Tensor *param = state.find(name.substr(5));
     if (!param)
       continue; // a loss module's parameter: not the model's to keep

@@ -238,6 +238,36 @@ OpFoldResult DropoutOp::fold(FoldAdaptor) {
 }
 
 //===----------------------------------------------------------------------===//
+// GradientHookOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GradientHookOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, GradientHookOpAdaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  for (Value input : adaptor.getInputs())
+    types.push_back(input.getType());
+  return success();
+}
+
+LogicalResult GradientHookOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("hooks no value");
+  if (getSiteAttr().getInt() < 0)
+    return emitOpError("site must be non-negative, got ")
+           << getSiteAttr().getInt();
+  return success();
+}
+
+LogicalResult GradientHookOp::fold(FoldAdaptor,
+                                   SmallVectorImpl<OpFoldResult> &results) {
+  // Forward it is the identity; only nn-autodiff gives it a meaning, and
+  // the frontend differentiates before anything folds.
+  for (Value input : getInputs())
+    results.push_back(input);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // FusedOp
 //===----------------------------------------------------------------------===//
 

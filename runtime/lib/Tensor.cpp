@@ -172,9 +172,16 @@ float toFloat(const Element &e) {
 } // namespace
 
 /// The gradient slot behind Tensor::requires_grad and Tensor::grad.
+struct GradHookEntry {
+  uint64_t id = 0;
+  GradHook hook;
+};
+
 struct AutogradMeta {
   bool requires_grad = false;
   Tensor grad;
+  /// Created by the first hook; shared with the handles (weakly).
+  std::shared_ptr<detail::HookList<GradHookEntry>> hooks;
 };
 
 std::string shape_str(const Shape &shape) {
@@ -483,6 +490,36 @@ void Tensor::set_grad(Tensor grad) {
     throw Error("set_grad: the gradient " + grad.to_string() +
                 " must have the shape and dtype of " + to_string());
   meta.grad = std::move(grad);
+}
+
+RemovableHandle TraceNode::register_grad_hook(Tensor &self, GradHook) {
+  throw Error("register_hook: " + self.to_string() +
+              " belongs to no trace in progress");
+}
+
+RemovableHandle Tensor::add_grad_hook(GradHook hook) {
+  if (is_symbolic())
+    return node_->register_grad_hook(*this, std::move(hook));
+  AutogradMeta &meta = autograd_meta("register_hook");
+  if (!meta.requires_grad)
+    throw Error("register_hook: " + to_string() +
+                " does not require grad, so it gets no gradient to hook");
+  if (!meta.hooks)
+    meta.hooks = std::make_shared<detail::HookList<GradHookEntry>>();
+  uint64_t id = meta.hooks->add({0, std::move(hook)});
+  return RemovableHandle(meta.hooks, id);
+}
+
+std::vector<GradHook> Tensor::grad_hooks() const {
+  std::vector<GradHook> hooks;
+  if (autograd_ && autograd_->hooks)
+    for (const GradHookEntry &entry : autograd_->hooks->entries())
+      hooks.push_back(entry.hook);
+  return hooks;
+}
+
+uint64_t Tensor::grad_hooks_version() const {
+  return autograd_ && autograd_->hooks ? autograd_->hooks->version() : 0;
 }
 
 std::string Tensor::to_string() const {

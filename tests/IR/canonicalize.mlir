@@ -108,3 +108,16 @@ func.func @integer_identities(%x: tensor<4xi64>) -> tensor<4xi64> {
   %b = nn.add %zero, %a : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
   return %b : tensor<4xi64>
 }
+
+// -----
+
+// Forward, a gradient hook is the identity: a forward-only compile of a
+// model with backward hooks folds it away.
+// CHECK-LABEL: func.func @gradient_hook
+// CHECK-SAME: (%[[X:.+]]: tensor<4xf32>, %[[I:.+]]: tensor<4xi64>)
+// CHECK-NOT: nn.gradient_hook
+// CHECK: return %[[X]], %[[I]]
+func.func @gradient_hook(%x: tensor<4xf32>, %i: tensor<4xi64>) -> (tensor<4xf32>, tensor<4xi64>) {
+  %h:2 = nn.gradient_hook %x, %i site 3 : tensor<4xf32>, tensor<4xi64>
+  return %h#0, %h#1 : tensor<4xf32>, tensor<4xi64>
+}

@@ -168,3 +168,19 @@ func.func @dropout_rng_shape(%x: tensor<3xf32>, %rng: tensor<3xi64>) -> tensor<3
   %y = "nn.dropout"(%x, %rng) <{p = 0.5 : f64, training}> : (tensor<3xf32>, tensor<3xi64>) -> tensor<3xf32>
   return %y : tensor<3xf32>
 }
+
+// -----
+
+func.func @gradient_hook_site(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'nn.gradient_hook' op site must be non-negative, got -1}}
+  %h = nn.gradient_hook %x site -1 : tensor<4xf32>
+  return %h : tensor<4xf32>
+}
+
+// -----
+
+func.func @gradient_hook_empty() {
+  // expected-error @+1 {{'nn.gradient_hook' op hooks no value}}
+  "nn.gradient_hook"() {site = 0 : i64} : () -> ()
+  return
+}

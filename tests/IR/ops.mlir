@@ -37,3 +37,10 @@ func.func @forward(%x: tensor<2x4xf32>, %m: tensor<5x4x6xf32>, %n: tensor<6x7xf3
   %mm = nn.matmul %m, %n : (tensor<5x4x6xf32>, tensor<6x7xf32>) -> tensor<5x4x7xf32>
   return %d, %mm : tensor<2x3xf32>, tensor<5x4x7xf32>
 }
+
+// CHECK-LABEL: func.func @gradient_hook
+func.func @gradient_hook(%x: tensor<8x16xf32>, %i: tensor<8xi64>) -> (tensor<8x16xf32>, tensor<8xi64>) {
+  // CHECK: %{{.*}}:2 = nn.gradient_hook %{{.*}}, %{{.*}} site 2 : tensor<8x16xf32>, tensor<8xi64>
+  %h:2 = nn.gradient_hook %x, %i site 2 : tensor<8x16xf32>, tensor<8xi64>
+  return %h#0, %h#1 : tensor<8x16xf32>, tensor<8xi64>
+}

@@ -34,3 +34,18 @@ module {
     return
   }
 }
+
+// -----
+
+// nn.gradient_hook is where the frontend that traced the function runs its
+// backward hooks; the pass alone has none to run and refuses it rather than
+// drop them.
+nn.parameter @w : tensor<3xf32>
+func.func @forward(%x: tensor<3xf32>) -> tensor<f32> {
+  %w = nn.load @w : tensor<3xf32>
+  %y = nn.mul %x, %w : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  // expected-error @+1 {{'nn.gradient_hook' op belongs to the frontend that traced it: its hooks run only when nn::TracedModule::differentiate (or nn::TrainStep) differentiates the trace}}
+  %h = nn.gradient_hook %y site 0 : tensor<3xf32>
+  %l = nn.sum %h dims [] : (tensor<3xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}

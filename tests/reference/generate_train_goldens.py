@@ -20,7 +20,10 @@ after RESUME_AT steps in nn::optim's checkpoint layout; and
 zoo/<Model>.safetensors for the seed models (ZOO_MODELS): each step's input,
 loss weight R, loss, gradients and state_dict after the step
 (step<k>.state.<key>: updated weights and, in training mode, running
-statistics).
+statistics); zoo/<case>/<Model>.safetensors: one step of each optimizer of
+ZOO_OPTIMIZERS (Adam, AdamW, SGD with two parameter groups and a frozen
+parameter) from the first step's batch; and DynamicNet/hooks/<case>.safetensors: one backward with
+the backward hooks of HOOK_CASES, its gradients and what the hooks saw.
 
     generate_train_goldens.py [--check [--exact]]
 
@@ -263,6 +266,140 @@ def zoo_file(name):
         {k: v.contiguous() for k, v in tensors.items()})
 
 
+# Backward hooks on DynamicNet (train mode, CrossEntropyLoss on batch(1)):
+# one backward per case, its loss, every gradient and what the hooks saw,
+# for tests/E2E/BackwardHookTest.cpp. A hook records grad_input and
+# grad_output as seen.<k>.grad_input.<i> / .grad_output.<i>, k counting
+# the calls in the order backward makes them (an undefined gradient, None,
+# is left out). PyTorch 1.13 has no register_full_backward_pre_hook: the
+# pre-hook case (nn scales output_linear's grad_output by 3) is made with
+# what it amounts to for a one-output module, a hook on the output tensor
+# registered by a forward hook.
+def observe(seen):
+    def hook(module, grad_input, grad_output):
+        k = seen.setdefault("calls", 0)
+        seen["calls"] = k + 1
+        for what, grads in (("grad_input", grad_input),
+                            ("grad_output", grad_output)):
+            for i, g in enumerate(grads):
+                if g is not None:
+                    seen[f"seen.{k}.{what}.{i}"] = g.detach().clone()
+        seen[f"seen.{k}.count"] = torch.tensor(
+            [len(grad_input), len(grad_output)], dtype=torch.int64)
+    return hook
+
+
+def hook_observe(model, seen):
+    model.middle[0].register_full_backward_hook(observe(seen))
+    model.input_linear.register_full_backward_hook(observe(seen))
+
+
+def hook_scale_grad_input(model, seen):
+    model.middle[1].register_full_backward_hook(
+        lambda m, gi, go: tuple(g * 0.5 for g in gi))
+
+
+def hook_output(factor):
+    """A forward hook that hooks the output's gradient: `factor` times it."""
+    def hook(module, inputs, output):
+        output.register_hook(lambda g: g * factor)
+    return hook
+
+
+def hook_pre_scale_grad_output(model, seen):
+    model.output_linear.register_forward_hook(hook_output(3.0))
+
+
+def hook_parameter(model, seen):
+    model.middle[0].weight.register_hook(lambda g: g * 0.1)
+    model.middle[0].weight.register_hook(lambda g: g.clamp(-0.01, 0.01))
+
+
+def hook_intermediate(model, seen):
+    model.middle[1].register_forward_hook(hook_output(2.0))
+
+
+HOOK_CASES = {
+    "observe": hook_observe,
+    "scale_grad_input": hook_scale_grad_input,
+    "pre_scale_grad_output": hook_pre_scale_grad_output,
+    "parameter": hook_parameter,
+    "intermediate": hook_intermediate,
+}
+
+
+def hook_file(name):
+    model = model_named(MODEL).train()
+    seen = {}
+    HOOK_CASES[name](model, seen)
+    x, y = batch(1)
+    loss = torch.nn.CrossEntropyLoss()(model(x), y)
+    loss.backward()
+    tensors = {"input": x, "target": y, "loss": loss.detach()}
+    for n, p in model.named_parameters():
+        if p.grad is not None:
+            tensors["grad." + n] = p.grad.detach().clone()
+    tensors.update({k: v for k, v in seen.items() if k != "calls"})
+    return safetensors_io.serialize(
+        {k: v.contiguous() for k, v in tensors.items()})
+
+
+# One step of each ZOO_OPTIMIZERS case per seed model with parameters, on
+# the batch and loss weight of the SGD run's first step: parameters P in
+# the model's order, two groups (P[:n/2] with lr 0.02 and momentum 0.9, the
+# rest the optimizer's defaults), and for "groups_frozen" P[0] frozen
+# (requires_grad false: no gradient, unchanged). The file holds the
+# gradients and the state_dict after the step (state.<key>), and which
+# parameters were frozen (frozen.<key>, a 0-dim marker).
+def zoo_groups(params):
+    half = len(params) // 2
+    groups = [dict(params=params[half:])]
+    if half:
+        groups.insert(0, dict(params=params[:half], lr=0.02, momentum=0.9))
+    return groups
+
+
+ZOO_OPTIMIZERS = {
+    "adam": lambda params: torch.optim.Adam(params, lr=1e-3),
+    "adamw": lambda params: torch.optim.AdamW(params, lr=1e-3,
+                                              weight_decay=0.01),
+    "groups_frozen": lambda params: torch.optim.SGD(
+        zoo_groups(params), lr=0.005, weight_decay=1e-4),
+}
+
+
+def zoo_has_parameters(name):
+    return any(True for _ in model_named(name).parameters())
+
+
+def zoo_optimizer_file(name, case):
+    model = model_named(name).train(name in TRAIN_MODELS)
+    params = list(model.parameters())
+    names = {p: n for n, p in model.named_parameters()}
+    frozen = []
+    if case == "groups_frozen" and len(params) >= 2:
+        params[0].requires_grad_(False)
+        frozen.append(names[params[0]])
+    optimizer = ZOO_OPTIMIZERS[case](params)
+    x = seeded_input(name, 501)
+    out = model(x)
+    out = out[0] if isinstance(out, tuple) else out
+    weight = torch.randn(out.shape, generator=torch.Generator().manual_seed(601))
+    loss = (out * weight).sum()
+    loss.backward()
+    tensors = {"loss": loss.detach()}
+    for n, p in model.named_parameters():
+        if p.grad is not None:
+            tensors["grad." + n] = p.grad.detach().clone()
+    optimizer.step()
+    for n, t in model.state_dict().items():
+        tensors["state." + n] = t.detach().clone()
+    for n in frozen:
+        tensors["frozen." + n] = torch.zeros(())
+    return safetensors_io.serialize(
+        {k: v.contiguous() for k, v in tensors.items()})
+
+
 def generate(out_dir):
     torch.set_num_threads(1)
     written = ["schedulers.safetensors"]
@@ -272,6 +409,15 @@ def generate(out_dir):
         with open(os.path.join(out_dir, relative), "wb") as f:
             f.write(zoo_file(name))
         written.append(relative)
+    for case in ZOO_OPTIMIZERS:
+        os.makedirs(os.path.join(out_dir, "zoo", case), exist_ok=True)
+        for name in ZOO_MODELS:
+            if not zoo_has_parameters(name):
+                continue
+            relative = os.path.join("zoo", case, name + ".safetensors")
+            with open(os.path.join(out_dir, relative), "wb") as f:
+                f.write(zoo_optimizer_file(name, case))
+            written.append(relative)
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, written[0]), "wb") as f:
         f.write(schedules())
@@ -280,6 +426,12 @@ def generate(out_dir):
         os.makedirs(os.path.join(out_dir, MODEL), exist_ok=True)
         with open(os.path.join(out_dir, relative), "wb") as f:
             f.write(case_file(name))
+        written.append(relative)
+    os.makedirs(os.path.join(out_dir, MODEL, "hooks"), exist_ok=True)
+    for name in HOOK_CASES:
+        relative = os.path.join(MODEL, "hooks", name + ".safetensors")
+        with open(os.path.join(out_dir, relative), "wb") as f:
+            f.write(hook_file(name))
         written.append(relative)
     os.makedirs(os.path.join(out_dir, MODEL, "resume"), exist_ok=True)
     for name in RESUME_CASES:

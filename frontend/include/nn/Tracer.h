@@ -67,8 +67,14 @@ public:
   /// the loss with respect to every trainable parameter it depends on, named
   /// "grad.<state_dict key>" (none for a frozen or unused parameter, as
   /// PyTorch leaves their grad None), and with `inputs` those of the
-  /// floating-point inputs ("grad.input.0", ...). Throws nn::Error naming
-  /// the op and its module path when an op has no gradient rule.
+  /// floating-point inputs ("grad.input.0", ...). The backward hooks the
+  /// trace met (a module's full backward hooks and pre-hooks, the gradient
+  /// hooks of its parameters and intermediates; see Hooks.h) run now, on the
+  /// symbolic gradients, and what they capture follows as named outputs; the
+  /// modules that registered them must still be alive. Throws nn::Error
+  /// naming the op and its module path when an op has no gradient rule, or
+  /// the module path and the hook when a hook fails or returns a gradient
+  /// of the wrong count, shape or dtype.
   TracedModule &differentiate(bool inputs = false);
   /// A deep copy (the IR; the bound tensors stay shared).
   TracedModule clone() const;

@@ -19,9 +19,12 @@
 // Gradients follow PyTorch's rules: a parameter with requires_grad false or
 // one the loss does not depend on gets none (its grad() stays None); a tied
 // parameter one, the sum over its uses; they accumulate into grad() until
-// zero_grad. The compiled code is a CompiledModule's: it is recompiled when
-// the model changes (hooks, train()/eval(), freezing, new tensors), and its
-// weights re-prepared after the optimizer updates them.
+// zero_grad. Backward hooks (Module::register_full_backward_hook and
+// _pre_hook, Tensor::register_hook) run as the step is differentiated and
+// change the gradients as PyTorch's do. The compiled code is a
+// CompiledModule's: it is recompiled when the model changes (forward and
+// backward hooks, train()/eval(), freezing, new tensors), and its weights
+// re-prepared after the optimizer updates them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NN_TRAIN_H
@@ -88,6 +91,11 @@ public:
   /// The compiled forward-backward (its artifact, compile and prepare
   /// counts).
   CompiledModule &compiled() { return compiled_; }
+
+  /// What the last forward_backward captured, by name: nn::capture calls in
+  /// forward (capture hooks) and in backward hooks (a module's grad_input or
+  /// grad_output, a gradient before a hook changed it).
+  const StateDict &captured() const { return captured_; }
 
 private:
   using LossFn = std::function<Tensor(const std::vector<Tensor> &outputs,
@@ -163,6 +171,7 @@ private:
   std::shared_ptr<Module> model_;
   CompiledModule compiled_;
   optim::Optimizer *optimizer_;
+  StateDict captured_;
 };
 
 } // namespace nn

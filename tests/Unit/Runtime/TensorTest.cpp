@@ -368,5 +368,43 @@ TEST(RuntimeTensorTest, SymbolicTensorsNeverShareStorage) {
   EXPECT_FALSE(a.shares_storage(b));
 }
 
+TEST(RuntimeTensorTest, GradientHooksAreSharedByCopiesAndRemovedByHandle) {
+  Tensor w = Tensor::zeros({3});
+  EXPECT_EQ(errorOf([&] { w.register_hook([](const Tensor &) {}); }),
+            "register_hook: Tensor[float32, 3] does not require grad, so it "
+            "gets no gradient to hook");
+  w.set_requires_grad(true);
+  Tensor copy = w;
+  uint64_t before = w.grad_hooks_version();
+  RemovableHandle first = copy.register_hook([](const Tensor &g) { return g; });
+  RemovableHandle second = w.register_hook(
+      [](const Tensor &) -> std::optional<Tensor> { return std::nullopt; });
+  EXPECT_EQ(w.grad_hooks().size(), 2u);
+  EXPECT_NE(w.grad_hooks_version(), before);
+  EXPECT_TRUE(first.active());
+  EXPECT_TRUE(w.clone().grad_hooks().empty()); // a fresh gradient slot
+  first.remove();
+  first.remove(); // once is enough; again does nothing
+  EXPECT_FALSE(first.active());
+  EXPECT_EQ(w.grad_hooks().size(), 1u);
+  {
+    ScopedHook scoped = copy.register_hook([](const Tensor &) {});
+    EXPECT_EQ(w.grad_hooks().size(), 2u);
+  }
+  EXPECT_EQ(w.grad_hooks().size(), 1u);
+  RemovableHandle outlived = second;
+  w = Tensor();
+  copy = Tensor();
+  outlived.remove(); // the tensor is gone: harmless
+  EXPECT_FALSE(outlived.active());
+}
+
+TEST(RuntimeTensorTest, AGradientHookOnASymbolicTensorNeedsItsTrace) {
+  Tensor t = Tensor::symbolic({2}, DType::f32, std::make_shared<FakeNode>());
+  EXPECT_EQ(errorOf([&] { t.register_hook([](const Tensor &) {}); }),
+            "register_hook: Tensor[float32, 2, symbolic] belongs to no trace "
+            "in progress");
+}
+
 } // namespace
 } // namespace nn

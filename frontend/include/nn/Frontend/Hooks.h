@@ -1,9 +1,9 @@
-//===- Hooks.h - Forward hooks and their handles ----------------*- C++ -*-===//
+//===- Hooks.h - Forward and backward hooks and their handles ---*- C++ -*-===//
 //
-// PyTorch's forward pre-hooks and forward hooks, for a static framework:
-// they run when a module is called through its holder, which happens while
-// nn::trace runs forward, so they see symbolic tensors and what they return
-// replaces the input or output *in the traced graph*.
+// PyTorch's module hooks, for a static framework: they run when a module is
+// called through its holder, which happens while nn::trace runs forward, so
+// they see symbolic tensors and what they return replaces the input or
+// output *in the traced graph*.
 //
 //   auto handle = model->block2->register_forward_hook(
 //       [](nn::Module &, const nn::TensorList &inputs, const nn::Tensor &out) {
@@ -24,14 +24,32 @@
 //              (Module&, const TensorList& inputs, const Tensor& output)
 //                -> void | Tensor | std::optional<Tensor>   (one output)
 //
-// To make an intermediate an extra output of the compiled function, capture
-// it (nn::capture, or Module::register_capture_hook), see Tracer.h.
+// Backward hooks (register_full_backward_hook / _pre_hook) run when the
+// trace is differentiated (nn::TrainStep, TracedModule::differentiate), on
+// the symbolic gradients of the module's outputs (grad_output) and tensor
+// inputs (grad_input), as PyTorch's run during loss.backward():
+//   pre-hook:  (Module&, const TensorList& grad_output)
+//                -> void | TensorList | std::optional<TensorList>
+//              (a result replaces grad_output)
+//   hook:      (Module&, const TensorList& grad_input,
+//               const TensorList& grad_output)
+//                -> void | TensorList | std::optional<TensorList>
+//              (a result replaces grad_input)
+// An undefined Tensor is PyTorch's None: the gradient of an input that does
+// not require one (the model's inputs, integer tensors). A module called
+// several times runs its hooks once per call, last call first; one whose
+// outputs the loss does not reach runs none.
+//
+// To make an intermediate (or a gradient) an extra output of the compiled
+// function, capture it (nn::capture, or Module::register_capture_hook), see
+// Tracer.h.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NN_FRONTEND_HOOKS_H
 #define NN_FRONTEND_HOOKS_H
 
 #include "nn/Runtime/Error.h"
+#include "nn/Runtime/HookHandle.h"
 #include "nn/Runtime/Tensor.h"
 
 #include <cstdint>
@@ -56,67 +74,28 @@ using ForwardPreHook =
 using ForwardHook = std::function<std::optional<TensorList>(
     Module &, const TensorList &, const TensorList &)>;
 
+/// Runs when the module's outputs get their gradients; a result replaces
+/// grad_output.
+using BackwardPreHook =
+    std::function<std::optional<TensorList>(Module &, const TensorList &)>;
+/// Runs when the module's inputs have their gradients; a result replaces
+/// grad_input.
+using BackwardHook = std::function<std::optional<TensorList>(
+    Module &, const TensorList &, const TensorList &)>;
+
 namespace detail {
+/// One hook of a module: exactly one of the four is set.
+struct ModuleHook {
+  uint64_t id = 0;
+  ForwardPreHook pre;
+  ForwardHook post;
+  BackwardPreHook backward_pre;
+  BackwardHook backward;
+};
 /// The hooks of one module, in registration order. Shared with the handles
-/// (weakly), so a handle outliving its module is harmless.
-struct HookRegistry {
-  struct Entry {
-    uint64_t id;
-    ForwardPreHook pre;
-    ForwardHook post;
-  };
-  std::vector<Entry> entries;
-  uint64_t next_id = 0;
-  /// Bumped by every add and remove: the compiled cache's guard.
-  uint64_t version = 0;
-};
+/// (weakly); its version is the compiled cache's guard.
+using HookRegistry = HookList<ModuleHook>;
 } // namespace detail
-
-/// PyTorch's RemovableHandle: remove() unregisters the hook (once; later
-/// calls and calls after the module is gone do nothing). Copies refer to
-/// the same hook. Destroying a handle does not remove the hook; hold a
-/// ScopedHook for that.
-class RemovableHandle {
-public:
-  RemovableHandle() = default;
-  RemovableHandle(std::weak_ptr<detail::HookRegistry> registry, uint64_t id)
-      : registry_(std::move(registry)), id_(id) {}
-
-  void remove();
-  /// Whether the hook is still registered.
-  bool active() const;
-
-private:
-  std::weak_ptr<detail::HookRegistry> registry_;
-  uint64_t id_ = 0;
-};
-
-/// Removes its hook when destroyed:
-///   nn::ScopedHook hook = model->register_forward_hook(...);
-class ScopedHook {
-public:
-  ScopedHook() = default;
-  ScopedHook(RemovableHandle handle) : handle_(std::move(handle)) {}
-  ScopedHook(ScopedHook &&other) noexcept
-      : handle_(std::exchange(other.handle_, {})) {}
-  ScopedHook &operator=(ScopedHook &&other) noexcept {
-    if (this != &other) {
-      handle_.remove();
-      handle_ = std::exchange(other.handle_, {});
-    }
-    return *this;
-  }
-  ScopedHook(const ScopedHook &) = delete;
-  ScopedHook &operator=(const ScopedHook &) = delete;
-  ~ScopedHook() { handle_.remove(); }
-
-  void remove() { handle_.remove(); }
-  /// Keeps the hook registered past this object's life.
-  RemovableHandle release() { return std::exchange(handle_, {}); }
-
-private:
-  RemovableHandle handle_;
-};
 
 namespace detail {
 
@@ -151,20 +130,45 @@ template <typename T> void scatter_tensors(T &value, const TensorList &tensors) 
   for_each_tensor(value, [&](Tensor &t) { t = tensors[next++]; });
 }
 
+/// Adapts a hook of (Module&, const TensorList&...) returning void,
+/// TensorList or std::optional<TensorList> to the std::function form.
+template <typename... Lists, typename Fn>
+std::function<std::optional<TensorList>(Module &, const Lists &...)>
+adapt_list_hook(Fn fn) {
+  return [fn = std::move(fn)](Module &m, const Lists &...lists) mutable
+         -> std::optional<TensorList> {
+    using R = std::invoke_result_t<Fn &, Module &, const Lists &...>;
+    if constexpr (std::is_void_v<R>) {
+      fn(m, lists...);
+      return std::nullopt;
+    } else {
+      return fn(m, lists...);
+    }
+  };
+}
+
 /// Adapts the accepted pre-hook forms to ForwardPreHook.
 template <typename Fn> ForwardPreHook adapt_pre_hook(Fn fn) {
   static_assert(std::is_invocable_v<Fn &, Module &, const TensorList &>,
                 "a forward pre-hook is (Module&, const TensorList&)");
-  return [fn = std::move(fn)](Module &m, const TensorList &in) mutable
-         -> std::optional<TensorList> {
-    using R = std::invoke_result_t<Fn &, Module &, const TensorList &>;
-    if constexpr (std::is_void_v<R>) {
-      fn(m, in);
-      return std::nullopt;
-    } else {
-      return fn(m, in);
-    }
-  };
+  return adapt_list_hook<TensorList>(std::move(fn));
+}
+
+/// Adapts the accepted backward pre-hook forms to BackwardPreHook.
+template <typename Fn> BackwardPreHook adapt_backward_pre_hook(Fn fn) {
+  static_assert(std::is_invocable_v<Fn &, Module &, const TensorList &>,
+                "a backward pre-hook is (Module&, const TensorList& "
+                "grad_output)");
+  return adapt_list_hook<TensorList>(std::move(fn));
+}
+
+/// Adapts the accepted backward-hook forms to BackwardHook.
+template <typename Fn> BackwardHook adapt_backward_hook(Fn fn) {
+  static_assert(std::is_invocable_v<Fn &, Module &, const TensorList &,
+                                    const TensorList &>,
+                "a full backward hook is (Module&, const TensorList& "
+                "grad_input, const TensorList& grad_output)");
+  return adapt_list_hook<TensorList, TensorList>(std::move(fn));
 }
 
 /// Adapts the accepted forward-hook forms to ForwardHook.

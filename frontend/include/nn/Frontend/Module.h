@@ -220,19 +220,36 @@ public:
   /// Registers a hook that runs before forward whenever this module is
   /// called through its holder; it may return replacement inputs.
   template <typename Fn> RemovableHandle register_forward_pre_hook(Fn hook) {
-    return add_hook(detail::adapt_pre_hook(std::move(hook)), nullptr);
+    return add_hook({.pre = detail::adapt_pre_hook(std::move(hook))});
   }
   /// Registers a hook that runs after forward; it may return replacement
   /// outputs.
   template <typename Fn> RemovableHandle register_forward_hook(Fn hook) {
-    return add_hook(nullptr, detail::adapt_hook(std::move(hook)));
+    return add_hook({.post = detail::adapt_hook(std::move(hook))});
+  }
+  /// Registers a hook that runs, when the trace is differentiated, with the
+  /// gradients of this module's tensor inputs and outputs (grad_input,
+  /// grad_output); it may return a replacement grad_input, which is what
+  /// flows on to the layers before.
+  template <typename Fn> RemovableHandle register_full_backward_hook(Fn hook) {
+    return add_hook({.backward = detail::adapt_backward_hook(std::move(hook))});
+  }
+  /// Registers a hook that runs with the gradients of this module's outputs
+  /// (grad_output) before its own backward; it may replace them.
+  template <typename Fn>
+  RemovableHandle register_full_backward_pre_hook(Fn hook) {
+    return add_hook(
+        {.backward_pre = detail::adapt_backward_pre_hook(std::move(hook))});
   }
   /// A forward hook that captures this module's output as the extra output
   /// `name` of the traced function (`name.0`, `name.1`, ... when forward
   /// returns several tensors); see nn::capture.
   RemovableHandle register_capture_hook(const std::string &name);
 
+  /// Whether any hook, forward or backward, is registered.
+  bool has_hooks() const;
   bool has_forward_hooks() const;
+  bool has_backward_hooks() const;
   /// Runs the pre-hooks in registration order, each on the inputs the
   /// previous ones left; returns the final inputs when any hook replaced
   /// them. Throws nn::Error when a replacement has the wrong count.
@@ -240,6 +257,14 @@ public:
   /// As run_forward_pre_hooks, for the forward hooks and the outputs.
   std::optional<TensorList> run_forward_hooks(const TensorList &inputs,
                                               const TensorList &outputs);
+  /// For the holder's call while a trace runs and this module has backward
+  /// hooks: routes `inputs` through the point where backward will run the
+  /// hooks (replacing them with the routed tensors) and returns the call's
+  /// number for route_backward_outputs; otherwise changes nothing and
+  /// returns -1.
+  int64_t route_backward_inputs(TensorList &inputs);
+  /// The same for the outputs of call `call`.
+  void route_backward_outputs(int64_t call, TensorList &outputs);
   /// Changes whenever a hook of this module is added or removed.
   uint64_t hooks_version() const;
 
@@ -313,7 +338,7 @@ private:
   /// Every set parameter and buffer slot of this module (not recursive).
   std::vector<Tensor *> own_tensor_slots();
   void collect_state(StateDict &out, const std::string &prefix) const;
-  RemovableHandle add_hook(ForwardPreHook pre, ForwardHook post);
+  RemovableHandle add_hook(detail::ModuleHook hook);
 
   std::string name_;
   bool training_ = true;

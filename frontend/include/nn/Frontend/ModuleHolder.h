@@ -99,14 +99,16 @@ public:
   auto operator()(Args &&...args) const
       -> decltype(std::declval<C &>().forward(std::forward<Args>(args)...)) {
     detail::ModuleCallScope scope(*get());
-    if (!impl_->has_forward_hooks())
+    if (!impl_->has_hooks())
       return impl_->forward(std::forward<Args>(args)...);
     return call_with_hooks(std::forward<Args>(args)...);
   }
 
 private:
   /// forward on copies of the arguments, so that pre-hooks can replace the
-  /// tensor ones, then the forward hooks on the outputs.
+  /// tensor ones, then the forward hooks on the outputs; as in PyTorch's
+  /// Module._call_impl, the backward hooks' routing goes between the
+  /// forward pre-hooks and forward, and after the forward hooks.
   template <typename... Args> auto call_with_hooks(Args &&...args) const {
     std::tuple<std::decay_t<Args>...> argv(std::forward<Args>(args)...);
     TensorList inputs = detail::gather_tensors(argv);
@@ -114,12 +116,21 @@ private:
       detail::scatter_tensors(argv, *replaced);
       inputs = std::move(*replaced);
     }
+    int64_t call = impl_->route_backward_inputs(inputs);
+    if (call >= 0)
+      detail::scatter_tensors(argv, inputs);
     auto output = std::apply(
         [&](auto &...arg) { return impl_->forward(arg...); }, argv);
     TensorList outputs = detail::gather_tensors(output);
     if (std::optional<TensorList> replaced =
-            impl_->run_forward_hooks(inputs, outputs))
+            impl_->run_forward_hooks(inputs, outputs)) {
       detail::scatter_tensors(output, *replaced);
+      outputs = std::move(*replaced);
+    }
+    if (call >= 0) {
+      impl_->route_backward_outputs(call, outputs);
+      detail::scatter_tensors(output, outputs);
+    }
     return output;
   }
 

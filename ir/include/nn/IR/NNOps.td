@@ -213,6 +213,39 @@ def NN_DropoutOp : NN_Op<"dropout", [Pure,
 }
 
 //===----------------------------------------------------------------------===//
+// Gradient hooks
+//===----------------------------------------------------------------------===//
+
+def NN_GradientHookOp : NN_Op<"gradient_hook", [Pure, InferTypeOpAdaptor]> {
+  let summary = "The identity, where nn-autodiff hands gradients to a frontend hook";
+  let description = [{
+    Forward, each result is its operand. Backward, nn-autodiff gives the
+    gradients reaching the results to the hook the frontend registered as
+    `site` (a module's full backward hook or pre-hook, a tensor's hook),
+    which may replace them; what it returns flows on to the operands. The
+    tracer puts one around a module's tensor inputs and one around its
+    outputs when the module has backward hooks, as PyTorch wraps them in
+    BackwardHookFunction, and one after a tensor whose gradient is hooked,
+    every use of that tensor going through it.
+
+    Only the frontend that traced the function knows its hooks: nn-autodiff
+    run without them (from nn-opt) refuses the op. Once differentiated it is
+    gone, and in a forward-only function it folds away.
+
+    ```mlir
+    %h:2 = nn.gradient_hook %x, %y site 0 : tensor<8x16xf32>, tensor<8xi64>
+    ```
+  }];
+  let arguments = (ins Variadic<NN_Tensor>:$inputs, I64Attr:$site);
+  let results = (outs Variadic<NN_Tensor>:$results);
+  let assemblyFormat = [{
+    $inputs `site` $site attr-dict `:` type($inputs)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Fusion groups
 //===----------------------------------------------------------------------===//
 

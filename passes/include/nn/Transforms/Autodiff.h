@@ -19,7 +19,9 @@
 
 #include "nn/IR/NNOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <functional>
@@ -144,6 +146,35 @@ public:
 private:
   llvm::StringMap<VJPRule> rules;
 };
+
+/// What the frontend that traced a function does at its hooks: nn-autodiff
+/// calls it when the reverse pass reaches an nn.gradient_hook and when it
+/// has a parameter's gradient, and builds on with what it returns. The
+/// builder inserts where backward is being built. A failure has been
+/// reported (on the op or the parameter) and ends the pass.
+class GradientHooks {
+public:
+  virtual ~GradientHooks() = default;
+  /// At `op`, with `grads[i]` the gradient reaching result i (null: none)
+  /// and `active[i]` whether result i depends on what is differentiated;
+  /// returns the gradients for its operands, one each (null: none).
+  /// Called for every hook op backward passes, gradient or not, in reverse
+  /// order.
+  virtual FailureOr<SmallVector<Value>> atHook(OpBuilder &builder,
+                                               GradientHookOp op,
+                                               ArrayRef<Value> grads,
+                                               ArrayRef<bool> active) = 0;
+  /// The gradient of `param`, summed over its uses, before it becomes a
+  /// result; returns the gradient to keep.
+  virtual FailureOr<Value> atParameter(OpBuilder &builder, ParameterOp param,
+                                       Value grad) = 0;
+};
+
+/// nn-autodiff on `func` of `module` (see Passes.td), with the frontend's
+/// `hooks` (null: nn.gradient_hook is an error). With `inputs`, the
+/// gradients of the floating-point arguments are results too.
+LogicalResult differentiate(ModuleOp module, func::FuncOp func, bool inputs,
+                            GradientHooks *hooks = nullptr);
 
 /// Every rule nn knows, one family at a time.
 void populateElementwiseVJPRules(VJPRules &rules);

@@ -280,6 +280,10 @@ def AutodiffPass : Pass<"nn-autodiff", "::mlir::ModuleOp"> {
     generation as forward. Train-mode buffer updates (nn.store) stay as they
     are.
 
+    `nn.gradient_hook` ops are where the frontend's backward hooks run; the
+    frontend differentiates its traces itself (nn::TracedModule::
+    differentiate) and this pass, which has no hooks to run, refuses them.
+
     Before:
     ```mlir
     nn.parameter @w : tensor<3xf32>

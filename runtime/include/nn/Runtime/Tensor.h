@@ -13,19 +13,25 @@
 // and grad() (undefined, PyTorch's None, until training fills it). Like the
 // data, the slot is shared by every copy of a Tensor, so a parameter tied
 // into two modules (`head->weight = embed->weight`) has one flag and one
-// gradient.
+// gradient. Hooks on the gradient (register_hook) live in the slot too;
+// they run when a trace of the tensor's model is differentiated.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NN_RUNTIME_TENSOR_H
 #define NN_RUNTIME_TENSOR_H
 
 #include "nn/Runtime/DType.h"
+#include "nn/Runtime/Error.h"
+#include "nn/Runtime/HookHandle.h"
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace nn {
@@ -75,8 +81,16 @@ private:
 };
 
 /// What the tracer attaches to a symbolic tensor. Defined by the frontend.
+class Tensor;
+/// A hook on a gradient: sees it, may return a replacement (nullopt keeps
+/// it).
+using GradHook = std::function<std::optional<Tensor>(const Tensor &grad)>;
+
 struct TraceNode {
   virtual ~TraceNode();
+  /// Tensor::register_hook on the symbolic tensor `self`; the tracer's
+  /// nodes implement it, the base throws.
+  virtual RemovableHandle register_grad_hook(Tensor &self, GradHook hook);
 };
 
 /// The gradient slot a Tensor shares with its copies. Defined in Tensor.cpp.
@@ -164,6 +178,22 @@ public:
   /// tensor's shape and dtype (nn::Error otherwise).
   void set_grad(Tensor grad);
 
+  /// PyTorch's Tensor.register_hook: `hook(grad)` runs on this tensor's
+  /// gradient, summed over its uses, before it reaches grad() — void,
+  /// std::nullopt or a Tensor of the same shape and dtype that replaces it
+  /// (to mask or scale a parameter's gradient). It runs when a trace that
+  /// reads the tensor is differentiated (nn::TrainStep recompiles when
+  /// hooks change), on the symbolic gradient. On a parameter, it needs
+  /// requires_grad; on a symbolic tensor inside forward it hooks that
+  /// intermediate's gradient, every use of the tensor included.
+  /// Accepted forms: (const Tensor&) -> void | Tensor | std::optional<Tensor>.
+  template <typename Fn> RemovableHandle register_hook(Fn hook);
+  RemovableHandle add_grad_hook(GradHook hook);
+  /// The gradient hooks, in registration order.
+  std::vector<GradHook> grad_hooks() const;
+  /// Changes whenever a gradient hook is added or removed.
+  uint64_t grad_hooks_version() const;
+
 private:
   bool defined_ = false;
   Shape shape_;
@@ -184,6 +214,21 @@ Tensor Tensor::from_vector(const std::vector<T> &values, Shape shape) {
   for (size_t i = 0; i < values.size(); ++i)
     out[i] = values[i];
   return t;
+}
+
+template <typename Fn> RemovableHandle Tensor::register_hook(Fn hook) {
+  static_assert(std::is_invocable_v<Fn &, const Tensor &>,
+                "a tensor hook is (const Tensor& grad)");
+  return add_grad_hook([hook = std::move(hook)](const Tensor &grad) mutable
+                       -> std::optional<Tensor> {
+    using R = std::invoke_result_t<Fn &, const Tensor &>;
+    if constexpr (std::is_void_v<R>) {
+      hook(grad);
+      return std::nullopt;
+    } else {
+      return hook(grad);
+    }
+  });
 }
 
 template <typename T> T *Tensor::data_ptr() {
