@@ -65,6 +65,19 @@ std::unique_ptr<Runner> torchMatmul(HostTensor a, HostTensor b);
 std::unique_ptr<Runner> torchMLPTrain(const NamedTensors &w, HostTensor x,
                                       const std::vector<int64_t> &classes,
                                       double lr, double momentum);
+/// One training step of torchResidual's two blocks (train mode: batch
+/// statistics, running statistics updated) per run(): mse_loss against
+/// `target`, SGD(lr, momentum). output() as torchMLPTrain's, parameters in
+/// nn's order (per block conv1.weight, bn1.weight, bn1.bias, conv2..., bn2...).
+std::unique_ptr<Runner> torchResidualTrain(const NamedTensors &w, HostTensor x,
+                                           HostTensor target, double lr,
+                                           double momentum);
+/// One training step of torchTransformer's layer (train mode, no dropout)
+/// per run(): mse_loss against `target`, AdamW(lr, weight_decay).
+std::unique_ptr<Runner> torchTransformerTrain(const NamedTensors &w,
+                                              HostTensor x, HostTensor target,
+                                              int64_t heads, int64_t dFF,
+                                              double lr, double weightDecay);
 std::unique_ptr<Runner> torchAffineRelu(HostTensor x, float a, float b);
 /// softmax along the last dimension of x [rows, cols].
 std::unique_ptr<Runner> torchSoftmax(HostTensor x);

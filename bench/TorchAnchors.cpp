@@ -78,21 +78,24 @@ torch::Tensor mlp(const torch::Tensor &x, const std::vector<torch::Tensor> &p) {
   return torch::linear(h, p[4], p[5]);
 }
 
-class TorchMLPTrainRunner : public Runner {
+/// One training step per run(), as a libtorch user writes it: zero_grad,
+/// the loss, backward, the optimizer's step. output(): the loss, then every
+/// parameter after the step, flattened.
+class TorchTrainRunner : public Runner {
 public:
-  TorchMLPTrainRunner(const NamedTensors &w, HostTensor x,
-                      const std::vector<int64_t> &classes, double lr,
-                      double momentum)
-      : in_(toTorch(x)), classes_(torch::tensor(classes, torch::kInt64)),
-        params_(mlpParams(w)) {
+  TorchTrainRunner(std::vector<torch::Tensor> params,
+                   std::function<torch::Tensor()> loss,
+                   std::function<std::unique_ptr<torch::optim::Optimizer>(
+                       std::vector<torch::Tensor>)>
+                       optimizer)
+      : params_(std::move(params)), lossFn_(std::move(loss)) {
     for (torch::Tensor &p : params_)
       p.requires_grad_(true);
-    optimizer_ = std::make_unique<torch::optim::SGD>(
-        params_, torch::optim::SGDOptions(lr).momentum(momentum));
+    optimizer_ = optimizer(params_);
   }
   void run() override {
     optimizer_->zero_grad();
-    loss_ = torch::cross_entropy_loss(mlp(in_, params_), classes_);
+    loss_ = lossFn_();
     loss_.backward();
     optimizer_->step();
   }
@@ -106,11 +109,19 @@ public:
   }
 
 private:
-  torch::Tensor in_, classes_;
   std::vector<torch::Tensor> params_;
+  std::function<torch::Tensor()> lossFn_;
   torch::Tensor loss_;
-  std::unique_ptr<torch::optim::SGD> optimizer_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
 };
+
+/// SGD(lr, momentum) over the parameters it is given.
+auto sgd(double lr, double momentum) {
+  return [=](std::vector<torch::Tensor> params) {
+    return std::unique_ptr<torch::optim::Optimizer>(new torch::optim::SGD(
+        params, torch::optim::SGDOptions(lr).momentum(momentum)));
+  };
+}
 
 } // namespace
 
@@ -123,7 +134,69 @@ std::unique_ptr<Runner> torchMLP(const NamedTensors &w, HostTensor x) {
 std::unique_ptr<Runner> torchMLPTrain(const NamedTensors &w, HostTensor x,
                                       const std::vector<int64_t> &classes,
                                       double lr, double momentum) {
-  return std::make_unique<TorchMLPTrainRunner>(w, x, classes, lr, momentum);
+  std::vector<torch::Tensor> params = mlpParams(w);
+  auto in = toTorch(x);
+  auto labels = torch::tensor(classes, torch::kInt64);
+  return std::make_unique<TorchTrainRunner>(
+      params,
+      [=] { return torch::cross_entropy_loss(mlp(in, params), labels); },
+      sgd(lr, momentum));
+}
+
+std::unique_ptr<Runner> torchResidualTrain(const NamedTensors &w, HostTensor x,
+                                           HostTensor target, double lr,
+                                           double momentum) {
+  auto in = toTorch(x), want = toTorch(target);
+  // nn's parameters() order: per block conv1, bn1, conv2, bn2.
+  std::vector<torch::Tensor> params, stats;
+  for (const std::string &p : {"0.", "1."}) {
+    for (const char *name : {"conv1.weight", "bn1.weight", "bn1.bias",
+                             "conv2.weight", "bn2.weight", "bn2.bias"})
+      params.push_back(at(w, p + name));
+    for (const char *name : {"bn1.running_mean", "bn1.running_var",
+                             "bn2.running_mean", "bn2.running_var"})
+      stats.push_back(at(w, p + name));
+  }
+  auto forward = [=] {
+    torch::Tensor h = in;
+    for (size_t b = 0; b < 2; ++b) {
+      const torch::Tensor *p = &params[6 * b], *s = &stats[4 * b];
+      auto y = torch::conv2d(h, p[0], {}, 1, 1);
+      y = torch::relu(torch::batch_norm(y, p[1], p[2], s[0], s[1], true, 0.1,
+                                        1e-5, false));
+      y = torch::conv2d(y, p[3], {}, 1, 1);
+      y = torch::batch_norm(y, p[4], p[5], s[2], s[3], true, 0.1, 1e-5, false);
+      h = torch::relu(y + h);
+    }
+    return torch::mse_loss(h, want);
+  };
+  return std::make_unique<TorchTrainRunner>(params, forward,
+                                            sgd(lr, momentum));
+}
+
+std::unique_ptr<Runner> torchTransformerTrain(const NamedTensors &w,
+                                              HostTensor x, HostTensor target,
+                                              int64_t heads, int64_t dFF,
+                                              double lr, double weightDecay) {
+  auto in = toTorch(x), want = toTorch(target);
+  torch::nn::TransformerEncoderLayer layer(
+      torch::nn::TransformerEncoderLayerOptions(in.size(2), heads)
+          .dim_feedforward(dFF)
+          .dropout(0.0));
+  layer->train();
+  {
+    torch::NoGradGuard noGrad;
+    for (auto &item : layer->named_parameters())
+      item.value().copy_(at(w, item.key()));
+  }
+  return std::make_unique<TorchTrainRunner>(
+      layer->parameters(),
+      [=]() mutable { return torch::mse_loss(layer(in), want); },
+      [=](std::vector<torch::Tensor> params) {
+        return std::unique_ptr<torch::optim::Optimizer>(
+            new torch::optim::AdamW(params, torch::optim::AdamWOptions(lr)
+                                                .weight_decay(weightDecay)));
+      });
 }
 
 std::unique_ptr<Runner> torchConvBnRelu(const NamedTensors &w, HostTensor x) {

@@ -77,3 +77,33 @@ func.func @forward(%x: tensor<4xf32>) -> tensor<f32> {
   %l = nn.sum %x dims [] : (tensor<4xf32>) -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// A stride-1 convolution's input gradient is a convolution of the output's
+// gradient with the kernel flipped in space and its channels swapped (so it
+// runs on the convolution kernels); a strided one a transposed convolution.
+nn.parameter @m : tensor<3x1x1xf32>
+nn.parameter @w : tensor<4x3x3x3xf32>
+nn.parameter @s : tensor<4x3x3x3xf32>
+// CHECK-LABEL: func.func @forward
+func.func @forward(%input: tensor<2x3x8x8xf32>) -> tensor<f32> {
+  %m = nn.load @m : tensor<3x1x1xf32>
+  %w = nn.load @w : tensor<4x3x3x3xf32>
+  %s = nn.load @s : tensor<4x3x3x3xf32>
+  %x = nn.add %input, %m : (tensor<2x3x8x8xf32>, tensor<3x1x1xf32>) -> tensor<2x3x8x8xf32>
+  %y = nn.conv %x, %w stride [1, 1] padding [1, 1] dilation [1, 1] groups 1 : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32>
+  %r = nn.relu %y : tensor<2x4x8x8xf32>
+  %z = nn.conv %x, %s stride [2, 2] padding [1, 1] dilation [1, 1] groups 1 : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x4x4xf32>
+  %a = nn.sum %r dims [] : (tensor<2x4x8x8xf32>) -> tensor<f32>
+  %b = nn.sum %z dims [] : (tensor<2x4x4x4xf32>) -> tensor<f32>
+  %l = nn.add %a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+// The strided convolution, differentiated first:
+// CHECK: nn.conv_transpose %{{.*}}, %[[S:.*]] stride [2, 2] padding [1, 1, 1, 1] output_padding [1, 1]
+// CHECK: %[[REV:.*]] = arith.constant dense<[2, 1, 0]> : tensor<3xi64>
+// CHECK: %[[H:.*]] = nn.index_select %[[W:.*]], %[[REV]] dim 2
+// CHECK: %[[HW:.*]] = nn.index_select %[[H]], %{{.*}} dim 3
+// CHECK: %[[K:.*]] = nn.transpose %[[HW]] 0, 1
+// CHECK: nn.conv %{{.*}}, %[[K]] stride [1, 1] padding [1, 1, 1, 1] dilation [1, 1] groups 1 : (tensor<2x4x8x8xf32>, tensor<3x4x3x3xf32>) -> tensor<2x3x8x8xf32>

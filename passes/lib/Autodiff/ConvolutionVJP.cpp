@@ -157,6 +157,47 @@ Value convWeightGrad(GradBuilder &g, Value input, Value dout,
   return g.transpose(cropped, 0, 1);
 }
 
+/// `x` reversed along `dim` (an index_select of a constant index).
+Value reversed(GradBuilder &g, Value x, int64_t dim) {
+  OpBuilder &b = g.builder();
+  int64_t size = shapeOf(x)[dim];
+  SmallVector<int64_t> order;
+  for (int64_t i = size - 1; i >= 0; --i)
+    order.push_back(i);
+  auto indexType = RankedTensorType::get({size}, b.getI64Type());
+  Value index = b.create<arith::ConstantOp>(
+      g.location(), DenseElementsAttr::get(indexType, ArrayRef<int64_t>(order)));
+  return b.create<IndexSelectOp>(g.location(), x.getType(), x, index,
+                                 b.getI64IntegerAttr(dim));
+}
+
+/// The gradient of a stride-1, ungrouped convolution's input, 2-D spatial:
+/// the convolution of `dout` with the kernel flipped in space and its
+/// channels swapped, padded by dilation·(k - 1) less the forward's padding.
+/// (The transposed convolution computes the same sums, but as generated
+/// loops; this goes to the convolution kernels.) Null when the forward's
+/// padding exceeds dilation·(k - 1), which would crop.
+Value convInputGradStride1(GradBuilder &g, Value dout, Value weight,
+                           Type inputType, ArrayRef<int64_t> lo,
+                           ArrayRef<int64_t> hi, ArrayRef<int64_t> dilation) {
+  ArrayRef<int64_t> ws = shapeOf(weight);
+  SmallVector<int64_t> padLo(2), padHi(2);
+  for (int i = 0; i < 2; ++i) {
+    int64_t reach = dilation[i] * (ws[2 + i] - 1);
+    padLo[i] = reach - lo[i];
+    padHi[i] = reach - hi[i];
+    if (padLo[i] < 0 || padHi[i] < 0)
+      return Value();
+  }
+  Value kernel = g.transpose(reversed(g, reversed(g, weight, 2), 3), 0, 1);
+  OpBuilder &b = g.builder();
+  return b.create<ConvOp>(g.location(), inputType, dout, kernel, Value(),
+                          b.getDenseI64ArrayAttr({1, 1}),
+                          b.getDenseI64ArrayAttr(lowHigh(padLo, padHi)),
+                          b.getDenseI64ArrayAttr(dilation),
+                          b.getI64IntegerAttr(1));
+}
+
 /// Σ dy over N and the spatial dims: a bias's gradient.
 Value biasGrad(GradBuilder &g, Value dy) {
   SmallVector<int64_t> dims = {0};
@@ -221,11 +262,16 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
       outputPadding[i] = xs[2 + i] - ((ys[2 + i] - 1) * stride[i] - lo[i] -
                                       hi[i] + dilation[i] * (ws[2 + i] - 1) + 1);
     OpBuilder &b = g.builder();
-    Value dinput = b.create<ConvTransposeOp>(
-        g.location(), x2.getType(), dy2, w2, Value(),
-        b.getDenseI64ArrayAttr(stride), b.getDenseI64ArrayAttr(lowHigh(lo, hi)),
-        b.getDenseI64ArrayAttr(outputPadding), b.getDenseI64ArrayAttr(dilation),
-        b.getI64IntegerAttr(groups));
+    Value dinput;
+    if (groups == 1 && stride[0] == 1 && stride[1] == 1)
+      dinput = convInputGradStride1(g, dy2, w2, x2.getType(), lo, hi, dilation);
+    if (!dinput)
+      dinput = b.create<ConvTransposeOp>(
+          g.location(), x2.getType(), dy2, w2, Value(),
+          b.getDenseI64ArrayAttr(stride),
+          b.getDenseI64ArrayAttr(lowHigh(lo, hi)),
+          b.getDenseI64ArrayAttr(outputPadding),
+          b.getDenseI64ArrayAttr(dilation), b.getI64IntegerAttr(groups));
     dx[0] = g.reshape(dinput, shapeOf(x));
     dx[1] = g.reshape(
         convWeightGrad(g, x2, dy2, ws, stride, lo, hi, dilation, groups),
