@@ -100,6 +100,16 @@ const OpCase kConvolutionCases[] = {
        return {F::conv1d(in[0], in[1], F1().bias(in[2]).groups(3))};
      },
      kConv},
+    {"convolution", "conv2d_plane_2x3x34x20_s2x1_d1x2",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv2d(in[0], in[1], F2().bias(in[2]).stride({2, 1}).padding(1).dilation({1, 2}))};
+     },
+     kConv},
+    {"convolution", "conv1d_plane_2x3x300_k3",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv1d(in[0], in[1], F1().padding(2))};
+     },
+     kConv},
     {"convolution", "conv1d_same_k4",
      [](const Inputs &in) -> Outputs {
        return {F::conv1d(in[0], in[1], F1().padding(kSame))};

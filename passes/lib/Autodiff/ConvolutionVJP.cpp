@@ -157,6 +157,45 @@ Value convWeightGrad(GradBuilder &g, Value input, Value dout,
   return g.transpose(cropped, 0, 1);
 }
 
+/// The weight gradient of an ungrouped convolution, 2-D spatial, as one
+/// GEMM per kernel offset: with `input` [N, C, H, W] padded and laid out
+/// [N, H', W', C], the rows the offset (a, b) reads form an [N·OH·OW, C]
+/// matrix, and dW[:, :, a, b] = dy as [O, N·OH·OW] times it. These run on
+/// the GEMM kernels; convWeightGrad's convolution, whose kernel is the
+/// output's whole plane, runs far below peak on the convolution kernel
+/// once the plane is large.
+Value convWeightGradGemm(GradBuilder &g, Value input, Value dout,
+                         ArrayRef<int64_t> weightShape,
+                         ArrayRef<int64_t> stride, ArrayRef<int64_t> lo,
+                         ArrayRef<int64_t> hi, ArrayRef<int64_t> dilation) {
+  ArrayRef<int64_t> ys = shapeOf(dout);
+  int64_t n = ys[0], out = ys[1], oh = ys[2], ow = ys[3];
+  int64_t channels = shapeOf(input)[1];
+  Value canvas = g.permute(
+      padded(g, padded(g, input, 2, lo[0], hi[0], 0.0), 3, lo[1], hi[1], 0.0),
+      {0, 2, 3, 1});
+  Value dyRows = g.reshape(g.permute(dout, {1, 0, 2, 3}), {out, n * oh * ow});
+  SmallVector<Value> columns;
+  for (int64_t a = 0; a < weightShape[2]; ++a)
+    for (int64_t b = 0; b < weightShape[3]; ++b) {
+      Value rows = g.slice(g.slice(canvas, 1, a * dilation[0],
+                                   a * dilation[0] + (oh - 1) * stride[0] + 1,
+                                   stride[0]),
+                           2, b * dilation[1],
+                           b * dilation[1] + (ow - 1) * stride[1] + 1,
+                           stride[1]);
+      Value product =
+          g.matmul(dyRows, g.reshape(rows, {n * oh * ow, channels}));
+      columns.push_back(g.reshape(product, {out, channels, 1}));
+    }
+  return g.reshape(g.cat(columns, 2), weightShape);
+}
+
+/// The output plane (OH·OW) from which an ungrouped convolution's weight
+/// gradient is computed by GEMMs (convWeightGradGemm) rather than one
+/// convolution.
+constexpr int64_t kGemmWeightGradPlane = 256;
+
 /// `x` reversed along `dim` (an index_select of a constant index).
 Value reversed(GradBuilder &g, Value x, int64_t dim) {
   OpBuilder &b = g.builder();
@@ -273,8 +312,12 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
           b.getDenseI64ArrayAttr(outputPadding),
           b.getDenseI64ArrayAttr(dilation), b.getI64IntegerAttr(groups));
     dx[0] = g.reshape(dinput, shapeOf(x));
+    // A large output plane: the GEMMs. (A small one, as in the tests'
+    // cases, is cheaper as one convolution, and compiles faster.)
+    bool gemm = groups == 1 && ys[2] * ys[3] >= kGemmWeightGradPlane;
     dx[1] = g.reshape(
-        convWeightGrad(g, x2, dy2, ws, stride, lo, hi, dilation, groups),
+        gemm ? convWeightGradGemm(g, x2, dy2, ws, stride, lo, hi, dilation)
+             : convWeightGrad(g, x2, dy2, ws, stride, lo, hi, dilation, groups),
         shapeOf(w));
     if (op.getBias())
       dx[2] = biasGrad(g, dy);

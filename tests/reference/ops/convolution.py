@@ -122,3 +122,11 @@ def cases():
     yield layer_case("layer_conv1d", nn.Conv1d(3, 4, 3, padding=1, dilation=2), r(2, 3, 17))
     yield layer_case("layer_conv_transpose2d",
                      nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, output_padding=1), r(1, 4, 5, 5))
+    # output planes of 256 positions or more: nn differentiates the weight
+    # with one GEMM per kernel offset (appended last: earlier cases keep
+    # their random draws)
+    yield "conv2d_plane_2x3x34x20_s2x1_d1x2", \
+        lambda x, w, b: F.conv2d(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2)), \
+        (r(2, 3, 34, 20), r(4, 3, 3, 2), r(4))
+    yield "conv1d_plane_2x3x300_k3", \
+        lambda x, w: F.conv1d(x, w, padding=2), (r(2, 3, 300), r(5, 3, 3))
