@@ -174,31 +174,6 @@ std::unique_ptr<Runner> torchResidualTrain(const NamedTensors &w, HostTensor x,
                                             sgd(lr, momentum));
 }
 
-std::unique_ptr<Runner> torchTransformerTrain(const NamedTensors &w,
-                                              HostTensor x, HostTensor target,
-                                              int64_t heads, int64_t dFF,
-                                              double lr, double weightDecay) {
-  auto in = toTorch(x), want = toTorch(target);
-  torch::nn::TransformerEncoderLayer layer(
-      torch::nn::TransformerEncoderLayerOptions(in.size(2), heads)
-          .dim_feedforward(dFF)
-          .dropout(0.0));
-  layer->train();
-  {
-    torch::NoGradGuard noGrad;
-    for (auto &item : layer->named_parameters())
-      item.value().copy_(at(w, item.key()));
-  }
-  return std::make_unique<TorchTrainRunner>(
-      layer->parameters(),
-      [=]() mutable { return torch::mse_loss(layer(in), want); },
-      [=](std::vector<torch::Tensor> params) {
-        return std::unique_ptr<torch::optim::Optimizer>(
-            new torch::optim::AdamW(params, torch::optim::AdamWOptions(lr)
-                                                .weight_decay(weightDecay)));
-      });
-}
-
 std::unique_ptr<Runner> torchConvBnRelu(const NamedTensors &w, HostTensor x) {
   auto in = toTorch(x);
   auto cw = at(w, "conv.weight"), cb = at(w, "conv.bias");
@@ -240,18 +215,45 @@ std::unique_ptr<Runner> torchResidual(const NamedTensors &w, HostTensor x,
   });
 }
 
-std::unique_ptr<Runner> torchTransformer(const NamedTensors &w, HostTensor x,
-                                         int64_t heads, int64_t dFF) {
-  auto in = toTorch(x);
+namespace {
+/// torch::nn::TransformerEncoderLayer (no dropout) of width d_model with
+/// nn's weights `w`, in training mode or not.
+torch::nn::TransformerEncoderLayer transformerLayer(const NamedTensors &w,
+                                                   int64_t dModel, int64_t heads,
+                                                   int64_t dFF, bool training) {
   torch::nn::TransformerEncoderLayer layer(
-      torch::nn::TransformerEncoderLayerOptions(in.size(2), heads)
+      torch::nn::TransformerEncoderLayerOptions(dModel, heads)
           .dim_feedforward(dFF)
           .dropout(0.0));
-  layer->eval();
+  layer->train(training);
   torch::NoGradGuard noGrad;
   for (auto &item : layer->named_parameters())
     item.value().copy_(at(w, item.key()));
+  return layer;
+}
+} // namespace
+
+std::unique_ptr<Runner> torchTransformer(const NamedTensors &w, HostTensor x,
+                                         int64_t heads, int64_t dFF) {
+  auto in = toTorch(x);
+  auto layer = transformerLayer(w, in.size(2), heads, dFF, false);
   return std::make_unique<TorchRunner>([=]() mutable { return layer(in); });
+}
+
+std::unique_ptr<Runner> torchTransformerTrain(const NamedTensors &w,
+                                              HostTensor x, HostTensor target,
+                                              int64_t heads, int64_t dFF,
+                                              double lr, double weightDecay) {
+  auto in = toTorch(x), want = toTorch(target);
+  auto layer = transformerLayer(w, in.size(2), heads, dFF, true);
+  return std::make_unique<TorchTrainRunner>(
+      layer->parameters(),
+      [=]() mutable { return torch::mse_loss(layer(in), want); },
+      [=](std::vector<torch::Tensor> params) {
+        return std::unique_ptr<torch::optim::Optimizer>(
+            new torch::optim::AdamW(params, torch::optim::AdamWOptions(lr)
+                                                .weight_decay(weightDecay)));
+      });
 }
 
 std::unique_ptr<Runner> torchMatmul(HostTensor a, HostTensor b) {

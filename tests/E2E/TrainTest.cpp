@@ -208,17 +208,24 @@ std::string zooName(const ::testing::TestParamInfo<models::ModelCase> &info) {
 
 class ZooTrainTest : public ::testing::TestWithParam<models::ModelCase> {};
 
+/// The seed model `c` with its module golden's weights, in training mode
+/// where that is deterministic (BatchNorm), as the training goldens.
+std::shared_ptr<Module> seedModelToTrain(const models::ModelCase &c) {
+  auto weights = load_safetensors(kGoldens + "modules/" + c.name + ".safetensors");
+  if (!weights.ok())
+    throw Error(std::string(weights.status().message()));
+  std::shared_ptr<Module> model = c.make(0);
+  model->load_state_dict(weights->tensors);
+  model->train(c.name == "ResNet" || c.name == "ConvNet");
+  return model;
+}
+
 TEST_P(ZooTrainTest, SGDStepsMatchPyTorch) {
   const models::ModelCase &c = GetParam();
   auto golden = load_safetensors(kGoldens + "train/zoo/" + c.name + ".safetensors");
   ASSERT_TRUE(golden.ok()) << golden.status();
   const StateDict &expected = golden->tensors;
-  auto weights = load_safetensors(kGoldens + "modules/" + c.name + ".safetensors");
-  ASSERT_TRUE(weights.ok()) << weights.status();
-  std::shared_ptr<Module> model = c.make(0);
-  model->load_state_dict(weights->tensors);
-  // Training mode where it is deterministic (BatchNorm), as the golden.
-  model->train(c.name == "ResNet" || c.name == "ConvNet");
+  std::shared_ptr<Module> model = seedModelToTrain(c);
 
   std::vector<Tensor> params = model->parameters();
   std::unique_ptr<optim::SGD> optimizer;
@@ -304,11 +311,7 @@ TEST_P(ZooOptimizerTest, OneStepMatchesPyTorch) {
                                  c.name + ".safetensors");
   ASSERT_TRUE(golden.ok()) << golden.status();
   const StateDict &expected = golden->tensors;
-  auto weights = load_safetensors(kGoldens + "modules/" + c.name + ".safetensors");
-  ASSERT_TRUE(weights.ok()) << weights.status();
-  std::shared_ptr<Module> model = c.make(0);
-  model->load_state_dict(weights->tensors);
-  model->train(c.name == "ResNet" || c.name == "ConvNet");
+  std::shared_ptr<Module> model = seedModelToTrain(c);
   std::map<std::string, Tensor> before;
   for (auto &[name, p] : model->named_parameters()) {
     if (expected.contains("frozen." + name))
