@@ -294,9 +294,6 @@ struct Workload {
   std::string name;
   double flop = 0, bytes = 0; // per forward, for the roofline
   std::string skipNN;         // non-empty: nn cannot run it (why)
-  /// Training workloads: their output starts with the loss; non-zero, the
-  /// relative tolerance it is checked with (instead of compare's).
-  double lossRtol = 0;
   std::function<void(Workload &)> setup;
   std::map<Impl, std::function<std::unique_ptr<Runner>(int threads)>> make;
 
@@ -397,19 +394,8 @@ Runner *prepare(Workload &w, Impl impl, int threads, std::string &error) {
   }
   if (runner) {
     runner->run(); // also the warm-up
-    if (impl != Impl::libtorch || threads != 1) {
-      std::vector<float> got = runner->output(), want = w.reference;
-      if (w.lossRtol > 0 && !got.empty() && !want.empty()) {
-        double d = std::abs(double(got[0]) - want[0]);
-        if (!(d <= w.lossRtol * std::abs(want[0])))
-          error = "the loss " + std::to_string(got[0]) + " is not within " +
-                  std::to_string(w.lossRtol) + " of libtorch's " +
-                  std::to_string(want[0]);
-        got[0] = want[0];
-      }
-      if (error.empty())
-        error = compare(got, want);
-    }
+    if (impl != Impl::libtorch || threads != 1)
+      error = compare(runner->output(), w.reference);
     if (!error.empty())
       error = w.name + "/" + implName(impl) + " differs from libtorch: " + error;
     else
@@ -530,11 +516,6 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
     adoptState(w, TwoResidualBlocks().ptr(), {randomTensor({8, 64, 56, 56}, 13)},
                3);
     w.inputs.push_back(randomTensor({8, 64, 56, 56}, 23));
-    // The loss is a mean over 1.6M squares, which nn's generated reduction
-    // sums in float32 less accurately than libtorch's cascade: the two
-    // differ by 1.1e-3 relative. The weights after the step (whose
-    // gradients do not go through that sum) are checked as usual.
-    w.lossRtol = 2e-3;
     w.make[Impl::nn] = [&w](int) -> std::unique_ptr<Runner> {
       auto model =
           std::static_pointer_cast<TwoResidualBlocksImpl>(w.model->clone());

@@ -64,3 +64,16 @@ func.func @nll_none(%x: tensor<4x5xf32>, %t: tensor<4xi64>) -> tensor<4xf32> {
       : (tensor<4x5xf32>, tensor<4xi64>) -> tensor<4xf32>
   return %l : tensor<4xf32>
 }
+
+// -----
+
+// From 65,536 terms on, a loss keeps a partial sum per iteration of its
+// leading loops (at most 4,096 of them: here 8 x 64) and sums those after,
+// as a float32 accumulator over all 1.6M terms would drift.
+// CHECK-LABEL: func.func @mse_mean_large
+// CHECK: %[[PARTIAL:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<8x64x56x56xf32>, tensor<8x64x56x56xf32>) outs(%{{.*}} : tensor<8x64xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%[[PARTIAL]] : tensor<8x64xf32>) outs(%{{.*}} : tensor<f32>)
+func.func @mse_mean_large(%x: tensor<8x64x56x56xf32>, %y: tensor<8x64x56x56xf32>) -> tensor<f32> {
+  %l = nn.mse_loss %x, %y reduction <mean> : (tensor<8x64x56x56xf32>, tensor<8x64x56x56xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
