@@ -144,3 +144,15 @@ func.func @batch_norm_training(%x: tensor<4x3x5xf32>, %m: tensor<3xf32>, %v: ten
   %y:4 = nn.batch_norm_training %x, %m, %v num_batches_tracked %n eps 1.0e-05 : (tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<i64>) -> (tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<i64>)
   return %y#0, %y#1, %y#2, %y#3 : tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<i64>
 }
+
+// -----
+
+// A float sum of everything over 65,536 terms or more sums partials over
+// its leading loops first (here 8 x 64 of them), as losses do.
+// CHECK-LABEL: func.func @sum_all_large
+// CHECK: %[[PARTIAL:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}} : tensor<8x64x56x56xf32>) outs(%{{.*}} : tensor<8x64xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%[[PARTIAL]] : tensor<8x64xf32>) outs(%{{.*}} : tensor<f32>)
+func.func @sum_all_large(%x: tensor<8x64x56x56xf32>) -> tensor<f32> {
+  %s = nn.sum %x dims [] : (tensor<8x64x56x56xf32>) -> tensor<f32>
+  return %s : tensor<f32>
+}

@@ -193,6 +193,12 @@ TEST(LossLayerTest, ALargeMeanIsAccurateToFloatRounding) {
                 }).item_as_double(0);
   double exact = double(0.1f * 0.1f);
   EXPECT_NEAR(loss, exact, 5e-5 * exact);
+  // The same for a plain mean of everything (nn.mean, nn.sum).
+  Identity identity;
+  double mean = runTraced(*identity, {x}, [&](const Inputs &in) {
+                  return F::mean(in[0]);
+                }).item_as_double(0);
+  EXPECT_NEAR(mean, double(0.1f), 5e-5 * 0.1);
 }
 
 /// Expects `message` to end with `expected` (after the module path).

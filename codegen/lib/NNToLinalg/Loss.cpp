@@ -47,30 +47,12 @@ Value buildLoss(OpBuilder &b, Location loc, LossReduction reduction,
           return {element(nb, nl, args.drop_back()).first};
         })[0];
   }
-  // One float32 accumulator drifts by up to n·eps/2 relative over n
-  // same-signed terms (1.7e-2 over the 1.6M of an 8x64x56x56 mean), where
-  // PyTorch's cascade stays near eps. So from kPartialsFrom terms on, the
-  // leading loops, up to kMaxPartials iterations of them, keep a partial
-  // sum each, and the partials are summed after: about
-  // (n / partials + partials)·eps/2 at worst.
-  constexpr int64_t kPartialsFrom = int64_t(1) << 16, kMaxPartials = 4096;
   SmallVector<int64_t> partialShape;
-  ArrayRef<int64_t> extents;
-  if (!ins.empty() && ins[0].loops == all)
-    extents = llvm::cast<RankedTensorType>(ins[0].value.getType()).getShape();
-  int64_t terms = 1;
-  for (int64_t extent : extents)
-    terms *= extent;
-  if (!extents.empty() && terms >= kPartialsFrom) {
-    int64_t partials = 1;
-    for (int64_t d = 0; d + 1 < numLoops &&
-                        partials * extents[d] <= kMaxPartials;
-         ++d) {
-      partials *= extents[d];
-      partialShape.push_back(extents[d]);
-    }
-    if (partials < 2)
-      partialShape.clear();
+  if (!ins.empty() && ins[0].loops == all) {
+    ArrayRef<int64_t> extents =
+        llvm::cast<RankedTensorType>(ins[0].value.getType()).getShape();
+    partialShape.assign(extents.begin(),
+                        extents.begin() + partialSumLoops(extents));
   }
   int64_t kept = partialShape.size();
   auto partialType =
@@ -215,6 +197,26 @@ struct NllLossLowering : public OpRewritePattern<NllLossOp> {
 };
 
 } // namespace
+
+int64_t mlir::nn::partialSumLoops(ArrayRef<int64_t> extents) {
+  // One float32 accumulator drifts by up to n·eps/2 relative over n
+  // same-signed terms (1.7e-2 over the 1.6M of an 8x64x56x56 mean), where
+  // PyTorch's cascade stays near eps. So from kPartialsFrom terms on, the
+  // leading loops, up to kMaxPartials iterations of them, keep a partial
+  // sum each, and the partials are summed after: about
+  // (n / partials + partials)·eps/2 at worst.
+  constexpr int64_t kPartialsFrom = int64_t(1) << 16, kMaxPartials = 4096;
+  int64_t terms = 1;
+  for (int64_t extent : extents)
+    terms *= extent;
+  if (extents.empty() || terms < kPartialsFrom)
+    return 0;
+  int64_t loops = 0, partials = 1;
+  while (loops + 1 < static_cast<int64_t>(extents.size()) &&
+         partials * extents[loops] <= kMaxPartials)
+    partials *= extents[loops++];
+  return partials < 2 ? 0 : loops;
+}
 
 void mlir::nn::populateLossPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();

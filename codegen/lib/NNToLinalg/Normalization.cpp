@@ -152,6 +152,18 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
   auto type = llvm::cast<RankedTensorType>(input.getType());
   Type element = type.getElementType();
   bool isFloat = llvm::isa<FloatType>(element);
+  // A long float sum of everything: partial sums first (partialSumLoops).
+  if (kind == Reduction::sum && isFloat &&
+      llvm::all_of(mask, [](bool reduced) { return reduced; })) {
+    if (int64_t kept = partialSumLoops(type.getShape())) {
+      SmallVector<bool> partialMask(mask);
+      for (int64_t d = 0; d < kept; ++d)
+        partialMask[d] = false;
+      Value partials = buildReduction(b, loc, input, partialMask, kind);
+      return buildReduction(b, loc, partials, SmallVector<bool>(kept, true),
+                            kind);
+    }
+  }
   RankedTensorType outType = keptType(type, mask);
   TypedAttr init;
   if (kind == Reduction::sum) {

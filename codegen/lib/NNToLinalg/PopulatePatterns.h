@@ -114,6 +114,11 @@ struct Indexed {
   SmallVector<int64_t> loops;
 };
 
+/// How many leading loops of a full float sum over `extents` keep a partial
+/// sum each (0: one accumulator), so a long sum stays accurate; the partials
+/// are summed after (Loss.cpp has the rule).
+int64_t partialSumLoops(ArrayRef<int64_t> extents);
+
 using GenericBody =
     function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
 
