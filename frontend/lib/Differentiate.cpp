@@ -55,15 +55,12 @@ Value TraceContext::hookGradient(Value value, GradHook hook) {
     builder.setInsertionPointToStart(value.getParentBlock());
   GradientHookSite site{GradientHookSite::Kind::Tensor, path()};
   site.tensor.push_back(std::move(hook));
-  auto marker = builder.create<mlir::nn::GradientHookOp>(
-      location(), mlir::ValueRange{value},
-      static_cast<int64_t>(impl_.hookSites.size()));
-  impl_.hookSites.push_back(std::move(site));
-  value.replaceAllUsesExcept(marker.getResult(0), marker);
+  Value hooked = addGradientHook(value, std::move(site))[0];
+  value.replaceAllUsesExcept(hooked, hooked.getDefiningOp());
   for (auto &[name, captured] : captures_)
     if (captured == value)
-      captured = marker.getResult(0);
-  return marker.getResult(0);
+      captured = hooked;
+  return hooked;
 }
 
 } // namespace detail
@@ -75,7 +72,8 @@ int64_t Module::route_backward_inputs(TensorList &inputs) {
   detail::GradientHookSite site{detail::GradientHookSite::Kind::ModuleInputs,
                                 trace->path()};
   site.module = this;
-  site.call = trace->impl().hookCalls++;
+  // The call is known by its inputs' site.
+  site.call = static_cast<int64_t>(trace->impl().hookSites.size());
   // The hooks as registered now: this trace's.
   for (const detail::ModuleHook &hook : hooks_->entries()) {
     if (hook.backward_pre)
@@ -97,17 +95,10 @@ void Module::route_backward_outputs(int64_t call, TensorList &outputs) {
   detail::TraceContext *trace = detail::TraceContext::active();
   if (!trace || call < 0 || outputs.empty())
     return;
-  // The inputs' site holds the hooks; the outputs' refers to it by call.
-  detail::GradientHookSite site{detail::GradientHookSite::Kind::ModuleOutputs,
-                                trace->path()};
-  site.module = this;
-  site.call = call;
-  for (const detail::GradientHookSite &inputs : trace->impl().hookSites)
-    if (inputs.call == call &&
-        inputs.kind == detail::GradientHookSite::Kind::ModuleInputs) {
-      site.pre = inputs.pre;
-      site.full = inputs.full;
-    }
+  // The inputs' site (number `call`) holds the hooks as registered then.
+  detail::GradientHookSite site = trace->impl().hookSites[call];
+  site.kind = detail::GradientHookSite::Kind::ModuleOutputs;
+  site.path = trace->path();
   llvm::SmallVector<Value> values;
   for (const Tensor &output : outputs)
     values.push_back(trace->valueOf(output, "backward hook", "an output"));

@@ -1,7 +1,7 @@
 //===- Hooks.cpp - Module hooks -------------------------------------------===//
 //
 // Registering and running forward hooks; the backward hooks run when a
-// trace is differentiated (BackwardHooks.cpp).
+// trace is differentiated (Differentiate.cpp).
 //
 //===----------------------------------------------------------------------===//
 

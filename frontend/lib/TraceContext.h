@@ -41,8 +41,8 @@ struct GradientHookSite {
   Kind kind;
   /// The module path (or, for a tensor, where its hook was registered).
   std::string path;
-  /// The module kinds: the module and its call (a call's two sites share
-  /// the number).
+  /// The module kinds: the module and its call, the number of the call's
+  /// inputs site (which its outputs site shares).
   Module *module = nullptr;
   int64_t call = -1;
   std::vector<BackwardPreHook> pre;
@@ -59,7 +59,6 @@ struct TracedModule::Impl {
   StateDict state; // symbol name → tensor to bind
   /// By nn.gradient_hook site.
   std::vector<detail::GradientHookSite> hookSites;
-  int64_t hookCalls = 0;
 };
 
 namespace detail {

@@ -485,7 +485,6 @@ TracedModule TracedModule::clone() const {
     throw Error("TracedModule::clone: the IR does not re-parse (a bug in nn)");
   copy->state = impl_->state;
   copy->hookSites = impl_->hookSites;
-  copy->hookCalls = impl_->hookCalls;
   return TracedModule(std::move(copy));
 }
 
