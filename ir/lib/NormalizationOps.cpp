@@ -313,13 +313,17 @@ LogicalResult StoreOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   Operation *decl = symbolTable.lookupNearestSymbolFrom(*this, getNameAttr());
   if (!decl)
     return emitOpError("writes '") << getName() << "', which is not declared";
-  auto buffer = llvm::dyn_cast<BufferOp>(decl);
-  if (!buffer)
+  Type declared;
+  if (auto buffer = llvm::dyn_cast<BufferOp>(decl))
+    declared = buffer.getType();
+  else if (auto parameter = llvm::dyn_cast<ParameterOp>(decl))
+    declared = parameter.getType();
+  else
     return emitOpError("writes '")
-           << getName() << "', which is not an nn.buffer";
-  if (buffer.getType() != getValue().getType())
+           << getName() << "', which is not an nn.buffer or nn.parameter";
+  if (declared != getValue().getType())
     return emitOpError("value type ")
            << getValue().getType() << " differs from the declared type "
-           << buffer.getType() << " of '" << getName() << "'";
+           << declared << " of '" << getName() << "'";
   return success();
 }

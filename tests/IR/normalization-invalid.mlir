@@ -231,9 +231,18 @@ func.func @store_type(%v: tensor<4xf32>) {
 // -----
 
 nn.parameter @"fc.weight" : tensor<3xf32>
-func.func @store_parameter(%v: tensor<3xf32>) {
-  // expected-error @+1 {{'nn.store' op writes 'fc.weight', which is not an nn.buffer}}
-  nn.store @"fc.weight", %v : tensor<3xf32>
+func.func @store_parameter_type(%v: tensor<3xf64>) {
+  // expected-error @+1 {{'nn.store' op value type 'tensor<3xf64>' differs from the declared type 'tensor<3xf32>' of 'fc.weight'}}
+  nn.store @"fc.weight", %v : tensor<3xf64>
+  return
+}
+
+// -----
+
+func.func private @helper()
+func.func @store_function(%v: tensor<3xf32>) {
+  // expected-error @+1 {{'nn.store' op writes 'helper', which is not an nn.buffer or nn.parameter}}
+  nn.store @helper, %v : tensor<3xf32>
   return
 }
 

@@ -5,6 +5,7 @@
 
 nn.buffer @"bn.running_mean" : tensor<3xf32> persistent
 nn.buffer @"bn.num_batches_tracked" : tensor<i64> persistent
+nn.parameter @"bn.weight" : tensor<3xf32>
 
 // CHECK-LABEL: func.func @reductions
 func.func @reductions(%x: tensor<2x3x4xf32>, %i: tensor<3x7xi64>) {
@@ -49,5 +50,8 @@ func.func @normalizations(%x: tensor<4x3x5xf32>, %c: tensor<3xf32>, %l: tensor<5
   nn.store @"bn.running_mean", %5#1 : tensor<3xf32>
   // CHECK: nn.store @bn.num_batches_tracked, %{{.*}} : tensor<i64>
   nn.store @"bn.num_batches_tracked", %5#3 : tensor<i64>
+  // An optimizer update writes a parameter.
+  // CHECK: nn.store @bn.weight, %{{.*}} : tensor<3xf32>
+  nn.store @"bn.weight", %c : tensor<3xf32>
   return
 }

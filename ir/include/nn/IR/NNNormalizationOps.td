@@ -263,11 +263,12 @@ def NN_BatchNormTrainingOp : NN_Op<"batch_norm_training",
 
 def NN_StoreOp : NN_Op<"store", [MemoryEffects<[MemWrite<NN_StateResource>]>,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
-  let summary = "Writes a buffer (running statistics, counters)";
+  let summary = "Writes a buffer or parameter (running statistics, an update)";
   let description = [{
-    Sets the buffer `name` to `value` for the next call: what a forward
-    assigns to a module buffer in place (BatchNorm's running statistics in
-    training). It writes the state resource, so nn.load on either side of it
+    Sets the buffer or parameter `name` to `value` for the next call: what
+    a forward assigns to a module buffer in place (BatchNorm's running
+    statistics in training), or what a compiled training step's optimizer
+    update writes into a parameter and its own state. It writes the state resource, so nn.load on either side of it
     is never merged by CSE. Later reads in the same function use `value` directly; the
     type must be the declared one. nn-lower-state-to-arguments turns it into
     a write into the buffer's argument.
