@@ -138,6 +138,8 @@ uint64_t CompiledModule::fingerprint() const {
   };
   hashState(root_->named_parameters());
   hashState(root_->named_buffers());
+  if (extra_key_)
+    hashCombine(h, extra_key_());
   return h;
 }
 
@@ -158,7 +160,9 @@ const std::shared_ptr<Artifact> &CompiledModule::artifact() {
   uint64_t now = fingerprint();
   if (!artifact_ || now != fingerprint_) {
     artifact_ = compile(retrace_(), options_);
-    fingerprint_ = now;
+    // Tracing may have created what the trace depends on (an optimizer's
+    // state, made at its first traced step): key what was traced.
+    fingerprint_ = fingerprint();
     data_fingerprint_ = data_fingerprint();
     ++compiles_;
   } else if (uint64_t data = data_fingerprint(); data != data_fingerprint_) {

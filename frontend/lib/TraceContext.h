@@ -112,6 +112,22 @@ public:
   /// `op`) unless `buffer` is a buffer of the traced model of value's type.
   void store(const Tensor &buffer, mlir::Value value, const char *op);
 
+  /// In a resumed trace (a training step's optimizer update): declares
+  /// `tensor` as the persistent buffer `name`, which the trace may then read
+  /// and write (store), and the artifact binds by that name. With
+  /// `startsAtZero`, a loader that is not given it creates it as zeros (the
+  /// state of an optimizer that has not stepped yet).
+  void declareBuffer(const std::string &name, const Tensor &tensor,
+                     bool startsAtZero = false);
+  /// In a resumed trace: adds the input `name` (a tensor of `shape` and
+  /// `dtype`) to forward after its inputs (before the generator state),
+  /// with the further argument attributes `attrs`; returns it.
+  mlir::Value addInput(const std::string &name, const Shape &shape,
+                       DType dtype,
+                       llvm::ArrayRef<mlir::NamedAttribute> attrs = {});
+  /// Lets store() write parameters too: the trace is an optimizer update.
+  void allowParameterStores() { parameterStores_ = true; }
+
   /// Creates `OpTy` with `args`, infers its result type, verifies it, and
   /// returns its result as a symbolic tensor; on failure erases the op and
   /// throws nn::Error "<module path>: <diagnostic>".
@@ -189,6 +205,7 @@ private:
   std::unordered_map<std::string, mlir::Value> loads_;
   std::vector<std::pair<std::string, mlir::Value>> captures_;
   mlir::Block *entry_ = nullptr;
+  bool parameterStores_ = false;
   mlir::Value rngState_;
   int64_t randomOffset_ = 0;
 };

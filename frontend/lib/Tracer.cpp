@@ -283,13 +283,19 @@ void TraceContext::store(const Tensor &buffer, Value value, const char *op) {
   if (symbol == stateSymbols_.end())
     fail(std::string(op) + ": can only assign to a buffer of the traced "
                            "model, not to an input or computed tensor");
-  auto decl = llvm::dyn_cast_or_null<mlir::nn::BufferOp>(
-      mlir::SymbolTable::lookupSymbolIn(impl_.module.get(), symbol->second));
-  if (!decl)
+  mlir::Operation *decl =
+      mlir::SymbolTable::lookupSymbolIn(impl_.module.get(), symbol->second);
+  mlir::Type declared;
+  if (auto buffer = llvm::dyn_cast_or_null<mlir::nn::BufferOp>(decl))
+    declared = buffer.getType();
+  else if (auto param = llvm::dyn_cast_or_null<mlir::nn::ParameterOp>(decl);
+           param && parameterStores_)
+    declared = param.getType();
+  else
     fail(std::string(op) + ": '" + symbol->second +
          "' is a parameter; only buffers are written by a forward");
   auto type = llvm::cast<mlir::RankedTensorType>(value.getType());
-  auto declType = llvm::cast<mlir::RankedTensorType>(decl.getType());
+  auto declType = llvm::cast<mlir::RankedTensorType>(declared);
   if (type != declType)
     fail(std::string(op) + ": value " +
          mlir::nn::formatShape(type.getShape()) +
@@ -298,6 +304,42 @@ void TraceContext::store(const Tensor &buffer, Value value, const char *op) {
          " (or its dtype differs)");
   builder.create<mlir::nn::StoreOp>(location(), symbol->second, value);
   loads_[symbol->second] = value;
+}
+
+void TraceContext::declareBuffer(const std::string &name,
+                                 const Tensor &tensor, bool startsAtZero) {
+  if (!entry_)
+    fail("declareBuffer: no traced forward to add state to");
+  if (impl_.state.find(name))
+    fail("declareBuffer: '" + name + "' is state of the trace already");
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(entry_->getParentOp());
+  auto type = tensorType(impl_.context, tensor.shape(), tensor.dtype());
+  auto buffer = builder.create<mlir::nn::BufferOp>(
+      mlir::NameLoc::get(builder.getStringAttr(name)), name, type,
+      /*persistent=*/true, mlir::FlatSymbolRefAttr(),
+      /*aliases=*/mlir::ArrayAttr(), /*value=*/mlir::ElementsAttr());
+  if (startsAtZero)
+    buffer->setAttr("nn.starts_at_zero", builder.getUnitAttr());
+  stateSymbols_.emplace(tensor.storage().get(), name);
+  impl_.state.insert(name, tensor);
+}
+
+Value TraceContext::addInput(const std::string &name, const Shape &shape,
+                             DType dtype,
+                             llvm::ArrayRef<mlir::NamedAttribute> attrs) {
+  if (!entry_)
+    fail("addInput: no traced forward to add an input to");
+  auto func = llvm::cast<mlir::func::FuncOp>(entry_->getParentOp());
+  unsigned index = func.getNumArguments();
+  if (index > 0 && func.getArgAttr(index - 1, "nn.rng"))
+    --index;
+  llvm::SmallVector<mlir::NamedAttribute> all(attrs.begin(), attrs.end());
+  all.push_back(builder.getNamedAttr("nn.name", builder.getStringAttr(name)));
+  func.insertArgument(index, tensorType(impl_.context, shape, dtype),
+                      builder.getDictionaryAttr(all),
+                      mlir::NameLoc::get(builder.getStringAttr(name)));
+  return func.getArgument(index);
 }
 
 void TraceContext::capture(const std::string &name, const Tensor &value) {

@@ -2,16 +2,84 @@
 //
 // The traced loss is differentiated (nn-autodiff) and compiled by a
 // CompiledModule; each run's "grad.<key>" outputs are added to the grad()
-// of the model's tensor of that state_dict key.
+// of the model's tensor of that state_dict key. The whole step (operator())
+// resumes that trace after the gradients and traces the optimizer's update
+// there: its state becomes buffers "optimizer.state.<param>.<key>", its
+// hyper-parameters inputs "optimizer.param_groups.<g>.<name>", and the
+// parameters are written in place (nn.store).
 //
 //===----------------------------------------------------------------------===//
 
 #include "nn/Train.h"
 
+#include "TraceContext.h"
+
 #include <cstring>
 #include <set>
 
 namespace nn {
+
+namespace {
+
+constexpr const char *kOptimizerPrefix = "optimizer.";
+
+/// Appends `optimizer`'s update of the parameters that get a gradient in
+/// `traced` (differentiated) after the gradients.
+void appendUpdate(TracedModule &traced, optim::Optimizer &optimizer) {
+  TracedModule::Impl &impl = *traced.impl();
+  auto forward = impl.module->lookupSymbol<mlir::func::FuncOp>("forward");
+  mlir::Operation *ret = forward.getBody().front().getTerminator();
+  std::set<const Storage *> optimized;
+  for (const optim::OptimizerParamGroup &group : optimizer.param_groups())
+    for (const Tensor &p : group.params())
+      optimized.insert(p.storage().get());
+  // The optimizer's parameters that get a gradient, and their keys.
+  std::vector<Tensor> params;
+  std::vector<std::string> keys;
+  std::vector<mlir::Value> gradValues;
+  for (unsigned i = 0; i < ret->getNumOperands(); ++i) {
+    auto name = forward.getResultAttrOfType<mlir::StringAttr>(i, "nn.name");
+    if (!name || !name.getValue().starts_with("grad."))
+      continue;
+    std::string key = name.getValue().drop_front(5).str();
+    const Tensor *param = impl.state.find(key);
+    if (!param || !optimized.count(param->storage().get()))
+      continue;
+    params.push_back(*param);
+    keys.push_back(key);
+    gradValues.push_back(ret->getOperand(i));
+  }
+  if (params.empty())
+    return;
+
+  detail::TraceContext trace(impl, forward);
+  trace.allowParameterStores();
+  for (const optim::UpdateState &state : optimizer.update_state(params))
+    trace.declareBuffer(std::string(kOptimizerPrefix) + "state." +
+                            keys[state.param] + "." + state.key,
+                        state.tensor, /*startsAtZero=*/true);
+  std::map<std::string, Tensor> hyper;
+  for (const optim::HyperParameter &h : optimizer.hyper_parameters(params)) {
+    std::string name = h.input_name();
+    mlir::NamedAttribute value = trace.builder.getNamedAttr(
+        "nn.default", trace.builder.getF64FloatAttr(h.value));
+    hyper[name] = trace.wrap(trace.addInput(kOptimizerPrefix + name, {},
+                                            h.dtype, {value}));
+  }
+  std::vector<Tensor> grads;
+  for (mlir::Value grad : gradValues)
+    grads.push_back(trace.wrap(grad));
+  optimizer.trace_step(params, grads, hyper);
+  forward.setFunctionType(mlir::FunctionType::get(
+      &impl.context, forward.getBody().front().getArgumentTypes(),
+      ret->getOperandTypes()));
+  detail::DiagnosticCapture capture(impl.context);
+  if (mlir::failed(mlir::verify(*impl.module)))
+    throw Error("nn::TrainStep: the traced update is invalid IR (a bug in "
+                "nn): " + capture.message());
+}
+
+} // namespace
 
 std::function<TracedModule()> TrainStep::traceLoss(
     std::shared_ptr<Module> model, std::shared_ptr<Module> lossModule,
@@ -39,7 +107,8 @@ std::function<TracedModule()> TrainStep::traceLoss(
 TrainStep::TrainStep(std::shared_ptr<Module> model,
                      std::function<TracedModule()> retrace,
                      optim::Optimizer *optimizer, CompileOptions options)
-    : model_(model), compiled_(model, std::move(retrace), std::move(options)),
+    : model_(model), retrace_(retrace), options_(options),
+      compiled_(model, std::move(retrace), std::move(options)),
       optimizer_(optimizer) {
   if (!optimizer_)
     return;
@@ -86,10 +155,40 @@ static void accumulate(Tensor &dst, const Tensor &src) {
   }
 }
 
+std::function<TracedModule()> TrainStep::stepTracer() const {
+  if (!optimizer_)
+    throw Error("nn::TrainStep: no optimizer to step; construct it with "
+                "one, or call forward_backward and step your own");
+  return [retrace = retrace_, optimizer = optimizer_] {
+    TracedModule traced = retrace();
+    appendUpdate(traced, *optimizer);
+    return traced;
+  };
+}
+
+CompiledModule &TrainStep::compiled_step() {
+  if (!step_) {
+    step_ = std::make_unique<CompiledModule>(model_, stepTracer(), options_);
+    step_->depend_on([optimizer = optimizer_] { return optimizer->trace_key(); });
+  }
+  return *step_;
+}
+
+void TrainStep::compile_to_file(const std::string &path,
+                                const CompileOptions &options) {
+  nn::compile_to_file(stepTracer()(), path, options);
+}
+
 Tensor TrainStep::forward_backward(const std::vector<Tensor> &args) {
   const std::shared_ptr<Artifact> &artifact = compiled_.artifact();
   std::vector<Tensor> outputs = compiled_(args);
-  const auto &described = artifact->description().outputs;
+  takeGradients(*artifact, outputs);
+  return outputs[0];
+}
+
+void TrainStep::takeGradients(const Artifact &artifact,
+                              const std::vector<Tensor> &outputs) {
+  const auto &described = artifact.description().outputs;
   // Every state_dict name of a tensor shares its gradient slot.
   StateDict state = model_->state_dict();
   captured_ = StateDict();
@@ -109,17 +208,47 @@ Tensor TrainStep::forward_backward(const std::vector<Tensor> &args) {
       accumulate(grad, outputs[i]);
     }
   }
-  return outputs[0];
 }
 
 Tensor TrainStep::operator()(const std::vector<Tensor> &args) {
-  if (!optimizer_)
-    throw Error("nn::TrainStep: no optimizer to step; construct it with "
-                "one, or call forward_backward and step your own");
+  CompiledModule &step = compiled_step();
+  const std::shared_ptr<Artifact> &artifact = step.artifact();
+  // The hyper-parameters as the groups hold them now (a scheduler may have
+  // moved them), by input name.
+  std::vector<Tensor> params;
+  for (const optim::OptimizerParamGroup &group : optimizer_->param_groups())
+    params.insert(params.end(), group.params().begin(), group.params().end());
+  std::map<std::string, double> hyper;
+  for (const optim::HyperParameter &h : optimizer_->hyper_parameters(params))
+    hyper[kOptimizerPrefix + h.input_name()] = h.value;
+  std::vector<Tensor> inputs = args;
+  const auto &described = artifact->description().inputs;
+  for (size_t i = args.size(); i < described.size(); ++i) {
+    auto value = hyper.find(described[i].name);
+    if (value == hyper.end())
+      throw Error("nn::TrainStep: " + std::to_string(args.size()) +
+                  " inputs and targets given, the step takes " +
+                  std::to_string(described.size() - hyper.size()) + " (" +
+                  described[i].name + " is missing)");
+    Tensor scalar = Tensor::zeros({}, described[i].dtype);
+    if (scalar.dtype() == DType::f64)
+      *scalar.data_ptr<double>() = value->second;
+    else
+      *scalar.data_ptr<float>() = static_cast<float>(value->second);
+    inputs.push_back(scalar);
+  }
   optimizer_->zero_grad();
-  Tensor loss = forward_backward(args);
-  optimizer_->step();
-  return loss;
+  std::vector<Tensor> outputs = step(inputs);
+  takeGradients(*artifact, outputs);
+  // The step wrote the parameters it updated in place: what compiled code
+  // derived from them (packed weights) is stale.
+  StateDict state = model_->state_dict();
+  for (size_t i = 1; i < outputs.size(); ++i)
+    if (const std::string &name = artifact->description().outputs[i].name;
+        name.rfind("grad.", 0) == 0)
+      if (const Tensor *param = state.find(name.substr(5)))
+        param->storage()->bump_version();
+  return outputs[0];
 }
 
 } // namespace nn

@@ -53,6 +53,12 @@ absl::Status parseTensorInfo(const json::Value &value, const std::string &source
                                                  "' has unknown dtype ",
                                                  dtype->getString()));
   info.dtype = *parsed;
+  if (const json::Value *fallback = value.find("default")) {
+    if (!fallback->isNumber() || !info.shape.empty())
+      return descriptionError(source, absl::StrCat("'", info.name,
+                                                   "' has a bad default"));
+    info.default_value = fallback->getDouble();
+  }
   if (const json::Value *checks = value.find("index_checks")) {
     auto bad = [&] {
       return descriptionError(source, absl::StrCat("'", info.name,
@@ -128,6 +134,8 @@ absl::StatusOr<ArtifactDescription> parseDescription(std::string_view text,
       info.argument = a->getBool();
     if (const json::Value *e = entry.find("embedded"); e && e->isBool())
       info.embedded = e->getBool();
+    if (const json::Value *z = entry.find("starts_at_zero"); z && z->isBool())
+      info.starts_at_zero = z->getBool();
     if (const json::Value *aliases = entry.find("aliases")) {
       if (!aliases->isArray())
         return descriptionError(source, absl::StrCat("'", info.name,
@@ -351,10 +359,17 @@ Artifact::~Artifact() {
 absl::Status Artifact::bind(const StateDict &state) {
   std::vector<std::string> missing, mismatched;
   std::vector<Tensor> bound;
+  StateDict named;
   for (const StateInfo &info : description_.state) {
     const Tensor *tensor = state.find(info.name);
     for (size_t i = 0; !tensor && i < info.aliases.size(); ++i)
       tensor = state.find(info.aliases[i]);
+    Tensor created;
+    if (!tensor && info.starts_at_zero) {
+      // An optimizer's state before its first step: the artifact's own.
+      created = Tensor::zeros(info.shape, info.dtype);
+      tensor = &created;
+    }
     if (!tensor) {
       // An embedded tensor not given is read from the artifact's own copy
       // (a null pointer tells the entry points so).
@@ -364,6 +379,7 @@ absl::Status Artifact::bind(const StateDict &state) {
         bound.emplace_back();
       continue;
     }
+    named.insert(info.name, *tensor);
     if (absl::Status s = checkTensor(info.is_buffer ? "buffer" : "parameter",
                                      info, *tensor);
         !s.ok()) {
@@ -382,6 +398,7 @@ absl::Status Artifact::bind(const StateDict &state) {
     return absl::InvalidArgumentError(message);
   }
   state_ = std::move(bound);
+  named_state_ = std::move(named);
   has_binding_ = true;
   return prepare();
 }

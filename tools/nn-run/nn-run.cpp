@@ -21,6 +21,21 @@
 // --threads N runs the model's parallel loops and kernels on N threads (0:
 // one per CPU; the default is 1).
 //
+//   nn-run train.so [weights.safetensors] data.safetensors --train-steps N
+//          [--state-out state.safetensors]
+//
+// runs a compiled training step (nn::TrainStep::compile_to_file) N times:
+// data.safetensors holds, for each input the step takes ("input.0", the
+// targets "input.1", ...), a tensor with one more leading dimension, its
+// batches; step k takes batch k modulo their count. The optimizer's
+// hyper-parameters ("optimizer.param_groups.0.lr", ...) are read from the
+// data file when it has them (rank 0), else the values the step was
+// compiled with. Optimizer state the weights file lacks starts at zero (a
+// first step), so PyTorch's own state_dict file is a valid start. It prints
+// each step's loss; --state-out saves the model's and the optimizer's state
+// after the last step, which resumes training as the weights of a later
+// run, bit for bit.
+//
 //===----------------------------------------------------------------------===//
 
 #include "nn/Runtime/Artifact.h"
@@ -59,6 +74,52 @@ void summarize(const std::string &name, const nn::Tensor &t) {
   std::cout << "\n";
 }
 
+/// The inputs of training step `step` (from 0): each input's batch
+/// `step` modulo the batches `data` holds, or its rank-0 value, or its
+/// default.
+absl::StatusOr<nn::StateDict> stepInputs(const nn::ArtifactDescription &d,
+                                         const nn::StateDict &data,
+                                         int64_t step) {
+  nn::StateDict inputs;
+  for (const nn::TensorInfo &info : d.inputs) {
+    const nn::Tensor *all = data.find(info.name);
+    if (!all && info.default_value) {
+      nn::Tensor value = nn::Tensor::zeros({}, info.dtype);
+      if (info.dtype == nn::DType::f64)
+        *value.data_ptr<double>() = *info.default_value;
+      else if (info.dtype == nn::DType::f32)
+        *value.data_ptr<float>() = static_cast<float>(*info.default_value);
+      else
+        return absl::InvalidArgumentError("'" + info.name +
+                                          "' has a default but is no float");
+      inputs.insert(info.name, value);
+      continue;
+    }
+    if (!all)
+      return absl::InvalidArgumentError("the data file has no '" + info.name +
+                                        "'");
+    if (all->shape() == info.shape) { // one value for every step
+      inputs.insert(info.name, *all);
+      continue;
+    }
+    nn::Shape batch(all->shape().begin() + (all->shape().empty() ? 0 : 1),
+                    all->shape().end());
+    if (all->shape().empty() || all->shape()[0] == 0 || batch != info.shape ||
+        all->dtype() != info.dtype)
+      return absl::InvalidArgumentError(
+          "the data file's '" + info.name + "' is " + all->to_string() +
+          "; it must be batches of " + nn::shape_str(info.shape) + " " +
+          std::string(nn::dtype_name(info.dtype)) + " along a first dimension");
+    nn::Tensor one = nn::Tensor::zeros(info.shape, info.dtype);
+    int64_t k = step % all->shape()[0];
+    std::memcpy(one.raw_data(),
+                static_cast<const char *>(all->raw_data()) + k * one.nbytes(),
+                one.nbytes());
+    inputs.insert(info.name, one);
+  }
+  return inputs;
+}
+
 /// All of `text` as a base-10 integer >= 0 that fits T, or nothing.
 template <typename T> std::optional<T> parseCount(const char *text) {
   T value{};
@@ -75,9 +136,17 @@ int main(int argc, char **argv) {
   std::vector<std::string> positional;
   std::string outputPath, statePath;
   nn::RngState rng;
+  std::optional<int64_t> trainSteps;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "-o") == 0 && i + 1 < argc)
       outputPath = argv[++i];
+    else if (std::strcmp(argv[i], "--train-steps") == 0 && i + 1 < argc) {
+      const char *text = argv[++i];
+      trainSteps = parseCount<int64_t>(text);
+      if (!trainSteps)
+        return fail(std::string("--train-steps expects a count >= 0, got '") +
+                    text + "'");
+    }
     else if (std::strcmp(argv[i], "--state-out") == 0 && i + 1 < argc)
       statePath = argv[++i];
     else if ((std::strcmp(argv[i], "--seed") == 0 ||
@@ -110,7 +179,7 @@ int main(int argc, char **argv) {
     return fail("usage: nn-run model.so [weights.safetensors] "
                 "inputs.safetensors [-o outputs.safetensors] "
                 "[--state-out state.safetensors] [--seed N] [--rng-offset N] "
-                "[--threads N]");
+                "[--threads N] [--train-steps N]");
 
   auto artifact = nn::Artifact::load(positional[0]);
   if (!artifact.ok())
@@ -126,6 +195,32 @@ int main(int argc, char **argv) {
   auto inputs = nn::load_safetensors(positional.back());
   if (!inputs.ok())
     return fail(inputs.status());
+  if (trainSteps) {
+    // The step writes the parameters and the optimizer state it updates:
+    // prepare runs again before the next step reads them.
+    const nn::ArtifactDescription &d = (*artifact)->description();
+    for (int64_t k = 0; k < *trainSteps; ++k) {
+      auto step = stepInputs(d, inputs->tensors, k);
+      if (!step.ok())
+        return fail(step.status());
+      if (k > 0)
+        if (auto prepared = (*artifact)->prepare(); !prepared.ok())
+          return fail(prepared);
+      auto outputs = (*artifact)->run(*step, rng);
+      if (!outputs.ok())
+        return fail(outputs.status());
+      rng.offset += d.rng_draws;
+      const nn::Tensor &loss = outputs->at(d.outputs[0].name);
+      std::cout << "step " << k + 1 << " loss " << loss.item_as_double(0)
+                << "\n";
+    }
+    if (!statePath.empty())
+      if (auto saved = nn::save_safetensors(
+              statePath, (*artifact)->bound_state(), weights->metadata);
+          !saved.ok())
+        return fail(saved);
+    return 0;
+  }
   auto outputs = (*artifact)->run(inputs->tensors, rng);
   if (!outputs.ok())
     return fail(outputs.status());

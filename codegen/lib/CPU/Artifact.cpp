@@ -168,6 +168,9 @@ FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
         (*entry)["kind"] = "buffer";
         (*entry)["persistent"] = buffer.getPersistent();
         (*entry)["requires_grad"] = false;
+        // An optimizer's state before its first step.
+        if (buffer->hasAttr("nn.starts_at_zero"))
+          (*entry)["starts_at_zero"] = true;
       }
     } else {
       continue;
@@ -217,6 +220,9 @@ FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
     if (llvm::json::Array checks = describeIndexChecks(func.getArgument(i));
         !checks.empty())
       (*entry)["index_checks"] = std::move(checks);
+    // A hyper-parameter of a training step: the value it was traced with.
+    if (auto value = func.getArgAttrOfType<FloatAttr>(i, "nn.default"))
+      (*entry)["default"] = value.getValueAsDouble();
     inputs.push_back(std::move(*entry));
   }
   for (auto [i, result] : llvm::enumerate(type.getResults())) {

@@ -110,6 +110,10 @@ public:
   bool is_stale() const;
   /// How many times the model has been compiled.
   size_t compile_count() const { return compiles_; }
+  /// Makes the trace depend on `key` too (an optimizer's structure, for a
+  /// training step that traces its update): when its value changes, the
+  /// next call recompiles.
+  void depend_on(std::function<uint64_t()> key) { extra_key_ = std::move(key); }
   /// How many times the artifact's prepare step ran again without a
   /// recompile, because a parameter or buffer was written in place
   /// (load_state_dict, an optimizer step, data_ptr writes).
@@ -126,6 +130,7 @@ private:
   std::shared_ptr<Module> root_;
   std::function<TracedModule()> retrace_;
   CompileOptions options_;
+  std::function<uint64_t()> extra_key_;
   std::shared_ptr<Artifact> artifact_;
   uint64_t fingerprint_ = 0;
   uint64_t data_fingerprint_ = 0;

@@ -9,7 +9,8 @@
 //   nn::TrainStep step(model, loss_fn, {nn::TensorSpec({64, 784})},
 //                      {nn::TensorSpec({64}, nn::DType::i64)}, opt);
 //   for (auto &[x, y] : batches)
-//     nn::Tensor loss = step(x, y);   // zero_grad, forward, loss, backward, opt.step()
+//     nn::Tensor loss = step(x, y);   // zero_grad, forward, loss, backward,
+//                                     // opt.step(): one compiled call
 //
 //   // or in phases, for accumulation and clipping in between:
 //   opt.zero_grad();
@@ -26,6 +27,15 @@
 // backward hooks, train()/eval(), freezing, new tensors), and its weights
 // re-prepared after the optimizer updates them.
 //
+// With an optimizer, operator() runs forward, loss, backward and the
+// optimizer's update as one compiled function: the parameters and the
+// optimizer's state ("optimizer.state.<param>.<key>", the step count
+// included) are state it writes in place, the optimizer's hyper-parameters
+// ("optimizer.param_groups.<g>.<name>") inputs read at every call, so a
+// scheduler's new learning rate needs no recompile. compile_to_file writes
+// that function as a shared object that a program linking only the runtime
+// trains with (nn::Artifact, nn-run --train-steps).
+//
 //===----------------------------------------------------------------------===//
 #ifndef NN_TRAIN_H
 #define NN_TRAIN_H
@@ -34,6 +44,8 @@
 #include "nn/Optim/Optimizer.h"
 
 #include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 
 namespace nn {
@@ -91,6 +103,20 @@ public:
   /// The compiled forward-backward (its artifact, compile and prepare
   /// counts).
   CompiledModule &compiled() { return compiled_; }
+  /// The compiled training step operator() runs (forward, loss, backward and
+  /// the optimizer's update). Needs the optimizer constructor.
+  CompiledModule &compiled_step();
+
+  /// Compiles the training step operator() runs into the shared object
+  /// `path`. Its inputs are the model's inputs, the targets, then the
+  /// optimizer's hyper-parameters (each described with its value now as its
+  /// "default"); its outputs the loss, then "grad.<param>" for every
+  /// parameter that gets a gradient, then what hooks capture; its state the
+  /// model's tensors and the optimizer's, which every run updates in place
+  /// (save them after, and bind them again to resume). Running it once is
+  /// one step of operator(), bit for bit. Throws nn::Error.
+  void compile_to_file(const std::string &path,
+                       const CompileOptions &options = {});
 
   /// What the last forward_backward captured, by name: nn::capture calls in
   /// forward (capture hooks) and in backward hooks (a module's grad_input or
@@ -168,9 +194,20 @@ private:
   TrainStep(std::shared_ptr<Module> model, std::function<TracedModule()> retrace,
             optim::Optimizer *optimizer, CompileOptions options);
 
+  /// Traces the whole step: the differentiated loss with the optimizer's
+  /// update after it.
+  std::function<TracedModule()> stepTracer() const;
+  /// Adds the gradients in outputs [1, ...) named by `artifact`'s description
+  /// to the parameters' grad() (or sets them) and keeps what was captured.
+  void takeGradients(const Artifact &artifact,
+                     const std::vector<Tensor> &outputs);
+
   std::shared_ptr<Module> model_;
+  std::function<TracedModule()> retrace_;
+  CompileOptions options_;
   CompiledModule compiled_;
   optim::Optimizer *optimizer_;
+  std::unique_ptr<CompiledModule> step_;
   StateDict captured_;
 };
 

@@ -13,8 +13,11 @@
 //   denom = sqrt(exp_avg_sq) / bias_correction2_sqrt + eps
 //   param = param - step_size * exp_avg / denom
 //
-// The scalars derived from t are computed here, in double, as Python does,
-// and passed to the compiled update.
+// The scalars derived from the options alone are computed here, in double,
+// as Python does, and passed to the compiled update; those derived from t
+// the update computes in the parameter's dtype from the step count it keeps
+// (as PyTorch's capturable Adam does on the GPU), so that one compiled
+// update serves every step without a per-step input.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,7 +25,6 @@
 
 #include "nn/Functional.h"
 
-#include <cmath>
 
 namespace nn::optim {
 
@@ -137,11 +139,8 @@ Adam::state_names(const OptimizerOptions &options) const {
 }
 
 std::vector<std::pair<std::string, double>>
-Adam::scalars(const OptimizerOptions &options, int64_t step) const {
+Adam::scalars(const OptimizerOptions &options) const {
   Config c = configOf(options);
-  double t = static_cast<double>(step);
-  double bias_correction1 = 1 - std::pow(c.beta1, t);
-  double bias_correction2 = 1 - std::pow(c.beta2, t);
   return {{"lr", c.lr},
           {"weight_decay", c.weight_decay},
           {"decay_factor", 1 - c.lr * c.weight_decay},
@@ -149,9 +148,7 @@ Adam::scalars(const OptimizerOptions &options, int64_t step) const {
           {"beta1", c.beta1},
           {"beta2", c.beta2},
           {"one_minus_beta2", 1 - c.beta2},
-          {"eps", c.eps},
-          {"step_size", c.lr / bias_correction1},
-          {"bias_correction2_sqrt", std::sqrt(bias_correction2)}};
+          {"eps", c.eps}};
 }
 
 std::string Adam::structure(const OptimizerOptions &options) const {
@@ -191,8 +188,10 @@ void Adam::trace_update(const OptimizerOptions &options,
     second = F::maximum(max_sq, sq);
     F::assign_buffer(max_sq, second);
   }
-  Tensor denom = F::sqrt(second) / s["bias_correction2_sqrt"] + s["eps"];
-  F::assign_buffer(u.param, param - (s["step_size"] * avg) / denom);
+  Tensor step_size = s["lr"] / (1.0 - F::pow(s["beta1"], u.step));
+  Tensor bias_correction2_sqrt = F::sqrt(1.0 - F::pow(s["beta2"], u.step));
+  Tensor denom = F::sqrt(second) / bias_correction2_sqrt + s["eps"];
+  F::assign_buffer(u.param, param - (step_size * avg) / denom);
 }
 
 } // namespace nn::optim

@@ -92,39 +92,135 @@ std::map<std::string, Tensor> Optimizer::state_of(const Tensor &param) const {
                             : it->second.tensors;
 }
 
-int64_t Optimizer::step_count(const Tensor &param) const {
-  auto it = state_.find(param.storage().get());
-  return it == state_.end() ? 0 : it->second.step;
+/// The value of a rank-0 floating-point tensor.
+static double scalarValue(const Tensor &t) {
+  return t.dtype() == DType::f64 ? *t.data_ptr<double>()
+                                 : double(*t.data_ptr<float>());
 }
 
-void Optimizer::compile(const std::vector<Entry> &entries) {
+/// A rank-0 tensor of `dtype` (f32 or f64) holding `value`.
+static Tensor scalarTensor(double value, DType dtype) {
+  Tensor t = Tensor::zeros({}, dtype);
+  if (dtype == DType::f64)
+    *t.data_ptr<double>() = value;
+  else
+    *t.data_ptr<float>() = static_cast<float>(value);
+  return t;
+}
+
+int64_t Optimizer::step_count(const Tensor &param) const {
+  auto it = state_.find(param.storage().get());
+  if (it == state_.end() || !it->second.step.defined())
+    return 0;
+  return static_cast<int64_t>(scalarValue(it->second.step));
+}
+
+std::string HyperParameter::input_name() const {
+  std::string name = "param_groups." + std::to_string(group) + "." + this->name;
+  return dtype == DType::f32 ? name : name + "." + std::string(dtype_name(dtype));
+}
+
+size_t Optimizer::groupOf(const Tensor &param) const {
+  for (size_t g = 0; g < groups_.size(); ++g)
+    for (const Tensor &p : groups_[g].params())
+      if (p.storage() == param.storage())
+        return g;
+  throw Error("optimizer: " + param.to_string() + " is none of its parameters");
+}
+
+std::vector<UpdateState>
+Optimizer::update_state(const std::vector<Tensor> &params) {
+  std::vector<UpdateState> out;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Tensor &p = params[i];
+    const OptimizerOptions &options = groups_[groupOf(p)].options();
+    ParamState &s = state_[p.storage().get()];
+    for (const std::string &name : state_names(options))
+      if (!s.tensors.count(name))
+        s.tensors[name] = Tensor::zeros(p.shape(), p.dtype());
+    if (!s.step.defined())
+      s.step = Tensor::zeros({}, p.dtype());
+    for (const auto &[name, tensor] : s.tensors)
+      out.push_back({i, name, tensor});
+    out.push_back({i, "step", s.step});
+  }
+  return out;
+}
+
+std::vector<HyperParameter>
+Optimizer::hyper_parameters(const std::vector<Tensor> &params) const {
+  std::set<std::pair<size_t, DType>> needed;
+  for (const Tensor &p : params)
+    needed.insert({groupOf(p), p.dtype()});
+  std::vector<HyperParameter> out;
+  for (const auto &[group, dtype] : needed)
+    for (auto &[name, value] : scalars(groups_[group].options()))
+      out.push_back({group, name, dtype, value});
+  return out;
+}
+
+void Optimizer::trace_step(const std::vector<Tensor> &params,
+                           const std::vector<Tensor> &grads,
+                           const std::map<std::string, Tensor> &hyper) const {
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Tensor &p = params[i];
+    size_t group = groupOf(p);
+    const OptimizerOptions &options = groups_[group].options();
+    const ParamState &state = state_.at(p.storage().get());
+    ParamUpdate u;
+    u.param = p;
+    u.grad = grads[i];
+    u.state = state.tensors;
+    u.step = state.step + 1.0;
+    F::assign_buffer(state.step, u.step);
+    for (auto &[name, value] : scalars(options)) {
+      std::string input = HyperParameter{group, name, p.dtype(), value}.input_name();
+      auto it = hyper.find(input);
+      if (it == hyper.end())
+        throw Error("optimizer: the traced update has no input " + input);
+      u.scalars[name] = it->second;
+    }
+    trace_update(options, u);
+  }
+}
+
+uint64_t Optimizer::trace_key() const {
+  std::string key = std::to_string(state_epoch_) + ";";
+  for (const OptimizerParamGroup &group : groups_) {
+    key += structure(group.options()) + ":";
+    for (const Tensor &p : group.params()) {
+      auto it = state_.find(p.storage().get());
+      key += std::to_string(reinterpret_cast<uintptr_t>(p.storage().get())) +
+             (it == state_.end() ? "," : "+" + std::to_string(
+                                                   it->second.tensors.size()) +
+                                             ",");
+    }
+    key += ";";
+  }
+  return std::hash<std::string>()(key);
+}
+
+void Optimizer::compile(const std::vector<Tensor> &params) {
   // The parameters and their state, as buffers of a module of our own:
   // the trace reads and writes them by storage.
   Module root("Optimizer");
   std::vector<TensorSpec> specs;
-  for (size_t i = 0; i < entries.size(); ++i) {
-    const Tensor &p = entries[i].param;
-    root.register_buffer("p" + std::to_string(i), p);
-    for (auto &[name, tensor] : state_.at(p.storage().get()).tensors)
-      root.register_buffer("p" + std::to_string(i) + "_" + name, tensor);
-    specs.emplace_back(p.shape(), p.dtype(), "grad" + std::to_string(i));
+  for (size_t i = 0; i < params.size(); ++i) {
+    root.register_buffer("p" + std::to_string(i), params[i]);
+    specs.emplace_back(params[i].shape(), params[i].dtype(),
+                       "grad" + std::to_string(i));
   }
-  for (size_t i = 0; i < entries.size(); ++i)
-    for (auto &[name, value] : scalars(*entries[i].options, 1))
-      specs.emplace_back(Shape{}, entries[i].param.dtype(),
-                         "p" + std::to_string(i) + "_" + name);
+  for (const UpdateState &s : update_state(params))
+    root.register_buffer("p" + std::to_string(s.param) + "_" + s.key, s.tensor);
+  std::vector<HyperParameter> hyper = hyper_parameters(params);
+  for (const HyperParameter &h : hyper)
+    specs.emplace_back(Shape{}, h.dtype, h.input_name());
   auto update = [&](const std::vector<Tensor> &args) {
-    size_t next = entries.size();
-    for (size_t i = 0; i < entries.size(); ++i) {
-      const Tensor &p = entries[i].param;
-      ParamUpdate u;
-      u.param = p;
-      u.grad = args[i];
-      u.state = state_.at(p.storage().get()).tensors;
-      for (auto &[name, value] : scalars(*entries[i].options, 1))
-        u.scalars[name] = args[next++];
-      trace_update(*entries[i].options, u);
-    }
+    std::vector<Tensor> grads(args.begin(), args.begin() + params.size());
+    std::map<std::string, Tensor> inputs;
+    for (size_t i = 0; i < hyper.size(); ++i)
+      inputs[hyper[i].input_name()] = args[params.size() + i];
+    trace_step(params, grads, inputs);
     return std::vector<Tensor>{};
   };
   update_ = nn::compile(trace(root, specs, update));
@@ -132,8 +228,7 @@ void Optimizer::compile(const std::vector<Entry> &entries) {
 }
 
 void Optimizer::step() {
-  std::vector<Entry> entries;
-  std::string key;
+  std::vector<Tensor> params;
   for (OptimizerParamGroup &group : groups_)
     for (const Tensor &p : group.params()) {
       if (!p.grad().defined())
@@ -143,44 +238,34 @@ void Optimizer::step() {
         throw Error("optimizer: the gradient of " + p.to_string() + " is " +
                     g.to_string() + "; it must have the parameter's shape "
                     "and dtype");
-      entries.push_back({p, &group.options()});
-      key += std::to_string(reinterpret_cast<uintptr_t>(p.storage().get())) +
-             ":" + structure(group.options()) + ";";
+      params.push_back(p);
     }
-  if (entries.empty())
+  if (params.empty())
     return;
-  for (const Entry &e : entries) {
-    ParamState &s = state_[e.param.storage().get()];
-    if (s.step == 0)
-      for (const std::string &name : state_names(*e.options))
-        if (!s.tensors.count(name))
-          s.tensors[name] = Tensor::zeros(e.param.shape(), e.param.dtype());
-  }
-  if (!update_ || key != update_key_) {
-    compile(entries);
-    update_key_ = key;
+  // Compiling creates the state of parameters stepping for the first time,
+  // which the key counts: it is taken after.
+  auto keyOf = [&] {
+    std::string key = std::to_string(trace_key()) + ":";
+    for (const Tensor &p : params)
+      key += std::to_string(reinterpret_cast<uintptr_t>(p.storage().get())) + ",";
+    return key;
+  };
+  if (!update_ || keyOf() != update_key_) {
+    compile(params);
+    update_key_ = keyOf();
   }
   std::vector<Tensor> inputs;
-  for (const Entry &e : entries)
-    inputs.push_back(e.param.grad());
-  for (const Entry &e : entries) {
-    int64_t step = ++state_[e.param.storage().get()].step;
-    for (auto &[name, value] : scalars(*e.options, step)) {
-      Tensor scalar = Tensor::zeros({}, e.param.dtype());
-      if (e.param.dtype() == DType::f64)
-        *scalar.data_ptr<double>() = value;
-      else
-        *scalar.data_ptr<float>() = static_cast<float>(value);
-      inputs.push_back(scalar);
-    }
-  }
+  for (const Tensor &p : params)
+    inputs.push_back(p.grad());
+  for (const HyperParameter &h : hyper_parameters(params))
+    inputs.push_back(scalarTensor(h.value, h.dtype));
   absl::StatusOr<std::vector<Tensor>> ran = update_->run(inputs);
   if (!ran.ok())
     throw Error("optimizer step failed: " + std::string(ran.status().message()));
   // The compiled update wrote the parameters in place: what a model's
   // compiled code derived from them (packed weights) is stale.
-  for (const Entry &e : entries)
-    e.param.storage()->bump_version();
+  for (const Tensor &p : params)
+    p.storage()->bump_version();
 }
 
 /// Each parameter's name in `model`, by storage (a tied tensor's first).
@@ -218,7 +303,7 @@ SafetensorsContents Optimizer::state_dict(const Module &model) const {
       for (const auto &[key, tensor] : state->second.tensors)
         out.tensors.insert("state." + name->second + "." + key, tensor.clone());
       out.tensors.insert("state." + name->second + ".step",
-                         Tensor::from_vector<int64_t>({state->second.step}, {}));
+                         Tensor::from_vector<int64_t>({step_count(p)}, {}));
     }
     out.metadata[group + "params"] = absl::StrJoin(params, ",");
     for (const auto &[option, value] : groups_[g].options().values())
@@ -290,10 +375,18 @@ void Optimizer::load_state_dict(const SafetensorsContents &in,
     std::string field = key.substr(("state." + what + ".").size());
     ParamState &state = loaded[param->storage().get()];
     if (field == "step") {
-      if (tensor.dtype() != DType::i64 || tensor.numel() != 1)
-        problems.push_back("'" + key + "' must be one int64");
+      // int64 as state_dict writes it, or a float as PyTorch keeps it.
+      if (tensor.numel() != 1 ||
+          (tensor.dtype() != DType::i64 && !is_floating_point(tensor.dtype())))
+        problems.push_back("'" + key + "' must be one number");
+      else if (tensor.dtype() == DType::i64)
+        state.step = scalarTensor(double(*tensor.data_ptr<int64_t>()),
+                                  param->dtype());
       else
-        state.step = *tensor.data_ptr<int64_t>();
+        state.step = scalarTensor(tensor.dtype() == DType::f64
+                                      ? *tensor.data_ptr<double>()
+                                      : double(*tensor.data_ptr<float>()),
+                                  param->dtype());
       continue;
     }
     if (tensor.shape() != param->shape() || tensor.dtype() != param->dtype()) {
@@ -319,7 +412,7 @@ void Optimizer::load_state_dict(const SafetensorsContents &in,
         problems.push_back("'state." + name + "." + field +
                            "' is not kept by group " + std::to_string(g) +
                            "'s update");
-    if (state.step < 1)
+    if (!state.step.defined() || scalarValue(state.step) < 1)
       missing.push_back("step");
     if (!missing.empty())
       problems.push_back(name + "'s state lacks " + absl::StrJoin(missing, ", "));
@@ -331,7 +424,8 @@ void Optimizer::load_state_dict(const SafetensorsContents &in,
     for (const auto &[option, value] : options[g])
       groups_[g].options().set_value(option, value);
   state_ = std::move(loaded);
-  // The compiled update is bound to the old state tensors.
+  // The compiled updates are bound to the old state tensors.
+  ++state_epoch_;
   update_.reset();
   update_key_.clear();
 }

@@ -9,9 +9,9 @@
 //     d_p = d_p + momentum * buf if nesterov else buf
 //   param = param - lr * d_p
 //
-// The first step's clone is the general formula with momentum and
-// dampening 0 for that step (0·buf + 1·d_p = d_p exactly): the step
-// count picks the values, so the compiled update has one shape.
+// The compiled update counts the steps itself (ParamUpdate::step) and
+// picks the first step's clone with it, so one compiled update serves every
+// step and needs no per-step input.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,15 +70,12 @@ std::vector<std::string> SGD::state_names(const OptimizerOptions &options) const
 }
 
 std::vector<std::pair<std::string, double>>
-SGD::scalars(const OptimizerOptions &options, int64_t step) const {
+SGD::scalars(const OptimizerOptions &options) const {
   const SGDOptions &o = sgd(options);
-  bool first = step == 1;
   return {{"lr", o.lr()},
           {"weight_decay", o.weight_decay()},
-          {"momentum", first ? 0.0 : o.momentum()},
-          {"one_minus_dampening", first ? 1.0 : 1 - o.dampening()},
-          // nesterov's lookahead uses the momentum even on the first step.
-          {"nesterov_momentum", o.momentum()}};
+          {"momentum", o.momentum()},
+          {"one_minus_dampening", 1 - o.dampening()}};
 }
 
 std::string SGD::structure(const OptimizerOptions &options) const {
@@ -97,9 +94,10 @@ void SGD::trace_update(const OptimizerOptions &options,
     d_p = d_p + s["weight_decay"] * u.param;
   if (o.momentum() != 0) {
     Tensor &buf = u.state.at("momentum_buffer");
-    Tensor next = buf * s["momentum"] + s["one_minus_dampening"] * d_p;
+    Tensor next = F::where(F::lt(u.step, 1.5), d_p,
+                           buf * s["momentum"] + s["one_minus_dampening"] * d_p);
     F::assign_buffer(buf, next);
-    d_p = o.nesterov() ? d_p + s["nesterov_momentum"] * next : next;
+    d_p = o.nesterov() ? d_p + s["momentum"] * next : next;
   }
   F::assign_buffer(u.param, u.param - s["lr"] * d_p);
 }

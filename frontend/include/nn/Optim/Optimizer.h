@@ -77,14 +77,38 @@ private:
 };
 
 /// What the traced update of one parameter reads: the parameter and its
-/// state (assign new values with F::assign_buffer), its gradient and the
-/// step's hyper-parameters (rank-0 tensors of the parameter's dtype), all
+/// state (assign new values with F::assign_buffer), its gradient, the step
+/// it takes (1 on its first, counted by the compiled code itself) and its
+/// group's hyper-parameters, rank-0 tensors of the parameter's dtype, all
 /// symbolic or bound while the update is traced.
 struct ParamUpdate {
   Tensor param;
   Tensor grad;
   std::map<std::string, Tensor> state;
+  Tensor step;
   std::map<std::string, Tensor> scalars;
+};
+
+/// One tensor of a traced update's state: tensor `key` ("exp_avg", ...,
+/// and "step", the parameter's step count) of parameter `param` (an index
+/// into the parameters the update was asked for).
+struct UpdateState {
+  size_t param;
+  std::string key;
+  Tensor tensor;
+};
+
+/// One run-time input of a traced update: hyper-parameter `name` of group
+/// `group` for its parameters of dtype `dtype`, and its value now.
+/// input_name() is how the update's input is named:
+/// "param_groups.<group>.<name>", with ".<dtype>" after it for a dtype
+/// other than float32.
+struct HyperParameter {
+  size_t group;
+  std::string name;
+  DType dtype;
+  double value;
+  std::string input_name() const;
 };
 
 class Optimizer {
@@ -113,6 +137,26 @@ public:
   /// How many times the update has been compiled.
   size_t compile_count() const { return compiles_; }
 
+  /// For a compiled training step that runs forward, backward and the
+  /// update in one call (nn::TrainStep), the update as pieces of its trace:
+  /// - update_state: every state tensor the update of `params` (each one of
+  ///   this optimizer's) reads and writes, created as zeros where a
+  ///   parameter has none yet;
+  /// - hyper_parameters: the hyper-parameters it reads, their values now;
+  /// - trace_step: traces one step into the trace in progress, which must
+  ///   know update_state's tensors (as buffers) and pass the inputs
+  ///   `hyper`, by HyperParameter::input_name();
+  /// - trace_key: a hash of what the traced update depends on besides
+  ///   values (each group's structure and parameters, which state tensors
+  ///   it holds): when it changes, so does the trace.
+  std::vector<UpdateState> update_state(const std::vector<Tensor> &params);
+  std::vector<HyperParameter>
+  hyper_parameters(const std::vector<Tensor> &params) const;
+  void trace_step(const std::vector<Tensor> &params,
+                  const std::vector<Tensor> &grads,
+                  const std::map<std::string, Tensor> &hyper) const;
+  uint64_t trace_key() const;
+
   /// The optimizer's state for a checkpoint, named after `model`'s
   /// parameters: tensors "state.<name>.<key>" (momentum_buffer, exp_avg,
   /// ...) and "state.<name>.step" (the step count, 0-dim int64), and as
@@ -137,10 +181,11 @@ protected:
   /// as zeros shaped like the parameter before its first step.
   virtual std::vector<std::string>
   state_names(const OptimizerOptions &options) const = 0;
-  /// The hyper-parameters of the `step`-th step of a parameter (1 on its
-  /// first), by name, as the update reads them.
+  /// The hyper-parameters of an update with `options`, by name, as the
+  /// update reads them (computed here in double, as Python does; what
+  /// depends on the step count, the update computes from ParamUpdate::step).
   virtual std::vector<std::pair<std::string, double>>
-  scalars(const OptimizerOptions &options, int64_t step) const = 0;
+  scalars(const OptimizerOptions &options) const = 0;
   /// What in `options` changes the traced update (flags, not values).
   virtual std::string structure(const OptimizerOptions &options) const = 0;
   /// Traces one parameter's update with nn::functional ops.
@@ -150,19 +195,21 @@ protected:
 private:
   struct ParamState {
     std::map<std::string, Tensor> tensors;
-    int64_t step = 0;
+    /// The steps taken: rank 0, the parameter's dtype (as PyTorch keeps
+    /// it, a float), written by the compiled update.
+    Tensor step;
   };
-  struct Entry {
-    Tensor param;
-    const OptimizerOptions *options;
-  };
-  /// Compiles the update of `entries` (parameters with a gradient).
-  void compile(const std::vector<Entry> &entries);
+  /// The group holding `param` (one of ours).
+  size_t groupOf(const Tensor &param) const;
+  /// Compiles the update of `params` (parameters with a gradient).
+  void compile(const std::vector<Tensor> &params);
 
   std::vector<OptimizerParamGroup> groups_;
   std::unique_ptr<OptimizerOptions> defaults_;
   /// By the parameter's storage (a tensor and its copies share it).
   std::map<const Storage *, ParamState> state_;
+  /// Bumped when the state tensors are replaced (load_state_dict).
+  uint64_t state_epoch_ = 0;
   std::shared_ptr<Artifact> update_;
   std::string update_key_;
   size_t compiles_ = 0;

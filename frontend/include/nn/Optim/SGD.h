@@ -50,7 +50,7 @@ public:
 protected:
   std::vector<std::string> state_names(const OptimizerOptions &options) const override;
   std::vector<std::pair<std::string, double>>
-  scalars(const OptimizerOptions &options, int64_t step) const override;
+  scalars(const OptimizerOptions &options) const override;
   std::string structure(const OptimizerOptions &options) const override;
   void trace_update(const OptimizerOptions &options,
                     ParamUpdate &update) const override;

@@ -58,6 +58,11 @@ struct TensorInfo {
   DType dtype = DType::f32;
   /// For inputs: the index ranges their values must respect.
   std::vector<IndexCheck> index_checks;
+  /// For a rank-0 input that has one (a training step's hyper-parameter,
+  /// such as "optimizer.param_groups.0.lr"): the value it was compiled
+  /// with, for a caller that has no other (nn-run). run() still needs
+  /// every input.
+  std::optional<double> default_value;
 };
 
 struct StateInfo : TensorInfo {
@@ -73,6 +78,10 @@ struct StateInfo : TensorInfo {
   /// every tensor of a model compiled with --embed-weights): bind() then
   /// takes it by name when given and the artifact's copy otherwise.
   bool embedded = false;
+  /// Whether bind() creates it as zeros when not given: the optimizer state
+  /// of a training step (see nn::TrainStep::compile_to_file) before its
+  /// first step.
+  bool starts_at_zero = false;
 };
 
 /// The state of the counter-based generator a compiled forward draws its
@@ -134,6 +143,10 @@ public:
   absl::Status bind(const StateDict &state);
   /// Whether bind() and its prepare step succeeded: run() refuses before.
   bool is_bound() const { return bound_; }
+  /// The tensors bound, by their description names: those given to bind()
+  /// (shared) and those it created (starts_at_zero). A training step
+  /// updates them in place; save them to resume.
+  const StateDict &bound_state() const { return named_state_; }
   /// Recomputes the state-derived values (see the file comment) from the
   /// bound tensors' current contents. Must not run concurrently with run().
   /// On failure the artifact is unbound until a later prepare() succeeds.
@@ -178,6 +191,7 @@ private:
   std::string json_;
   ArtifactDescription description_;
   std::vector<Tensor> state_;
+  StateDict named_state_;
   bool has_binding_ = false; // bind() found every tensor
   bool bound_ = false;       // ... and prepare() succeeded on them
   uint64_t prepares_ = 0;

@@ -1,0 +1,306 @@
+//===- TrainArtifactTest.cpp - One compiled call per step, in and out of process
+//
+// TrainStep::operator() runs forward, loss, backward and the optimizer's
+// update as one compiled function. Checked here: it changes every
+// parameter, gradient and optimizer state bit for bit as forward_backward
+// then Optimizer::step do (which TrainTest checks against PyTorch); a
+// scheduler's new learning rate reaches it without a recompile; and the
+// same step compiled to a shared object and run by nn-run, which links only
+// the runtime, trains ten steps to the same bits, in one run or in two
+// that resume from the state the first saved.
+//
+//===----------------------------------------------------------------------===//
+
+#include "models/DynamicNet.h"
+
+#include "E2ETestUtil.h"
+
+#include "gmock/gmock.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace nn::testing {
+namespace {
+
+using optim::Optimizer;
+
+const std::string kGoldens =
+    std::string(NN_SOURCE_DIR) + "/tests/reference/goldens/";
+
+struct OptimizerCase {
+  std::string name;
+  std::function<std::unique_ptr<Optimizer>(models::DynamicNet &)> make;
+};
+
+std::vector<OptimizerCase> optimizerCases() {
+  using namespace optim;
+  auto sgd = [](SGDOptions o) {
+    return [o](models::DynamicNet &m) -> std::unique_ptr<Optimizer> {
+      return std::make_unique<SGD>(m->parameters(), o);
+    };
+  };
+  return {
+      {"sgd", sgd(SGDOptions(0.1))},
+      {"sgd_momentum_decay", sgd(SGDOptions(0.1).momentum(0.9).weight_decay(1e-4))},
+      {"sgd_dampening_maximize",
+       sgd(SGDOptions(0.05).momentum(0.8).dampening(0.5).maximize(true))},
+      {"sgd_nesterov", sgd(SGDOptions(0.1).momentum(0.9).nesterov(true))},
+      {"sgd_groups",
+       [](models::DynamicNet &m) -> std::unique_ptr<Optimizer> {
+         std::vector<Tensor> head, rest;
+         for (auto &[name, p] : m->named_parameters())
+           (name.rfind("input_linear.", 0) == 0 ? head : rest).push_back(p);
+         std::vector<OptimizerParamGroup> groups;
+         groups.emplace_back(head, SGDOptions(0.2).momentum(0.9).clone());
+         groups.emplace_back(rest);
+         return std::make_unique<SGD>(groups, SGDOptions(0.01));
+       }},
+      {"adam_amsgrad_decay",
+       [](models::DynamicNet &m) -> std::unique_ptr<Optimizer> {
+         return std::make_unique<Adam>(
+             m->parameters(), AdamOptions(1e-2).weight_decay(0.1).amsgrad(true));
+       }},
+      {"adamw",
+       [](models::DynamicNet &m) -> std::unique_ptr<Optimizer> {
+         return std::make_unique<AdamW>(m->parameters(),
+                                        AdamWOptions(1e-3).weight_decay(0.01));
+       }},
+  };
+}
+
+void PrintTo(const OptimizerCase &c, std::ostream *os) { *os << c.name; }
+
+/// Bit-for-bit equality, naming `what`.
+void expectSameBits(const Tensor &actual, const Tensor &expected,
+                    const std::string &what) {
+  ASSERT_EQ(actual.shape(), expected.shape()) << what;
+  ASSERT_EQ(actual.dtype(), expected.dtype()) << what;
+  EXPECT_EQ(std::memcmp(actual.raw_data(), expected.raw_data(), actual.nbytes()), 0)
+      << what << " differs";
+}
+
+/// A DynamicNet with PyTorch's weights, its optimizer and its train step.
+struct Trainer {
+  explicit Trainer(const OptimizerCase &c) {
+    auto weights = load_safetensors(kGoldens + "modules/DynamicNet.safetensors");
+    if (!weights.ok())
+      throw Error(std::string(weights.status().message()));
+    model->load_state_dict(weights->tensors);
+    model->train();
+    optimizer = c.make(model);
+    step = std::make_unique<TrainStep>(
+        model, loss_fn, std::vector<TensorSpec>{TensorSpec({8, 8})},
+        std::vector<TensorSpec>{TensorSpec({8}, DType::i64)}, *optimizer);
+  }
+  models::DynamicNet model;
+  CrossEntropyLoss loss_fn;
+  std::unique_ptr<Optimizer> optimizer;
+  std::unique_ptr<TrainStep> step;
+};
+
+/// Batch k (from 0) of a fixed, seeded stream: inputs [8, 8], classes [8].
+std::pair<Tensor, Tensor> batch(int k) {
+  Tensor x = Tensor::zeros({8, 8});
+  Tensor y = Tensor::zeros({8}, DType::i64);
+  uint32_t s = 12345u + 977u * static_cast<uint32_t>(k);
+  auto next = [&s] {
+    s = s * 1664525u + 1013904223u;
+    return s >> 8;
+  };
+  for (int64_t i = 0; i < x.numel(); ++i)
+    x.data_ptr<float>()[i] = static_cast<float>(next() % 2001) / 1000.0f - 1.0f;
+  for (int64_t i = 0; i < y.numel(); ++i)
+    y.data_ptr<int64_t>()[i] = next() % 4;
+  return {x, y};
+}
+
+class FusedStepTest : public ::testing::TestWithParam<OptimizerCase> {};
+
+TEST_P(FusedStepTest, ChangesTheSameBitsAsForwardBackwardThenStep) {
+  Trainer fused(GetParam()), split(GetParam());
+  for (int k = 0; k < 3; ++k) {
+    SCOPED_TRACE("step " + std::to_string(k + 1));
+    auto [x, y] = batch(k);
+    Tensor loss = (*fused.step)(x, y);
+    split.optimizer->zero_grad();
+    Tensor expected = split.step->forward_backward(x, y);
+    split.optimizer->step();
+    expectSameBits(loss, expected, "loss");
+    auto ours = fused.model->named_parameters();
+    auto theirs = split.model->named_parameters();
+    for (size_t i = 0; i < ours.size(); ++i) {
+      const std::string &name = ours[i].first;
+      expectSameBits(ours[i].second, theirs[i].second, name);
+      ASSERT_TRUE(ours[i].second.grad().defined()) << name;
+      expectSameBits(ours[i].second.grad(), theirs[i].second.grad(),
+                     name + ".grad");
+      auto state = split.optimizer->state_of(theirs[i].second);
+      for (auto &[key, value] : fused.optimizer->state_of(ours[i].second))
+        expectSameBits(value, state.at(key), name + "." + key);
+      EXPECT_EQ(fused.optimizer->step_count(ours[i].second), k + 1) << name;
+    }
+  }
+  // One compile of the whole step, none of the separate update.
+  EXPECT_EQ(fused.step->compiled_step().compile_count(), 1u);
+  EXPECT_EQ(fused.optimizer->compile_count(), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(DynamicNet, FusedStepTest,
+                         ::testing::ValuesIn(optimizerCases()),
+                         [](const auto &info) { return info.param.name; });
+
+TEST(FusedStepTest, ANewLearningRateNeedsNoRecompile) {
+  OptimizerCase c = optimizerCases()[1]; // SGD with momentum
+  Trainer fused(c), split(c);
+  for (int k = 0; k < 3; ++k) {
+    auto [x, y] = batch(k);
+    if (k == 2)
+      for (Trainer *run : {&fused, &split})
+        run->optimizer->param_groups()[0].options().set_lr(0.025);
+    (*fused.step)(x, y);
+    split.optimizer->zero_grad();
+    split.step->forward_backward(x, y);
+    split.optimizer->step();
+  }
+  EXPECT_EQ(fused.step->compiled_step().compile_count(), 1u);
+  auto ours = fused.model->named_parameters();
+  auto theirs = split.model->named_parameters();
+  for (size_t i = 0; i < ours.size(); ++i)
+    expectSameBits(ours[i].second, theirs[i].second, ours[i].first);
+}
+
+TEST(FusedStepTest, AChangedUpdateRecompiles) {
+  OptimizerCase c = optimizerCases()[1];
+  Trainer run(c);
+  auto [x, y] = batch(0);
+  (*run.step)(x, y);
+  static_cast<optim::SGDOptions &>(run.optimizer->param_groups()[0].options())
+      .nesterov(true);
+  (*run.step)(x, y);
+  EXPECT_EQ(run.step->compiled_step().compile_count(), 2u);
+}
+
+//===----------------------------------------------------------------------===//
+// The step as a shared object, run by nn-run
+//===----------------------------------------------------------------------===//
+
+class TrainArtifactTest : public ::testing::TestWithParam<OptimizerCase> {
+protected:
+  void SetUp() override {
+    dir = ::testing::TempDir() + "/nn_train_artifact_" + GetParam().name;
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+  }
+
+  /// Runs nn-run with `args`; returns its output, failing the test on a
+  /// non-zero exit.
+  std::string nnRun(const std::string &args) {
+    std::string log = dir + "/nn-run.log";
+    std::string command = std::string(NN_BINARY_DIR) + "/bin/nn-run " + args +
+                          " > " + log + " 2>&1";
+    int rc = std::system(command.c_str());
+    std::ifstream in(log);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_EQ(rc, 0) << command << "\n" << text.str();
+    return text.str();
+  }
+
+  /// Batches first..last (from 0) as nn-run's data file.
+  std::string data(int first, int last) {
+    std::vector<Tensor> xs, ys;
+    for (int k = first; k <= last; ++k) {
+      auto [x, y] = batch(k);
+      xs.push_back(x);
+      ys.push_back(y);
+    }
+    StateDict file;
+    file.insert("input.0", stack(xs));
+    file.insert("input.1", stack(ys));
+    std::string path = dir + "/data" + std::to_string(first) + "-" +
+                       std::to_string(last) + ".safetensors";
+    EXPECT_TRUE(save_safetensors(path, file).ok());
+    return path;
+  }
+
+  static Tensor stack(const std::vector<Tensor> &parts) {
+    Shape shape = parts[0].shape();
+    shape.insert(shape.begin(), static_cast<int64_t>(parts.size()));
+    Tensor all = Tensor::zeros(shape, parts[0].dtype());
+    for (size_t i = 0; i < parts.size(); ++i)
+      std::memcpy(static_cast<char *>(all.raw_data()) + i * parts[i].nbytes(),
+                  parts[i].raw_data(), parts[i].nbytes());
+    return all;
+  }
+
+  std::string dir;
+};
+
+TEST_P(TrainArtifactTest, NnRunTrainsTenStepsAsTheInProcessStepDoes) {
+  Trainer run(GetParam());
+  std::string so = dir + "/train.so";
+  run.step->compile_to_file(so);
+  std::string initial = dir + "/initial.safetensors";
+  ASSERT_TRUE(save_safetensors(initial, run.model->state_dict()).ok());
+
+  // The description names the optimizer's state and hyper-parameters.
+  auto artifact = Artifact::load(so);
+  ASSERT_TRUE(artifact.ok()) << artifact.status();
+  const ArtifactDescription &d = (*artifact)->description();
+  int starting = 0, defaults = 0;
+  for (const StateInfo &s : d.state)
+    starting += s.starts_at_zero;
+  for (const TensorInfo &input : d.inputs)
+    if (input.default_value) {
+      ++defaults;
+      EXPECT_EQ(input.name.rfind("optimizer.param_groups.", 0), 0u) << input.name;
+    }
+  EXPECT_GT(starting, 0);
+  EXPECT_GT(defaults, 0);
+  EXPECT_EQ(d.inputs[0].name, "input.0");
+
+  for (int k = 0; k < 10; ++k) {
+    auto [x, y] = batch(k);
+    (*run.step)(x, y);
+  }
+  std::string straight = dir + "/straight.safetensors";
+  std::string out = nnRun(so + " " + initial + " " + data(0, 9) +
+                          " --train-steps 10 --state-out " + straight);
+  EXPECT_THAT(out, ::testing::HasSubstr("step 10 loss"));
+  auto trained = load_safetensors(straight);
+  ASSERT_TRUE(trained.ok()) << trained.status();
+  for (auto &[name, p] : run.model->named_parameters()) {
+    expectSameBits(trained->tensors.at(name), p, name);
+    for (auto &[key, value] : run.optimizer->state_of(p))
+      expectSameBits(trained->tensors.at("optimizer.state." + name + "." + key),
+                     value, name + "." + key);
+    EXPECT_EQ(trained->tensors.at("optimizer.state." + name + ".step")
+                  .item_as_double(0),
+              10.0)
+        << name;
+  }
+
+  // Five steps, the state saved, five more from it: the same bits.
+  std::string half = dir + "/half.safetensors", resumed = dir + "/resumed.safetensors";
+  nnRun(so + " " + initial + " " + data(0, 4) +
+        " --train-steps 5 --state-out " + half);
+  nnRun(so + " " + half + " " + data(5, 9) + " --train-steps 5 --state-out " +
+        resumed);
+  auto again = load_safetensors(resumed);
+  ASSERT_TRUE(again.ok()) << again.status();
+  ASSERT_EQ(again->tensors.size(), trained->tensors.size());
+  for (const auto &[name, tensor] : trained->tensors)
+    expectSameBits(again->tensors.at(name), tensor, name);
+}
+
+INSTANTIATE_TEST_SUITE_P(DynamicNet, TrainArtifactTest,
+                         ::testing::Values(optimizerCases()[1],
+                                           optimizerCases()[5]),
+                         [](const auto &info) { return info.param.name; });
+
+} // namespace
+} // namespace nn::testing
