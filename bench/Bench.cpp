@@ -214,9 +214,10 @@ std::vector<nn::TensorSpec> specsOf(const std::vector<nn::Tensor> &inputs) {
   return specs;
 }
 
-/// One training step per run (nn::TrainStep: forward, loss and backward
-/// compiled as one function, then the optimizer's compiled update), on the
-/// runner's own model so that every runner starts from the same weights.
+/// One training step per run, on the runner's own model so that every
+/// runner starts from the same weights: nn::TrainStep's one compiled call
+/// (forward, loss, backward and the optimizer's update), or with `split`
+/// its two (forward_backward, then the optimizer's own compiled update).
 /// output(): the loss, then every parameter after the update, flattened.
 class NNTrainRunner : public Runner {
 public:
@@ -225,13 +226,21 @@ public:
   NNTrainRunner(std::shared_ptr<nn::Module> model,
                 nn::TrainStep::Forward forward, Loss loss,
                 std::unique_ptr<nn::optim::Optimizer> optimizer,
-                std::vector<nn::Tensor> args, size_t inputs)
+                std::vector<nn::Tensor> args, size_t inputs, bool split)
       : model_(model), optimizer_(std::move(optimizer)), args_(std::move(args)),
         step_(model, std::move(forward), std::move(loss),
               specsOf({args_.begin(), args_.begin() + inputs}),
-              specsOf({args_.begin() + inputs, args_.end()}),
-              optimizer_.get()) {}
-  void run() override { loss_ = step_(args_); }
+              specsOf({args_.begin() + inputs, args_.end()}), optimizer_.get()),
+        split_(split) {}
+  void run() override {
+    if (!split_) {
+      loss_ = step_(args_);
+      return;
+    }
+    optimizer_->zero_grad();
+    loss_ = step_.forward_backward(args_);
+    optimizer_->step();
+  }
   std::vector<float> output() override {
     std::vector<float> out{float(loss_.item_as_double(0))};
     for (const nn::Tensor &p : model_->parameters())
@@ -244,6 +253,7 @@ private:
   std::unique_ptr<nn::optim::Optimizer> optimizer_;
   std::vector<nn::Tensor> args_;
   nn::TrainStep step_;
+  bool split_;
   nn::Tensor loss_;
 };
 
@@ -263,6 +273,7 @@ enum class Impl {
   nn,
   nn_nofuse,
   nn_nofuse_nofold,
+  nn_split,
   libtorch,
   onednn,
   hand,
@@ -276,6 +287,8 @@ const char *implName(Impl i) {
     return "nn_nofuse";
   case Impl::nn_nofuse_nofold:
     return "nn_nofuse_nofold";
+  case Impl::nn_split:
+    return "nn_split";
   case Impl::libtorch:
     return "libtorch";
   case Impl::onednn:
@@ -466,19 +479,21 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
         for (int64_t &c : classes)
           c = int64_t(rng() % 10);
         w.inputs.push_back(nn::Tensor::from_vector<int64_t>(classes, {64}));
-        w.make[Impl::nn] = [&w](int) -> std::unique_ptr<Runner> {
-          auto model = std::static_pointer_cast<nn::models::SimpleMLPImpl>(
-              w.model->clone());
-          auto forward = [model](const std::vector<nn::Tensor> &in) {
-            return std::vector<nn::Tensor>{model->forward(in[0])};
+        for (Impl impl : {Impl::nn, Impl::nn_split})
+          w.make[impl] = [&w, split = impl == Impl::nn_split](
+                             int) -> std::unique_ptr<Runner> {
+            auto model = std::static_pointer_cast<nn::models::SimpleMLPImpl>(
+                w.model->clone());
+            auto forward = [model](const std::vector<nn::Tensor> &in) {
+              return std::vector<nn::Tensor>{model->forward(in[0])};
+            };
+            return std::make_unique<NNTrainRunner>(
+                model, forward, nn::CrossEntropyLoss(),
+                std::make_unique<nn::optim::SGD>(
+                    model->parameters(),
+                    nn::optim::SGDOptions(kLr).momentum(kMomentum)),
+                w.inputs, 1, split);
           };
-          return std::make_unique<NNTrainRunner>(
-              model, forward, nn::CrossEntropyLoss(),
-              std::make_unique<nn::optim::SGD>(
-                  model->parameters(),
-                  nn::optim::SGDOptions(kLr).momentum(kMomentum)),
-              w.inputs, 1);
-        };
         w.make[Impl::libtorch] = [&w, classes](int) {
           return bench::torchMLPTrain(w.hostWeights, host(w.inputs[0]),
                                       classes, kLr, kMomentum);
@@ -516,20 +531,22 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
     adoptState(w, TwoResidualBlocks().ptr(), {randomTensor({8, 64, 56, 56}, 13)},
                3);
     w.inputs.push_back(randomTensor({8, 64, 56, 56}, 23));
-    w.make[Impl::nn] = [&w](int) -> std::unique_ptr<Runner> {
-      auto model =
-          std::static_pointer_cast<TwoResidualBlocksImpl>(w.model->clone());
-      model->train();
-      auto forward = [model](const std::vector<nn::Tensor> &in) {
-        return std::vector<nn::Tensor>{model->forward(in[0])};
+    for (Impl impl : {Impl::nn, Impl::nn_split})
+      w.make[impl] =
+          [&w, split = impl == Impl::nn_split](int) -> std::unique_ptr<Runner> {
+        auto model =
+            std::static_pointer_cast<TwoResidualBlocksImpl>(w.model->clone());
+        model->train();
+        auto forward = [model](const std::vector<nn::Tensor> &in) {
+          return std::vector<nn::Tensor>{model->forward(in[0])};
+        };
+        return std::make_unique<NNTrainRunner>(
+            model, forward, nn::MSELoss(),
+            std::make_unique<nn::optim::SGD>(
+                model->parameters(),
+                nn::optim::SGDOptions(kLr).momentum(kMomentum)),
+            w.inputs, 1, split);
       };
-      return std::make_unique<NNTrainRunner>(
-          model, forward, nn::MSELoss(),
-          std::make_unique<nn::optim::SGD>(
-              model->parameters(),
-              nn::optim::SGDOptions(kLr).momentum(kMomentum)),
-          w.inputs, 1);
-    };
     w.make[Impl::libtorch] = [&w](int) {
       return bench::torchResidualTrain(w.hostWeights, host(w.inputs[0]),
                                        host(w.inputs[1]), kLr, kMomentum);
@@ -576,20 +593,23 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
                 .dropout(0.0));
         adoptState(w, layer.ptr(), {randomTensor({128, 8, 256}, 14)}, 4);
         w.inputs.push_back(randomTensor({128, 8, 256}, 24));
-        w.make[Impl::nn] = [&w](int) -> std::unique_ptr<Runner> {
-          auto model = std::static_pointer_cast<nn::TransformerEncoderLayerImpl>(
-              w.model->clone());
-          model->train();
-          auto forward = [model](const std::vector<nn::Tensor> &in) {
-            return std::vector<nn::Tensor>{model->forward(in[0])};
+        for (Impl impl : {Impl::nn, Impl::nn_split})
+          w.make[impl] = [&w, split = impl == Impl::nn_split](
+                             int) -> std::unique_ptr<Runner> {
+            auto model =
+                std::static_pointer_cast<nn::TransformerEncoderLayerImpl>(
+                    w.model->clone());
+            model->train();
+            auto forward = [model](const std::vector<nn::Tensor> &in) {
+              return std::vector<nn::Tensor>{model->forward(in[0])};
+            };
+            return std::make_unique<NNTrainRunner>(
+                model, forward, nn::MSELoss(),
+                std::make_unique<nn::optim::AdamW>(
+                    model->parameters(),
+                    nn::optim::AdamWOptions(kLr).weight_decay(kWeightDecay)),
+                w.inputs, 1, split);
           };
-          return std::make_unique<NNTrainRunner>(
-              model, forward, nn::MSELoss(),
-              std::make_unique<nn::optim::AdamW>(
-                  model->parameters(),
-                  nn::optim::AdamWOptions(kLr).weight_decay(kWeightDecay)),
-              w.inputs, 1);
-        };
         w.make[Impl::libtorch] = [&w](int) {
           return bench::torchTransformerTrain(w.hostWeights, host(w.inputs[0]),
                                               host(w.inputs[1]), 4, 1024, kLr,
@@ -673,7 +693,7 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
 /// Which implementations each workload has (known before set-up).
 std::vector<Impl> implsOf(const std::string &name) {
   if (name.find("_train") != std::string::npos)
-    return {Impl::nn, Impl::libtorch};
+    return {Impl::nn, Impl::nn_split, Impl::libtorch};
   if (name.starts_with("W2") || name.starts_with("W3") ||
       name.starts_with("W5"))
     return {Impl::nn, Impl::libtorch, Impl::onednn};

@@ -179,6 +179,58 @@ void TrainStep::compile_to_file(const std::string &path,
   nn::compile_to_file(stepTracer()(), path, options);
 }
 
+StateDict TrainStep::state_dict() const {
+  if (!optimizer_)
+    throw Error("nn::TrainStep::state_dict: the step has no optimizer; "
+                "save the model's state_dict");
+  StateDict out = model_->state_dict();
+  // named_parameters names a tie once, by its first name, as the compiled
+  // step names its state.
+  for (const auto &[name, param] : model_->named_parameters()) {
+    int64_t steps = optimizer_->step_count(param);
+    if (steps == 0)
+      continue;
+    std::string prefix = std::string(kOptimizerPrefix) + "state." + name + ".";
+    for (const auto &[key, tensor] : optimizer_->state_of(param))
+      out.insert(prefix + key, tensor);
+    Tensor step = Tensor::zeros({}, param.dtype());
+    if (param.dtype() == DType::f64)
+      *step.data_ptr<double>() = double(steps);
+    else
+      *step.data_ptr<float>() = float(steps);
+    out.insert(prefix + "step", step);
+  }
+  return out;
+}
+
+void TrainStep::load_state_dict(const StateDict &state) {
+  if (!optimizer_)
+    throw Error("nn::TrainStep::load_state_dict: the step has no optimizer; "
+                "load the model's state_dict");
+  StateDict model;
+  SafetensorsContents optimizer;
+  optimizer.metadata = optimizer_->state_dict(*model_).metadata;
+  std::string prefix = std::string(kOptimizerPrefix) + "state.";
+  for (const auto &[name, tensor] : state) {
+    if (name.rfind(prefix, 0) == 0)
+      optimizer.tensors.insert(name.substr(strlen(kOptimizerPrefix)), tensor);
+    else
+      model.insert(name, tensor);
+  }
+  // Each load is all-or-nothing; the model's is undone if the optimizer's
+  // fails.
+  StateDict before;
+  for (const auto &[name, tensor] : model_->state_dict())
+    before.insert(name, tensor.clone());
+  model_->load_state_dict(model);
+  try {
+    optimizer_->load_state_dict(optimizer, *model_);
+  } catch (const Error &) {
+    model_->load_state_dict(before);
+    throw;
+  }
+}
+
 Tensor TrainStep::forward_backward(const std::vector<Tensor> &args) {
   const std::shared_ptr<Artifact> &artifact = compiled_.artifact();
   std::vector<Tensor> outputs = compiled_(args);

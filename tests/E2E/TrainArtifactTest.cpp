@@ -297,6 +297,79 @@ TEST_P(TrainArtifactTest, NnRunTrainsTenStepsAsTheInProcessStepDoes) {
     expectSameBits(again->tensors.at(name), tensor, name);
 }
 
+TEST_P(TrainArtifactTest, InProcessAndNnRunResumeEachOther) {
+  Trainer first(GetParam());
+  std::string so = dir + "/train.so";
+  first.step->compile_to_file(so);
+  std::string initial = dir + "/initial.safetensors";
+  ASSERT_TRUE(save_safetensors(initial, first.model->state_dict()).ok());
+  std::string straight = dir + "/straight.safetensors";
+  nnRun(so + " " + initial + " " + data(0, 9) + " --train-steps 10 --state-out " +
+        straight);
+  auto expected = load_safetensors(straight);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+
+  // In process for five steps, then nn-run for five from its checkpoint.
+  for (int k = 0; k < 5; ++k) {
+    auto [x, y] = batch(k);
+    (*first.step)(x, y);
+  }
+  std::string checkpoint = dir + "/in-process.safetensors";
+  ASSERT_TRUE(save_safetensors(checkpoint, first.step->state_dict()).ok());
+  std::string finished = dir + "/finished.safetensors";
+  nnRun(so + " " + checkpoint + " " + data(5, 9) +
+        " --train-steps 5 --state-out " + finished);
+  auto ran = load_safetensors(finished);
+  ASSERT_TRUE(ran.ok()) << ran.status();
+  for (const auto &[name, tensor] : expected->tensors)
+    expectSameBits(ran->tensors.at(name), tensor, "nn-run after in-process: " + name);
+
+  // nn-run for five steps, then in process for five from its state.
+  std::string half = dir + "/half.safetensors";
+  nnRun(so + " " + initial + " " + data(0, 4) + " --train-steps 5 --state-out " +
+        half);
+  auto saved = load_safetensors(half);
+  ASSERT_TRUE(saved.ok()) << saved.status();
+  Trainer second(GetParam());
+  second.step->load_state_dict(saved->tensors);
+  for (int k = 5; k < 10; ++k) {
+    auto [x, y] = batch(k);
+    (*second.step)(x, y);
+  }
+  StateDict after = second.step->state_dict();
+  ASSERT_EQ(after.size(), expected->tensors.size());
+  for (const auto &[name, tensor] : expected->tensors)
+    expectSameBits(after.at(name), tensor, "in-process after nn-run: " + name);
+}
+
+TEST_P(TrainArtifactTest, AForeignCheckpointIsRefusedAndChangesNothing) {
+  Trainer run(GetParam());
+  auto [x, y] = batch(0);
+  (*run.step)(x, y);
+  StateDict good = run.step->state_dict();
+  StateDict before;
+  for (const auto &[name, tensor] : good)
+    before.insert(name, tensor.clone());
+  StateDict bad;
+  for (const auto &[name, tensor] : good)
+    bad.insert(name, tensor.clone());
+  // New model values (which load first, then must be undone), and
+  // optimizer state for a parameter the model lacks.
+  Tensor &weight = bad.at("input_linear.weight");
+  for (int64_t i = 0; i < weight.numel(); ++i)
+    weight.data_ptr<float>()[i] += 1.0f;
+  bad.insert("optimizer.state.nowhere.weight.step", Tensor::zeros({}));
+  try {
+    run.step->load_state_dict(bad);
+    FAIL() << "a checkpoint with state for another parameter loaded";
+  } catch (const Error &e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("nowhere.weight"));
+  }
+  StateDict now = run.step->state_dict();
+  for (const auto &[name, tensor] : before)
+    expectSameBits(now.at(name), tensor, name);
+}
+
 INSTANTIATE_TEST_SUITE_P(DynamicNet, TrainArtifactTest,
                          ::testing::Values(optimizerCases()[1],
                                            optimizerCases()[5]),

@@ -118,6 +118,18 @@ public:
   void compile_to_file(const std::string &path,
                        const CompileOptions &options = {});
 
+  /// The model's state_dict with the optimizer's state under the names the
+  /// compiled step binds ("optimizer.state.<param>.<key>", the step count
+  /// as a float of the parameter's dtype): a checkpoint that nn-run
+  /// --train-steps resumes from, as load_state_dict does here. Needs the
+  /// optimizer constructor.
+  StateDict state_dict() const;
+  /// Loads what state_dict() or nn-run --state-out wrote: the model's
+  /// tensors (strictly, as Module::load_state_dict) and the optimizer's
+  /// state (as Optimizer::load_state_dict, its groups as they are now).
+  /// All-or-nothing: on any problem nn::Error names it and nothing changes.
+  void load_state_dict(const StateDict &state);
+
   /// What the last forward_backward captured, by name: nn::capture calls in
   /// forward (capture hooks) and in backward hooks (a module's grad_input or
   /// grad_output, a gradient before a hook changed it).
