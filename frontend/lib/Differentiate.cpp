@@ -327,6 +327,31 @@ TracedModule &TracedModule::differentiate(bool inputs) {
   auto forward = impl_->module->lookupSymbol<mlir::func::FuncOp>("forward");
   if (!forward || forward.isDeclaration())
     throw Error("nn-autodiff failed: the traced module has no forward");
+  // A gradient hook on a model input runs only when backward reaches the
+  // inputs; PyTorch refuses one on a tensor that does not require grad
+  // rather than never run it.
+  for (auto hook : forward.getOps<mlir::nn::GradientHookOp>()) {
+    if (hook.getSite() >= impl_->hookSites.size() ||
+        impl_->hookSites[hook.getSite()].kind != GradientHookSite::Kind::Tensor)
+      continue;
+    for (mlir::Value operand : hook->getOperands()) {
+      auto arg = llvm::dyn_cast<mlir::BlockArgument>(operand);
+      if (!arg || arg.getOwner() != &forward.getBody().front())
+        continue;
+      bool floating = llvm::isa<mlir::FloatType>(
+          llvm::cast<mlir::ShapedType>(arg.getType()).getElementType());
+      if (inputs && floating)
+        continue;
+      auto name = forward.getArgAttrOfType<mlir::StringAttr>(arg.getArgNumber(),
+                                                             "nn.name");
+      throw Error("register_hook: model input '" +
+                  (name ? name.getValue().str()
+                        : "input." + std::to_string(arg.getArgNumber())) +
+                  "' does not require grad, so no gradient reaches its hook "
+                  "(PyTorch refuses the hook too); hook an intermediate, or "
+                  "differentiate with respect to the inputs");
+    }
+  }
   detail::TraceContext trace(*impl_, forward);
   HookRunner hooks(*impl_, trace);
   if (mlir::failed(mlir::nn::differentiate(*impl_->module, forward, inputs,

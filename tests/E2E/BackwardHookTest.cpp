@@ -242,5 +242,34 @@ TEST_F(BackwardHookTest, AReplacementOfTheWrongShapeOrCountIsNamed) {
                   ::testing::HasSubstr("does not require grad")));
 }
 
+TEST_F(BackwardHookTest, AHookOnAModelInputIsRefusedUnlessInputsAreDifferentiated) {
+  auto loss = [this](bool hook) {
+    return [this, hook](const std::vector<Tensor> &in) {
+      Tensor x = in[0];
+      if (hook)
+        x.register_hook([](const Tensor &g) { return g * 2.0; });
+      return std::vector<Tensor>{F::sum(model->forward(x))};
+    };
+  };
+  TracedModule refused = trace(*model, {TensorSpec({8, 8})}, loss(true));
+  EXPECT_THAT([&] { refused.differentiate(); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr(
+                  "register_hook: model input 'input.0' does not require grad")));
+  // With the inputs' gradients asked for, the hook doubles the input's.
+  StateDict x;
+  x.insert("input.0", golden("observe").at("input"));
+  auto gradOfInput = [&](bool hook) {
+    TracedModule traced = trace(*model, {TensorSpec({8, 8})}, loss(hook));
+    traced.differentiate(/*inputs=*/true);
+    auto outputs = nn::compile(traced)->run(x);
+    EXPECT_TRUE(outputs.ok()) << outputs.status();
+    return outputs->at("grad.input.0");
+  };
+  Tensor plain = gradOfInput(false), doubled = gradOfInput(true);
+  ASSERT_EQ(plain.numel(), doubled.numel());
+  for (int64_t i = 0; i < plain.numel(); ++i)
+    EXPECT_EQ(doubled.item_as_double(i), 2 * plain.item_as_double(i)) << i;
+}
+
 } // namespace
 } // namespace nn::testing
