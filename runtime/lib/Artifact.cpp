@@ -16,7 +16,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
+#include <cstring>
 #include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace nn {
 namespace {
@@ -53,6 +58,13 @@ absl::Status parseTensorInfo(const json::Value &value, const std::string &source
                                                  "' has unknown dtype ",
                                                  dtype->getString()));
   info.dtype = *parsed;
+  int64_t bytes = static_cast<int64_t>(dtype_size(info.dtype));
+  for (int64_t d : info.shape)
+    if (__builtin_mul_overflow(bytes, d, &bytes))
+      return descriptionError(source, absl::StrCat("'", info.name, "' of shape ",
+                                                   shape_str(info.shape),
+                                                   " has more bytes than an "
+                                                   "int64 counts"));
   if (const json::Value *fallback = value.find("default")) {
     if (!fallback->isNumber() || !info.shape.empty())
       return descriptionError(source, absl::StrCat("'", info.name,
@@ -283,6 +295,55 @@ absl::Status checkIndices(const TensorInfo &info, const Tensor &tensor) {
 
 } // namespace
 
+/// Refuses an ELF file whose headers point past its end (a truncated or
+/// partly written .so), which dlopen would map and then fault on (SIGBUS)
+/// instead of reporting. Files that are not ELF are left to dlopen's error.
+static absl::Status checkElfExtent(const std::string &file, const std::string &path) {
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return absl::OkStatus(); // dlopen names the problem
+  struct stat st;
+  Elf64_Ehdr header;
+  bool readable = ::fstat(fd, &st) == 0 &&
+                  ::pread(fd, &header, sizeof header, 0) == sizeof header;
+  auto corrupt = [&](const std::string &what) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot load compiled model '", path, "': the file is truncated or "
+        "corrupt (", what, ", the file has ", st.st_size, " bytes)"));
+  };
+  absl::Status status = absl::OkStatus();
+  uint64_t size = readable ? static_cast<uint64_t>(st.st_size) : 0;
+  auto within = [&](uint64_t offset, uint64_t count, uint64_t each) {
+    uint64_t bytes, end;
+    return !__builtin_mul_overflow(count, each, &bytes) &&
+           !__builtin_add_overflow(offset, bytes, &end) && end <= size;
+  };
+  if (!readable || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
+      header.e_ident[EI_CLASS] != ELFCLASS64) {
+    // Not a 64-bit ELF file: dlopen's message says what it is.
+  } else if (header.e_phentsize != sizeof(Elf64_Phdr) ||
+             !within(header.e_phoff, header.e_phnum, sizeof(Elf64_Phdr))) {
+    status = corrupt("its program headers lie past its end");
+  } else if (header.e_shoff != 0 &&
+             !within(header.e_shoff, header.e_shnum, header.e_shentsize)) {
+    status = corrupt(absl::StrCat("its section headers end past byte ",
+                                  size));
+  } else {
+    for (uint16_t i = 0; i < header.e_phnum && status.ok(); ++i) {
+      Elf64_Phdr segment;
+      if (::pread(fd, &segment, sizeof segment,
+                  static_cast<off_t>(header.e_phoff + i * sizeof segment)) !=
+          sizeof segment)
+        status = corrupt("a program header cannot be read");
+      else if (!within(segment.p_offset, segment.p_filesz, 1))
+        status = corrupt(absl::StrCat("segment ", i, " ends at byte ",
+                                      segment.p_offset + segment.p_filesz));
+    }
+  }
+  ::close(fd);
+  return status;
+}
+
 absl::StatusOr<std::shared_ptr<Artifact>>
 Artifact::load(const std::string &path) {
   // A path without a slash is a file in the current folder, as everywhere
@@ -291,6 +352,8 @@ Artifact::load(const std::string &path) {
   // symbols.
   const std::string file =
       path.find('/') == std::string::npos ? "./" + path : path;
+  if (absl::Status s = checkElfExtent(file, path); !s.ok())
+    return s;
   void *handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle)
     return absl::NotFoundError(
@@ -437,11 +500,20 @@ void Artifact::set_rng_state(RngState state) {
 absl::StatusOr<std::vector<Tensor>>
 Artifact::run(const std::vector<Tensor> &inputs,
               std::optional<RngState> rng) const {
+  // Inputs first: a wrong call allocates nothing.
+  if (absl::Status s = checkInputs(inputs); !s.ok())
+    return s;
   std::vector<Tensor> outputs;
   outputs.reserve(description_.outputs.size());
-  for (const TensorInfo &info : description_.outputs)
-    outputs.push_back(Tensor::zeros(info.shape, info.dtype));
-  if (absl::Status s = run_into(inputs, outputs, rng); !s.ok())
+  for (const TensorInfo &info : description_.outputs) {
+    try {
+      outputs.push_back(Tensor::zeros(info.shape, info.dtype));
+    } catch (const Error &e) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          source_, ": cannot allocate output '", info.name, "': ", e.what()));
+    }
+  }
+  if (absl::Status s = invoke(inputs, outputs, rng); !s.ok())
     return s;
   return outputs;
 }
@@ -449,6 +521,12 @@ Artifact::run(const std::vector<Tensor> &inputs,
 absl::Status Artifact::run_into(const std::vector<Tensor> &inputs,
                                 std::vector<Tensor> &outputs,
                                 std::optional<RngState> rng) const {
+  if (absl::Status s = checkInputs(inputs); !s.ok())
+    return s;
+  return invoke(inputs, outputs, rng);
+}
+
+absl::Status Artifact::checkInputs(const std::vector<Tensor> &inputs) const {
   if (!bound_)
     return absl::FailedPreconditionError(absl::StrCat(
         source_, has_binding_
@@ -459,6 +537,20 @@ absl::Status Artifact::run_into(const std::vector<Tensor> &inputs,
     return absl::InvalidArgumentError(
         absl::StrCat(source_, " takes ", description_.inputs.size(),
                      " inputs, got ", inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (absl::Status s = checkTensor("input", description_.inputs[i], inputs[i]);
+        !s.ok())
+      return s;
+    if (absl::Status s = checkIndices(description_.inputs[i], inputs[i]);
+        !s.ok())
+      return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Artifact::invoke(const std::vector<Tensor> &inputs,
+                              std::vector<Tensor> &outputs,
+                              std::optional<RngState> rng) const {
   if (outputs.size() != description_.outputs.size())
     return absl::InvalidArgumentError(
         absl::StrCat(source_, " writes ", description_.outputs.size(),
@@ -470,15 +562,8 @@ absl::Status Artifact::run_into(const std::vector<Tensor> &inputs,
   args.reserve(state_.size() + inputs.size() + 1 + outputs.size());
   for (const Tensor &t : state_)
     args.push_back(stateArgument(t));
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (absl::Status s = checkTensor("input", description_.inputs[i], inputs[i]);
-        !s.ok())
-      return s;
-    if (absl::Status s = checkIndices(description_.inputs[i], inputs[i]);
-        !s.ok())
-      return s;
-    args.push_back(const_cast<void *>(inputs[i].raw_data()));
-  }
+  for (const Tensor &input : inputs)
+    args.push_back(const_cast<void *>(input.raw_data()));
   // The forward writes outputs while it still reads inputs and state, and
   // every output in full: a shared buffer would be read after it is written.
   for (size_t i = 0; i < outputs.size(); ++i) {

@@ -11,6 +11,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include <filesystem>
+#include <fstream>
+
 using namespace nn;
 
 namespace {
@@ -93,6 +96,44 @@ TEST(BoundaryTest, NllLossTargetsOutOfRangeAreRefusedButIgnoreIndexIsNot) {
               ::testing::EndsWith("nll_loss: input 'input.1' holds index 4 at "
                                   "[1], out of range [0, 4) (ignore_index "
                                   "-100)"));
+}
+
+TEST(BoundaryTest, AnOutputTooLargeForMemoryIsAnErrorAndBadInputsComeFirst) {
+  // 2^22 x 2^22 float32 outputs: 64 TiB, more than any machine here has.
+  Identity model;
+  auto traced = trace(*model, {TensorSpec({1, 1})}, [](const std::vector<Tensor> &in) {
+    return std::vector<Tensor>{F::expand(in[0], {int64_t(1) << 22, int64_t(1) << 22})};
+  });
+  auto artifact = compile(traced);
+  auto wrong = artifact->run({Tensor::zeros({2, 2})});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_THAT(std::string(wrong.status().message()), ::testing::HasSubstr("input"));
+  auto huge = artifact->run({Tensor::zeros({1, 1})});
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(huge.status().message()),
+              ::testing::HasSubstr("cannot allocate output 'output.0'"));
+}
+
+TEST(BoundaryTest, ATruncatedSharedObjectIsRefusedNotMapped) {
+  std::string dir = ::testing::TempDir() + "/nn_truncated";
+  std::filesystem::create_directories(dir);
+  Linear model(4, 3);
+  compile_to_file(trace(model, {TensorSpec({2, 4})}), dir + "/whole.so");
+  std::ifstream in(dir + "/whole.so", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)),
+                    std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 4096u);
+  ASSERT_TRUE(Artifact::load(dir + "/whole.so").ok());
+  for (double fraction : {0.25, 0.5, 0.75, 0.95, 0.999}) {
+    size_t keep = static_cast<size_t>(bytes.size() * fraction);
+    std::string path = dir + "/part" + std::to_string(keep) + ".so";
+    std::ofstream(path, std::ios::binary).write(bytes.data(), keep);
+    auto loaded = Artifact::load(path);
+    ASSERT_FALSE(loaded.ok()) << keep << " of " << bytes.size() << " bytes loaded";
+    EXPECT_THAT(std::string(loaded.status().message()),
+                ::testing::HasSubstr("truncated or corrupt"));
+  }
 }
 
 TEST(BoundaryTest, RunIntoWritesTheCallersOutputsInPlace) {

@@ -184,6 +184,13 @@ public:
 
 private:
   Artifact() = default;
+  /// What run and run_into check first: bound, and every input as the
+  /// description says (name, dtype, shape, index ranges).
+  absl::Status checkInputs(const std::vector<Tensor> &inputs) const;
+  /// Checks the outputs and runs forward on checked inputs.
+  absl::Status invoke(const std::vector<Tensor> &inputs,
+                      std::vector<Tensor> &outputs,
+                      std::optional<RngState> rng) const;
   std::string source_;
   std::shared_ptr<void> owner_;
   const nn_artifact_v2 *table_ = nullptr;
