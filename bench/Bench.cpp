@@ -346,6 +346,7 @@ void setThreads(Impl impl, int threads) {
   case Impl::nn:
   case Impl::nn_nofuse:
   case Impl::nn_nofuse_nofold:
+  case Impl::nn_split:
     nn_rt_set_num_threads(threads);
     return;
   case Impl::hand:
