@@ -17,6 +17,7 @@
 
 #include "gmock/gmock.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -191,7 +192,12 @@ TEST(FusedStepTest, AChangedUpdateRecompiles) {
 class TrainArtifactTest : public ::testing::TestWithParam<OptimizerCase> {
 protected:
   void SetUp() override {
-    dir = ::testing::TempDir() + "/nn_train_artifact_" + GetParam().name;
+    // One folder per test (its name holds the case): ctest runs them in
+    // parallel.
+    std::string test =
+        ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(test.begin(), test.end(), '/', '_');
+    dir = ::testing::TempDir() + "/nn_train_artifact_" + test;
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
   }
