@@ -74,9 +74,23 @@ bool isDepthwise(ConvOp conv) {
          weight.getDimSize(1) == 1;
 }
 
+/// Whether a value of `op` has no elements (a zero dimension): the kernels
+/// assume at least one of each; the loops handle none (PyTorch's answer: an
+/// empty result, or zeros and the bias when the summed dimension is empty).
+bool hasEmptyValue(Operation *op) {
+  auto empty = [](Value v) {
+    auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+    return type && type.hasStaticShape() && type.getNumElements() == 0;
+  };
+  return llvm::any_of(op->getOperands(), empty) ||
+         llvm::any_of(op->getResults(), empty);
+}
+
 /// Why the kernels cannot compute `op` (an nn.matmul, nn.linear or nn.conv),
 /// or null when they can.
 const char *whyNoKernel(Operation *op) {
+  if (hasEmptyValue(op))
+    return "a zero-size operand or result (lowered as loops)";
   if (auto matmul = llvm::dyn_cast<MatmulOp>(op)) {
     if (!staticF32(matmul.getLhs(), 2) || !staticF32(matmul.getRhs(), 2) ||
         !staticF32(matmul.getResult(), 2))
@@ -1211,6 +1225,8 @@ MatrixResult matrixResult(CallBuilder &cb, Operation *anchor,
 /// Why the batched kernels cannot compute `op` (an nn.matmul with batch
 /// dims or an nn.scaled_dot_product_attention), or null when they can.
 const char *whyNoBatchedKernel(Operation *op) {
+  if (hasEmptyValue(op))
+    return "a zero-size operand or result (lowered as loops)";
   if (auto attention = llvm::dyn_cast<ScaledDotProductAttentionOp>(op))
     if (attention.hasDropout())
       return "attention with dropout (training) has no kernel";
