@@ -102,6 +102,8 @@ void mlir::nn::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createUseNontemporalStoresPass());
   // Each scf.forall becomes an nn_rt_parallel_for call.
   pm.addPass(createOutlineParallelLoopsPass());
+  // Zero-size arguments get a type the bare-pointer convention takes.
+  pm.addPass(createFlattenEmptyArgumentsPass());
   parse(kToLLVM);
 }
 

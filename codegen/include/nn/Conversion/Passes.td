@@ -563,6 +563,34 @@ def OutlineParallelLoopsPass
   ];
 }
 
+def FlattenEmptyArgumentsPass
+    : Pass<"nn-flatten-empty-arguments", "::mlir::ModuleOp"> {
+  let summary = "Give zero-size memref arguments of entry points a 1-D type "
+                "the bare-pointer calling convention converts";
+  let description = [{
+    Runs after bufferization, before the conversion to LLVM. A tensor with
+    a zero dimension that is not its first (a linear's weight
+    `memref<3x0xf32>`, in_features = 0) is still an argument of the
+    artifact, but the bare-pointer calling convention of
+    convert-func-to-llvm (MLIR 19) refuses its type, leaving the function
+    unconverted. Such an argument of a function nothing in the module calls
+    (an entry point, called through the C ABI) becomes `memref<0xf32>`,
+    viewed with its own shape again at the entry:
+
+    ```mlir
+    func.func @forward(%w: memref<0xf32>, ...) {
+      %v = memref.reinterpret_cast %w to offset: [0], sizes: [3, 0],
+             strides: [0, 1] : memref<0xf32> to memref<3x0xf32>
+      ...  // every use of the argument reads %v
+    }
+    ```
+
+    The pointer crossing the boundary is the same; nothing is read through
+    it, as the tensor has no elements.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def UseNontemporalStoresPass
     : Pass<"nn-use-nontemporal-stores", "::mlir::func::FuncOp"> {
   let summary = "Write vectors into buffers larger than the last-level "
