@@ -115,6 +115,18 @@ TEST(BoundaryTest, AnOutputTooLargeForMemoryIsAnErrorAndBadInputsComeFirst) {
               ::testing::HasSubstr("cannot allocate output 'output.0'"));
 }
 
+TEST(BoundaryTest, ALinearOverZeroFeaturesIsItsBiasAsInPyTorch) {
+  Linear model(0, 3);
+  for (int64_t i = 0; i < 3; ++i)
+    model->bias.data_ptr<float>()[i] = 0.5f * float(i) - 1.0f;
+  auto artifact = compile(trace(model, {TensorSpec({2, 0})}));
+  auto outputs = artifact->run({Tensor::zeros({2, 0})});
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  ASSERT_EQ((*outputs)[0].shape(), (Shape{2, 3}));
+  for (int64_t i = 0; i < 6; ++i)
+    EXPECT_EQ((*outputs)[0].data_ptr<float>()[i], 0.5f * float(i % 3) - 1.0f);
+}
+
 TEST(BoundaryTest, ATruncatedSharedObjectIsRefusedNotMapped) {
   std::string dir = ::testing::TempDir() + "/nn_truncated";
   std::filesystem::create_directories(dir);
