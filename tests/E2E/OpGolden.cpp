@@ -2,6 +2,8 @@
 
 #include "OpGolden.h"
 
+#include <cstring>
+
 #include <cmath>
 
 namespace nn::testing {
@@ -19,6 +21,14 @@ std::string traceError(const std::vector<TensorSpec> &specs,
     return e.what();
   }
   return "";
+}
+
+void expectSameBits(const Tensor &actual, const Tensor &expected,
+                    const std::string &what) {
+  ASSERT_EQ(actual.shape(), expected.shape()) << what;
+  ASSERT_EQ(actual.dtype(), expected.dtype()) << what;
+  EXPECT_EQ(std::memcmp(actual.raw_data(), expected.raw_data(), actual.nbytes()), 0)
+      << what << " differs";
 }
 
 void expectClose(const Tensor &actual, const Tensor &expected,

@@ -55,6 +55,9 @@ std::string caseName(const ::testing::TestParamInfo<OpCase> &info);
 /// `tolerance`; `what` names it in failures.
 void expectClose(const Tensor &actual, const Tensor &expected,
                  const Tolerance &tolerance, const std::string &what);
+/// Expects `actual` to equal `expected` bit for bit (shape, dtype, bytes).
+void expectSameBits(const Tensor &actual, const Tensor &expected,
+                    const std::string &what);
 
 /// The message of the nn::Error that tracing `fn` on `specs` (in a root
 /// module) throws, or "" when tracing succeeds.
