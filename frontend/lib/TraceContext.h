@@ -122,8 +122,7 @@ public:
   /// In a resumed trace: adds the input `name` (a tensor of `shape` and
   /// `dtype`) to forward after its inputs (before the generator state),
   /// with the further argument attributes `attrs`; returns it.
-  mlir::Value addInput(const std::string &name, const Shape &shape,
-                       DType dtype,
+  mlir::Value addInput(const std::string &name, const Shape &shape, DType dtype,
                        llvm::ArrayRef<mlir::NamedAttribute> attrs = {});
   /// Lets store() write parameters too: the trace is an optimizer update.
   void allowParameterStores() { parameterStores_ = true; }

@@ -306,8 +306,8 @@ void TraceContext::store(const Tensor &buffer, Value value, const char *op) {
   loads_[symbol->second] = value;
 }
 
-void TraceContext::declareBuffer(const std::string &name,
-                                 const Tensor &tensor, bool startsAtZero) {
+void TraceContext::declareBuffer(const std::string &name, const Tensor &tensor,
+                                 bool startsAtZero) {
   if (!entry_)
     fail("declareBuffer: no traced forward to add state to");
   if (impl_.state.find(name))

@@ -63,8 +63,8 @@ void appendUpdate(TracedModule &traced, optim::Optimizer &optimizer) {
     std::string name = h.input_name();
     mlir::NamedAttribute value = trace.builder.getNamedAttr(
         "nn.default", trace.builder.getF64FloatAttr(h.value));
-    hyper[name] = trace.wrap(trace.addInput(kOptimizerPrefix + name, {},
-                                            h.dtype, {value}));
+    hyper[name] = trace.wrap(
+        trace.addInput(kOptimizerPrefix + name, {}, h.dtype, {value}));
   }
   std::vector<Tensor> grads;
   for (mlir::Value grad : gradValues)
@@ -76,7 +76,8 @@ void appendUpdate(TracedModule &traced, optim::Optimizer &optimizer) {
   detail::DiagnosticCapture capture(impl.context);
   if (mlir::failed(mlir::verify(*impl.module)))
     throw Error("nn::TrainStep: the traced update is invalid IR (a bug in "
-                "nn): " + capture.message());
+                "nn): " +
+                capture.message());
 }
 
 } // namespace
@@ -169,7 +170,8 @@ std::function<TracedModule()> TrainStep::stepTracer() const {
 CompiledModule &TrainStep::compiled_step() {
   if (!step_) {
     step_ = std::make_unique<CompiledModule>(model_, stepTracer(), options_);
-    step_->depend_on([optimizer = optimizer_] { return optimizer->trace_key(); });
+    step_->depend_on(
+        [optimizer = optimizer_] { return optimizer->trace_key(); });
   }
   return *step_;
 }

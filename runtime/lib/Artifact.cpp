@@ -61,14 +61,15 @@ absl::Status parseTensorInfo(const json::Value &value, const std::string &source
   int64_t bytes = static_cast<int64_t>(dtype_size(info.dtype));
   for (int64_t d : info.shape)
     if (__builtin_mul_overflow(bytes, d, &bytes))
-      return descriptionError(source, absl::StrCat("'", info.name, "' of shape ",
-                                                   shape_str(info.shape),
-                                                   " has more bytes than an "
-                                                   "int64 counts"));
+      return descriptionError(source,
+                              absl::StrCat("'", info.name, "' of shape ",
+                                           shape_str(info.shape),
+                                           " has more bytes than an "
+                                           "int64 counts"));
   if (const json::Value *fallback = value.find("default")) {
     if (!fallback->isNumber() || !info.shape.empty())
-      return descriptionError(source, absl::StrCat("'", info.name,
-                                                   "' has a bad default"));
+      return descriptionError(
+          source, absl::StrCat("'", info.name, "' has a bad default"));
     info.default_value = fallback->getDouble();
   }
   if (const json::Value *checks = value.find("index_checks")) {
@@ -298,7 +299,8 @@ absl::Status checkIndices(const TensorInfo &info, const Tensor &tensor) {
 /// Refuses an ELF file whose headers point past its end (a truncated or
 /// partly written .so), which dlopen would map and then fault on (SIGBUS)
 /// instead of reporting. Files that are not ELF are left to dlopen's error.
-static absl::Status checkElfExtent(const std::string &file, const std::string &path) {
+static absl::Status checkElfExtent(const std::string &file,
+                                   const std::string &path) {
   int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return absl::OkStatus(); // dlopen names the problem
@@ -307,9 +309,11 @@ static absl::Status checkElfExtent(const std::string &file, const std::string &p
   bool readable = ::fstat(fd, &st) == 0 &&
                   ::pread(fd, &header, sizeof header, 0) == sizeof header;
   auto corrupt = [&](const std::string &what) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot load compiled model '", path, "': the file is truncated or "
-        "corrupt (", what, ", the file has ", st.st_size, " bytes)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot load compiled model '", path,
+                     "': the file is truncated or "
+                     "corrupt (",
+                     what, ", the file has ", st.st_size, " bytes)"));
   };
   absl::Status status = absl::OkStatus();
   uint64_t size = readable ? static_cast<uint64_t>(st.st_size) : 0;
@@ -326,8 +330,7 @@ static absl::Status checkElfExtent(const std::string &file, const std::string &p
     status = corrupt("its program headers lie past its end");
   } else if (header.e_shoff != 0 &&
              !within(header.e_shoff, header.e_shnum, header.e_shentsize)) {
-    status = corrupt(absl::StrCat("its section headers end past byte ",
-                                  size));
+    status = corrupt(absl::StrCat("its section headers end past byte ", size));
   } else {
     for (uint16_t i = 0; i < header.e_phnum && status.ok(); ++i) {
       Elf64_Phdr segment;
@@ -538,7 +541,8 @@ absl::Status Artifact::checkInputs(const std::vector<Tensor> &inputs) const {
         absl::StrCat(source_, " takes ", description_.inputs.size(),
                      " inputs, got ", inputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (absl::Status s = checkTensor("input", description_.inputs[i], inputs[i]);
+    if (absl::Status s =
+            checkTensor("input", description_.inputs[i], inputs[i]);
         !s.ok())
       return s;
     if (absl::Status s = checkIndices(description_.inputs[i], inputs[i]);

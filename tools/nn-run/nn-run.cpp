@@ -146,8 +146,7 @@ int main(int argc, char **argv) {
       if (!trainSteps)
         return fail(std::string("--train-steps expects a count >= 0, got '") +
                     text + "'");
-    }
-    else if (std::strcmp(argv[i], "--state-out") == 0 && i + 1 < argc)
+    } else if (std::strcmp(argv[i], "--state-out") == 0 && i + 1 < argc)
       statePath = argv[++i];
     else if ((std::strcmp(argv[i], "--seed") == 0 ||
               std::strcmp(argv[i], "--rng-offset") == 0) &&

@@ -36,7 +36,8 @@ bool needsFlattening(Type type) {
 }
 
 struct FlattenEmptyArgumentsPass
-    : public nn::impl::FlattenEmptyArgumentsPassBase<FlattenEmptyArgumentsPass> {
+    : public nn::impl::FlattenEmptyArgumentsPassBase<
+          FlattenEmptyArgumentsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     for (auto func : module.getOps<func::FuncOp>()) {

@@ -25,7 +25,6 @@
 
 #include "nn/Functional.h"
 
-
 namespace nn::optim {
 
 namespace F = functional;

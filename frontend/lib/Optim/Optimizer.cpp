@@ -117,7 +117,8 @@ int64_t Optimizer::step_count(const Tensor &param) const {
 
 std::string HyperParameter::input_name() const {
   std::string name = "param_groups." + std::to_string(group) + "." + this->name;
-  return dtype == DType::f32 ? name : name + "." + std::string(dtype_name(dtype));
+  return dtype == DType::f32 ? name
+                             : name + "." + std::string(dtype_name(dtype));
 }
 
 size_t Optimizer::groupOf(const Tensor &param) const {
@@ -174,7 +175,8 @@ void Optimizer::trace_step(const std::vector<Tensor> &params,
     u.step = state.step + 1.0;
     F::assign_buffer(state.step, u.step);
     for (auto &[name, value] : scalars(options)) {
-      std::string input = HyperParameter{group, name, p.dtype(), value}.input_name();
+      std::string input =
+          HyperParameter{group, name, p.dtype(), value}.input_name();
       auto it = hyper.find(input);
       if (it == hyper.end())
         throw Error("optimizer: the traced update has no input " + input);
@@ -191,9 +193,9 @@ uint64_t Optimizer::trace_key() const {
     for (const Tensor &p : group.params()) {
       auto it = state_.find(p.storage().get());
       key += std::to_string(reinterpret_cast<uintptr_t>(p.storage().get())) +
-             (it == state_.end() ? "," : "+" + std::to_string(
-                                                   it->second.tensors.size()) +
-                                             ",");
+             (it == state_.end()
+                  ? ","
+                  : "+" + std::to_string(it->second.tensors.size()) + ",");
     }
     key += ";";
   }
@@ -247,7 +249,8 @@ void Optimizer::step() {
   auto keyOf = [&] {
     std::string key = std::to_string(trace_key()) + ":";
     for (const Tensor &p : params)
-      key += std::to_string(reinterpret_cast<uintptr_t>(p.storage().get())) + ",";
+      key +=
+          std::to_string(reinterpret_cast<uintptr_t>(p.storage().get())) + ",";
     return key;
   };
   if (!update_ || keyOf() != update_key_) {
@@ -380,8 +383,8 @@ void Optimizer::load_state_dict(const SafetensorsContents &in,
           (tensor.dtype() != DType::i64 && !is_floating_point(tensor.dtype())))
         problems.push_back("'" + key + "' must be one number");
       else if (tensor.dtype() == DType::i64)
-        state.step = scalarTensor(double(*tensor.data_ptr<int64_t>()),
-                                  param->dtype());
+        state.step =
+            scalarTensor(double(*tensor.data_ptr<int64_t>()), param->dtype());
       else
         state.step = scalarTensor(tensor.dtype() == DType::f64
                                       ? *tensor.data_ptr<double>()

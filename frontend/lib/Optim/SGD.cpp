@@ -5,8 +5,8 @@
 //   d_p = -grad if maximize else grad
 //   if weight_decay != 0: d_p = d_p + weight_decay * param
 //   if momentum != 0:
-//     buf = clone(d_p) on the first step, else buf * momentum + (1 - dampening) * d_p
-//     d_p = d_p + momentum * buf if nesterov else buf
+//     buf = clone(d_p) on the first step, else buf * momentum + (1 - dampening)
+//     * d_p d_p = d_p + momentum * buf if nesterov else buf
 //   param = param - lr * d_p
 //
 // The compiled update counts the steps itself (ParamUpdate::step) and
@@ -94,8 +94,9 @@ void SGD::trace_update(const OptimizerOptions &options,
     d_p = d_p + s["weight_decay"] * u.param;
   if (o.momentum() != 0) {
     Tensor &buf = u.state.at("momentum_buffer");
-    Tensor next = F::where(F::lt(u.step, 1.5), d_p,
-                           buf * s["momentum"] + s["one_minus_dampening"] * d_p);
+    Tensor next =
+        F::where(F::lt(u.step, 1.5), d_p,
+                 buf * s["momentum"] + s["one_minus_dampening"] * d_p);
     F::assign_buffer(buf, next);
     d_p = o.nesterov() ? d_p + s["momentum"] * next : next;
   }
