@@ -12,6 +12,9 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <limits>
+#include <optional>
+
 using namespace mlir;
 using namespace mlir::nn;
 using namespace mlir::nn::detail;
@@ -58,17 +61,22 @@ LogicalResult checkChannelsFirst(std::optional<Location> loc, StringRef opName,
   return success();
 }
 
-/// torch's pooling_output_shape.
-int64_t pooledSize(int64_t in, int64_t kernel, int64_t padLo, int64_t padHi,
-                   int64_t stride, int64_t dilation, bool ceilMode) {
-  int64_t span = in + padLo + padHi - dilation * (kernel - 1) - 1;
+/// torch's pooling_output_shape, computed in 128 bits; nullopt when an
+/// attribute is so large that the size does not fit an int64.
+std::optional<int64_t> pooledSize(int64_t in, int64_t kernel, int64_t padLo,
+                                  int64_t padHi, int64_t stride,
+                                  int64_t dilation, bool ceilMode) {
+  using Wide = __int128;
+  Wide span = Wide(in) + padLo + padHi - Wide(dilation) * (Wide(kernel) - 1) - 1;
   if (span < 0)
     return 0;
-  int64_t out = (span + (ceilMode ? stride - 1 : 0)) / stride + 1;
+  Wide out = (span + (ceilMode ? Wide(stride) - 1 : 0)) / stride + 1;
   // The last window must start inside the input or its low padding.
-  if (ceilMode && (out - 1) * stride >= in + padLo)
+  if (ceilMode && (out - 1) * stride >= Wide(in) + padLo)
     --out;
-  return out;
+  if (out > std::numeric_limits<int64_t>::max())
+    return std::nullopt;
+  return static_cast<int64_t>(out);
 }
 
 /// Checks the optional bias is [channels] with the input's element type.
@@ -143,15 +151,18 @@ ConvOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
                        hi = padHigh(adaptor.getPadding(), rank);
   SmallVector<int64_t> shape = {input.getDimSize(0), out};
   for (int64_t i = 0; i < rank; ++i) {
-    int64_t size = pooledSize(input.getDimSize(2 + i), weight.getDimSize(2 + i),
-                              lo[i], hi[i], adaptor.getStride()[i],
-                              adaptor.getDilation()[i], false);
-    if (size < 1)
+    std::optional<int64_t> size = pooledSize(
+        input.getDimSize(2 + i), weight.getDimSize(2 + i), lo[i], hi[i],
+        adaptor.getStride()[i], adaptor.getDilation()[i], false);
+    if (!size)
+      return emitOptionalError(loc, name, ": the output size overflows int64 "
+                               "in dimension ", 2 + i, shapes);
+    if (*size < 1)
       return emitOptionalError(loc, name,
                                ": the (dilated) kernel is larger than the "
                                "padded input in dimension ",
                                2 + i, shapes);
-    shape.push_back(size);
+    shape.push_back(*size);
   }
   inferredReturnTypes.push_back(RankedTensorType::get(shape, *elementType));
   return success();
@@ -247,17 +258,22 @@ static LogicalResult inferPool(std::optional<Location> loc, StringRef name,
     return failure();
   SmallVector<int64_t> shape(input.getShape().take_front(2));
   for (int64_t i = 0; i < 2; ++i) {
-    if (padding[i] * 2 > kernel[i])
+    if (padding[i] > kernel[i] / 2)
       return emitOptionalError(loc, name, ": padding ", listOf(padding),
                                " must be at most half of kernel_size ",
                                listOf(kernel));
-    int64_t size = pooledSize(input.getDimSize(2 + i), kernel[i], padding[i],
-                              padding[i], stride[i], dilation[i], ceilMode);
-    if (size < 1)
+    std::optional<int64_t> size =
+        pooledSize(input.getDimSize(2 + i), kernel[i], padding[i], padding[i],
+                   stride[i], dilation[i], ceilMode);
+    if (!size)
+      return emitOptionalError(loc, name, ": the output size overflows int64 "
+                               "(kernel_size ", listOf(kernel), ", dilation ",
+                               listOf(dilation), ")");
+    if (*size < 1)
       return emitOptionalError(loc, name, ": kernel_size ", listOf(kernel),
                                " is larger than the padded input ",
                                shapeOf(input));
-    shape.push_back(size);
+    shape.push_back(*size);
   }
   inferredReturnTypes.push_back(
       RankedTensorType::get(shape, input.getElementType()));

@@ -514,7 +514,10 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
       return emitOptionalError(loc, "split: split_sizes ", formatList(sizes),
                                " has a negative size (input ",
                                formatShape(shape), ")");
-    total += size;
+    if (__builtin_add_overflow(total, size, &total))
+      return emitOptionalError(loc, "split: split_sizes ", formatList(sizes),
+                               " sum past int64 (input ", formatShape(shape),
+                               ")");
   }
   if (total != shape[*dim])
     return emitOptionalError(loc, "split: split_sizes ", formatList(sizes),

@@ -312,3 +312,21 @@ func.func @interpolate_size(%x: tensor<1x3x7x7xf32>) -> tensor<1x3x14x14xf32> {
   %y = nn.interpolate %x size [14] mode "nearest" : (tensor<1x3x7x7xf32>) -> tensor<1x3x14x14xf32>
   return %y : tensor<1x3x14x14xf32>
 }
+
+// -----
+
+func.func @conv_size_overflows(%x: tensor<1x3x7x7xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x5x5xf32> {
+  // expected-error @+2 {{conv2d: the output size overflows int64 in dimension 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = nn.conv %x, %w stride [1, 1] padding [9223372036854775807, 0] dilation [1, 1] groups 1 : (tensor<1x3x7x7xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x5x5xf32>
+  return %y : tensor<1x4x5x5xf32>
+}
+
+// -----
+
+func.func @max_pool2d_size_overflows(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32> {
+  // expected-error @+2 {{max_pool2d: padding [9223372036854775807, 0] must be at most half of kernel_size [2, 2]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = nn.max_pool2d %x kernel [2, 2] stride [2, 2] padding [9223372036854775807, 0] dilation [1, 1] : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
+  return %y : tensor<1x3x4x4xf32>
+}

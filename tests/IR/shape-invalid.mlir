@@ -358,3 +358,12 @@ func.func @reshape_result(%x: tensor<2x3xf32>) {
   %r = nn.reshape %x [3, 2] : (tensor<2x3xf32>) -> tensor<6xf32>
   return
 }
+
+// -----
+
+func.func @split_sum_overflows(%x: tensor<3xf32>) {
+  // expected-error @+2 {{split: split_sizes [9223372036854775807, 9223372036854775807] sum past int64 (input 3)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %r:2 = nn.split %x [9223372036854775807, 9223372036854775807] dim 0 : (tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+  return
+}
