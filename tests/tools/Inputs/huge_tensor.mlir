@@ -1,0 +1,4 @@
+func.func @forward(%x: tensor<99999999999x99999999999xf32>) -> tensor<99999999999x99999999999xf32> {
+  %y = nn.relu %x : tensor<99999999999x99999999999xf32>
+  return %y : tensor<99999999999x99999999999xf32>
+}
