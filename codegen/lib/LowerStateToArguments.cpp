@@ -89,10 +89,8 @@ struct LowerStateToArgumentsPass
       auto name = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
       if (!isStateUsed(module, name))
         continue;
-      Type type = llvm::isa<ParameterOp>(op)
-                      ? llvm::cast<ParameterOp>(op).getType()
-                      : llvm::cast<BufferOp>(op).getType();
-      state.push_back({name.getValue(), type, embeddedValue(&op, written)});
+      state.push_back({name.getValue(), declaredStateType(&op),
+                       embeddedValue(&op, written)});
     }
 
     for (auto func : module.getOps<func::FuncOp>()) {

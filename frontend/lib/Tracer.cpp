@@ -285,17 +285,13 @@ void TraceContext::store(const Tensor &buffer, Value value, const char *op) {
                            "model, not to an input or computed tensor");
   mlir::Operation *decl =
       mlir::SymbolTable::lookupSymbolIn(impl_.module.get(), symbol->second);
-  mlir::Type declared;
-  if (auto buffer = llvm::dyn_cast_or_null<mlir::nn::BufferOp>(decl))
-    declared = buffer.getType();
-  else if (auto param = llvm::dyn_cast_or_null<mlir::nn::ParameterOp>(decl);
-           param && parameterStores_)
-    declared = param.getType();
-  else
+  if (!llvm::isa_and_nonnull<mlir::nn::BufferOp>(decl) &&
+      !(parameterStores_ && llvm::isa_and_nonnull<mlir::nn::ParameterOp>(decl)))
     fail(std::string(op) + ": '" + symbol->second +
          "' is a parameter; only buffers are written by a forward");
   auto type = llvm::cast<mlir::RankedTensorType>(value.getType());
-  auto declType = llvm::cast<mlir::RankedTensorType>(declared);
+  auto declType =
+      llvm::cast<mlir::RankedTensorType>(mlir::nn::declaredStateType(decl));
   if (type != declType)
     fail(std::string(op) + ": value " +
          mlir::nn::formatShape(type.getShape()) +

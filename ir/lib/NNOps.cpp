@@ -83,6 +83,14 @@ llvm::DenseSet<StringAttr> mlir::nn::writtenState(ModuleOp module) {
   return written;
 }
 
+Type mlir::nn::declaredStateType(Operation *declaration) {
+  if (auto param = llvm::dyn_cast_or_null<ParameterOp>(declaration))
+    return param.getType();
+  if (auto buffer = llvm::dyn_cast_or_null<BufferOp>(declaration))
+    return buffer.getType();
+  return Type();
+}
+
 ElementsAttr mlir::nn::embeddedValue(Operation *declaration,
                                      const llvm::DenseSet<StringAttr> &written) {
   auto value = declaration->getAttrOfType<ElementsAttr>("value");
@@ -103,12 +111,8 @@ LogicalResult LoadOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   Operation *decl = symbolTable.lookupNearestSymbolFrom(*this, getNameAttr());
   if (!decl)
     return emitOpError("reads '") << getName() << "', which is not declared";
-  Type declared;
-  if (auto param = llvm::dyn_cast<ParameterOp>(decl))
-    declared = param.getType();
-  else if (auto buffer = llvm::dyn_cast<BufferOp>(decl))
-    declared = buffer.getType();
-  else
+  Type declared = declaredStateType(decl);
+  if (!declared)
     return emitOpError("reads '")
            << getName() << "', which is not an nn.parameter or nn.buffer";
   if (declared != getType())

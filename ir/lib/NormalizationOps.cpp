@@ -313,12 +313,8 @@ LogicalResult StoreOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   Operation *decl = symbolTable.lookupNearestSymbolFrom(*this, getNameAttr());
   if (!decl)
     return emitOpError("writes '") << getName() << "', which is not declared";
-  Type declared;
-  if (auto buffer = llvm::dyn_cast<BufferOp>(decl))
-    declared = buffer.getType();
-  else if (auto parameter = llvm::dyn_cast<ParameterOp>(decl))
-    declared = parameter.getType();
-  else
+  Type declared = declaredStateType(decl);
+  if (!declared)
     return emitOpError("writes '")
            << getName() << "', which is not an nn.buffer or nn.parameter";
   if (declared != getValue().getType())

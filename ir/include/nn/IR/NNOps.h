@@ -53,6 +53,10 @@ bool isStateUsed(ModuleOp module, StringAttr name);
 /// The state symbols some function of `module` writes (nn.store).
 llvm::DenseSet<StringAttr> writtenState(ModuleOp module);
 
+/// The type the nn.parameter or nn.buffer `declaration` declares; null for
+/// any other op (or none).
+Type declaredStateType(Operation *declaration);
+
 /// What the nn.parameter or nn.buffer `declaration` embeds in the compiled
 /// artifact: its `value`, unless it is in `written` (state a function
 /// writes is always bound); null when nothing.
