@@ -189,18 +189,12 @@ StateDict TrainStep::state_dict() const {
   // named_parameters names a tie once, by its first name, as the compiled
   // step names its state.
   for (const auto &[name, param] : model_->named_parameters()) {
-    int64_t steps = optimizer_->step_count(param);
-    if (steps == 0)
+    if (optimizer_->step_count(param) == 0)
       continue;
     std::string prefix = std::string(kOptimizerPrefix) + "state." + name + ".";
     for (const auto &[key, tensor] : optimizer_->state_of(param))
       out.insert(prefix + key, tensor);
-    Tensor step = Tensor::zeros({}, param.dtype());
-    if (param.dtype() == DType::f64)
-      *step.data_ptr<double>() = double(steps);
-    else
-      *step.data_ptr<float>() = float(steps);
-    out.insert(prefix + "step", step);
+    out.insert(prefix + "step", optimizer_->step_tensor(param));
   }
   return out;
 }
@@ -240,8 +234,10 @@ Tensor TrainStep::forward_backward(const std::vector<Tensor> &args) {
   return outputs[0];
 }
 
-void TrainStep::takeGradients(const Artifact &artifact,
-                              const std::vector<Tensor> &outputs) {
+std::vector<Tensor>
+TrainStep::takeGradients(const Artifact &artifact,
+                         const std::vector<Tensor> &outputs) {
+  std::vector<Tensor> given;
   const auto &described = artifact.description().outputs;
   // Every state_dict name of a tensor shares its gradient slot.
   StateDict state = model_->state_dict();
@@ -261,7 +257,9 @@ void TrainStep::takeGradients(const Artifact &artifact,
       Tensor grad = param->grad();
       accumulate(grad, outputs[i]);
     }
+    given.push_back(*param);
   }
+  return given;
 }
 
 Tensor TrainStep::operator()(const std::vector<Tensor> &args) {
@@ -272,36 +270,30 @@ Tensor TrainStep::operator()(const std::vector<Tensor> &args) {
   std::vector<Tensor> params;
   for (const optim::OptimizerParamGroup &group : optimizer_->param_groups())
     params.insert(params.end(), group.params().begin(), group.params().end());
-  std::map<std::string, double> hyper;
+  std::map<std::string, optim::HyperParameter> hyper;
   for (const optim::HyperParameter &h : optimizer_->hyper_parameters(params))
-    hyper[kOptimizerPrefix + h.input_name()] = h.value;
+    hyper.emplace(kOptimizerPrefix + h.input_name(), h);
   std::vector<Tensor> inputs = args;
   const auto &described = artifact->description().inputs;
   for (size_t i = args.size(); i < described.size(); ++i) {
-    auto value = hyper.find(described[i].name);
-    if (value == hyper.end())
+    auto h = hyper.find(described[i].name);
+    if (h == hyper.end()) {
+      size_t taken = 0;
+      for (const TensorInfo &input : described)
+        taken += input.name.rfind(kOptimizerPrefix, 0) != 0;
       throw Error("nn::TrainStep: " + std::to_string(args.size()) +
                   " inputs and targets given, the step takes " +
-                  std::to_string(described.size() - hyper.size()) + " (" +
-                  described[i].name + " is missing)");
-    Tensor scalar = Tensor::zeros({}, described[i].dtype);
-    if (scalar.dtype() == DType::f64)
-      *scalar.data_ptr<double>() = value->second;
-    else
-      *scalar.data_ptr<float>() = static_cast<float>(value->second);
-    inputs.push_back(scalar);
+                  std::to_string(taken) + " (" + described[i].name +
+                  " is missing)");
+    }
+    inputs.push_back(h->second.tensor());
   }
   optimizer_->zero_grad();
   std::vector<Tensor> outputs = step(inputs);
-  takeGradients(*artifact, outputs);
   // The step wrote the parameters it updated in place: what compiled code
   // derived from them (packed weights) is stale.
-  StateDict state = model_->state_dict();
-  for (size_t i = 1; i < outputs.size(); ++i)
-    if (const std::string &name = artifact->description().outputs[i].name;
-        name.rfind("grad.", 0) == 0)
-      if (const Tensor *param = state.find(name.substr(5)))
-        param->storage()->bump_version();
+  for (const Tensor &param : takeGradients(*artifact, outputs))
+    param.storage()->bump_version();
   return outputs[0];
 }
 

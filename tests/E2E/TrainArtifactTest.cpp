@@ -205,15 +205,22 @@ protected:
     return all;
   }
 
+  /// Compiles `run`'s step to dir/train.so and saves its model's weights,
+  /// before any step, to dir/initial.safetensors: nn-run's start.
+  void compileStep(Trainer &run, std::string &so, std::string &initial) {
+    so = dir + "/train.so";
+    run.step->compile_to_file(so);
+    initial = dir + "/initial.safetensors";
+    ASSERT_TRUE(save_safetensors(initial, run.model->state_dict()).ok());
+  }
+
   std::string dir;
 };
 
 TEST_P(TrainArtifactTest, NnRunTrainsTenStepsAsTheInProcessStepDoes) {
   Trainer run(GetParam());
-  std::string so = dir + "/train.so";
-  run.step->compile_to_file(so);
-  std::string initial = dir + "/initial.safetensors";
-  ASSERT_TRUE(save_safetensors(initial, run.model->state_dict()).ok());
+  std::string so, initial;
+  ASSERT_NO_FATAL_FAILURE(compileStep(run, so, initial));
 
   // The description names the optimizer's state and hyper-parameters.
   auto artifact = Artifact::load(so);
@@ -267,10 +274,8 @@ TEST_P(TrainArtifactTest, NnRunTrainsTenStepsAsTheInProcessStepDoes) {
 
 TEST_P(TrainArtifactTest, InProcessAndNnRunResumeEachOther) {
   Trainer first(GetParam());
-  std::string so = dir + "/train.so";
-  first.step->compile_to_file(so);
-  std::string initial = dir + "/initial.safetensors";
-  ASSERT_TRUE(save_safetensors(initial, first.model->state_dict()).ok());
+  std::string so, initial;
+  ASSERT_NO_FATAL_FAILURE(compileStep(first, so, initial));
   std::string straight = dir + "/straight.safetensors";
   nnRun(so + " " + initial + " " + data(0, 9) + " --train-steps 10 --state-out " +
         straight);

@@ -210,9 +210,10 @@ private:
   /// update after it.
   std::function<TracedModule()> stepTracer() const;
   /// Adds the gradients in outputs [1, ...) named by `artifact`'s description
-  /// to the parameters' grad() (or sets them) and keeps what was captured.
-  void takeGradients(const Artifact &artifact,
-                     const std::vector<Tensor> &outputs);
+  /// to the parameters' grad() (or sets them) and keeps what was captured;
+  /// returns the parameters that got one.
+  std::vector<Tensor> takeGradients(const Artifact &artifact,
+                                    const std::vector<Tensor> &outputs);
 
   std::shared_ptr<Module> model_;
   std::function<TracedModule()> retrace_;

@@ -92,12 +92,6 @@ std::map<std::string, Tensor> Optimizer::state_of(const Tensor &param) const {
                             : it->second.tensors;
 }
 
-/// The value of a rank-0 floating-point tensor.
-static double scalarValue(const Tensor &t) {
-  return t.dtype() == DType::f64 ? *t.data_ptr<double>()
-                                 : double(*t.data_ptr<float>());
-}
-
 /// A rank-0 tensor of `dtype` (f32 or f64) holding `value`.
 static Tensor scalarTensor(double value, DType dtype) {
   Tensor t = Tensor::zeros({}, dtype);
@@ -108,11 +102,14 @@ static Tensor scalarTensor(double value, DType dtype) {
   return t;
 }
 
-int64_t Optimizer::step_count(const Tensor &param) const {
+Tensor Optimizer::step_tensor(const Tensor &param) const {
   auto it = state_.find(param.storage().get());
-  if (it == state_.end() || !it->second.step.defined())
-    return 0;
-  return static_cast<int64_t>(scalarValue(it->second.step));
+  return it == state_.end() ? Tensor() : it->second.step;
+}
+
+int64_t Optimizer::step_count(const Tensor &param) const {
+  Tensor step = step_tensor(param);
+  return step.defined() ? static_cast<int64_t>(step.item_as_double(0)) : 0;
 }
 
 std::string HyperParameter::input_name() const {
@@ -120,6 +117,8 @@ std::string HyperParameter::input_name() const {
   return dtype == DType::f32 ? name
                              : name + "." + std::string(dtype_name(dtype));
 }
+
+Tensor HyperParameter::tensor() const { return scalarTensor(value, dtype); }
 
 size_t Optimizer::groupOf(const Tensor &param) const {
   for (size_t g = 0; g < groups_.size(); ++g)
@@ -261,7 +260,7 @@ void Optimizer::step() {
   for (const Tensor &p : params)
     inputs.push_back(p.grad());
   for (const HyperParameter &h : hyper_parameters(params))
-    inputs.push_back(scalarTensor(h.value, h.dtype));
+    inputs.push_back(h.tensor());
   absl::StatusOr<std::vector<Tensor>> ran = update_->run(inputs);
   if (!ran.ok())
     throw Error("optimizer step failed: " + std::string(ran.status().message()));
@@ -382,14 +381,8 @@ void Optimizer::load_state_dict(const SafetensorsContents &in,
       if (tensor.numel() != 1 ||
           (tensor.dtype() != DType::i64 && !is_floating_point(tensor.dtype())))
         problems.push_back("'" + key + "' must be one number");
-      else if (tensor.dtype() == DType::i64)
-        state.step =
-            scalarTensor(double(*tensor.data_ptr<int64_t>()), param->dtype());
       else
-        state.step = scalarTensor(tensor.dtype() == DType::f64
-                                      ? *tensor.data_ptr<double>()
-                                      : double(*tensor.data_ptr<float>()),
-                                  param->dtype());
+        state.step = scalarTensor(tensor.item_as_double(0), param->dtype());
       continue;
     }
     if (tensor.shape() != param->shape() || tensor.dtype() != param->dtype()) {
@@ -415,7 +408,7 @@ void Optimizer::load_state_dict(const SafetensorsContents &in,
         problems.push_back("'state." + name + "." + field +
                            "' is not kept by group " + std::to_string(g) +
                            "'s update");
-    if (!state.step.defined() || scalarValue(state.step) < 1)
+    if (!state.step.defined() || state.step.item_as_double(0) < 1)
       missing.push_back("step");
     if (!missing.empty())
       problems.push_back(name + "'s state lacks " + absl::StrJoin(missing, ", "));

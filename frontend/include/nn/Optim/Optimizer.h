@@ -109,6 +109,8 @@ struct HyperParameter {
   DType dtype;
   double value;
   std::string input_name() const;
+  /// The value as the update's input: rank 0, of `dtype`.
+  Tensor tensor() const;
 };
 
 class Optimizer {
@@ -134,6 +136,10 @@ public:
   std::map<std::string, Tensor> state_of(const Tensor &param) const;
   /// How many steps a parameter has taken.
   int64_t step_count(const Tensor &param) const;
+  /// The same count as the compiled update keeps it (rank 0, the
+  /// parameter's dtype, as PyTorch keeps a float); undefined before the
+  /// parameter's first step.
+  Tensor step_tensor(const Tensor &param) const;
   /// How many times the update has been compiled.
   size_t compile_count() const { return compiles_; }
 
