@@ -1,9 +1,12 @@
 //===- Pipelines.cpp - nn → LLVM dialect pipeline -------------------------===//
 //
-// The CPU lowering pipeline and the registration of the conversion passes.
+// The CPU compile pipeline, built in stages (CompileStage), and the
+// registration of the conversion passes.
 //
 //===----------------------------------------------------------------------===//
 
+#include "nn/Conversion/CPU/Compile.h"
+#include "nn/Conversion/CPU/EmbedState.h"
 #include "nn/Conversion/Passes.h"
 
 #include "nn/IR/NNDialect.h"
@@ -66,7 +69,9 @@ static constexpr const char *kToLLVM =
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv},"
     "reconcile-unrealized-casts";
 
-void mlir::nn::buildLowerToLLVMPipeline(OpPassManager &pm) {
+/// The lowering that follows nn-optimize (and nn-describe-artifact), from the
+/// start of the kernels stage through `last`.
+static void addLowering(OpPassManager &pm, CompileStage last) {
   // Textual pipelines resolve pass names through the registry (kToLLVM
   // names nn-expand-bf16-conversions).
   static std::once_flag registered;
@@ -83,7 +88,11 @@ void mlir::nn::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createHoistStateComputationsPass());
   pm.addPass(createLowerStateToArgumentsPass());
   pm.addPass(createLowerToKernelCallsPass());
+  if (last == CompileStage::Kernels)
+    return;
   pm.addNestedPass<func::FuncOp>(createConvertNNToLinalgPass());
+  if (last == CompileStage::Linalg)
+    return;
   // Elementwise chains become one linalg.generic, but what a consumer
   // broadcasts (per-row statistics) stays computed once per row.
   parse("canonicalize");
@@ -105,6 +114,40 @@ void mlir::nn::buildLowerToLLVMPipeline(OpPassManager &pm) {
   // Zero-size arguments get a type the bare-pointer convention takes.
   pm.addPass(createFlattenEmptyArgumentsPass());
   parse(kToLLVM);
+}
+
+void mlir::nn::buildLowerToLLVMPipeline(OpPassManager &pm) {
+  addLowering(pm, CompileStage::LLVMDialect);
+}
+
+StringRef mlir::nn::compileStageName(CompileStage stage) {
+  switch (stage) {
+  case CompileStage::NN:
+    return "nn";
+  case CompileStage::Kernels:
+    return "kernels";
+  case CompileStage::Linalg:
+    return "linalg";
+  case CompileStage::LLVMDialect:
+    return "llvm-mlir";
+  }
+  llvm_unreachable("unknown compile stage");
+}
+
+void mlir::nn::buildCompilePipeline(OpPassManager &pm,
+                                    const PipelineOptions &options,
+                                    CompileStage last) {
+  if (options.optimize)
+    buildOptimizePipeline(pm, *options.optimize);
+  // After tying, which gives a tied parameter the aliases it is found by.
+  if (options.embed)
+    pm.addPass(createEmbedStatePass(*options.embed));
+  if (last == CompileStage::NN)
+    return;
+  // The names of the state, inputs and outputs are read before lowering
+  // turns them into arguments.
+  pm.addPass(createDescribeArtifactPass());
+  addLowering(pm, last);
 }
 
 void mlir::nn::registerCodegenDialects(DialectRegistry &registry) {

@@ -1,8 +1,9 @@
 //===- Compile.cpp - Compiling traced modules -----------------------------===//
 //
-// Runs nn-optimize on a copy of the traced IR, then the CPU back end: JIT
-// (bound to the model's tensors) or a shared object on disk, each answered
-// from the compile cache when it holds the product already.
+// Runs the compile pipeline (nn-optimize, then the CPU back end) on a copy of
+// the traced IR: JIT (bound to the model's tensors) or a shared object on
+// disk, each answered from the compile cache when it holds the product
+// already.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,7 +12,6 @@
 #include "TraceContext.h"
 
 #include "nn/Conversion/CPU/Compile.h"
-#include "nn/Conversion/CPU/EmbedState.h"
 #include "nn/Init.h"
 
 #include <functional>
@@ -26,15 +26,6 @@ template <typename T> static T valueOrThrow(absl::StatusOr<T> result) {
   return *std::move(result);
 }
 
-/// A copy of `traced`, optimized when asked, ready to be lowered in place.
-static TracedModule prepare(const TracedModule &traced,
-                            const CompileOptions &options) {
-  TracedModule work = traced.clone();
-  if (options.optimize)
-    work.optimize(options.optimize_options);
-  return work;
-}
-
 /// The compile cache `options` ask for, if the environment gives one.
 static std::optional<mlir::nn::CompileCache>
 cacheFor(const CompileOptions &options) {
@@ -47,29 +38,29 @@ cacheFor(const CompileOptions &options) {
   return mlir::nn::CompileCache(*folder);
 }
 
-/// What decides the code besides the optimized IR, as the cache keys it.
-static std::string cacheOptions(const CompileOptions &options) {
-  const OptimizeOptions &o = options.optimize_options;
-  if (!options.optimize)
-    return "optimize=0";
-  return "optimize=1 tie_weights=" + std::to_string(o.tie_weights) +
-         " fold_batchnorm=" + std::to_string(o.fold_batchnorm) +
-         " fuse=" + std::to_string(o.fuse);
-}
-
-/// The CPU `options` target.
-static mlir::nn::CpuTarget targetOf(const CompileOptions &options) {
-  return {options.target_cpu, options.target_features};
+/// The compile pipeline's options for `options`, embedding `embed` when
+/// given.
+static mlir::nn::PipelineOptions
+pipelineOptions(const CompileOptions &options,
+                const StateDict *embed = nullptr) {
+  mlir::nn::PipelineOptions pipeline;
+  pipeline.optimize =
+      options.optimize
+          ? detail::optimizePipelineOptions(options.optimize_options)
+          : nullptr;
+  pipeline.embed = embed;
+  pipeline.target = {options.target_cpu, options.target_features};
+  return pipeline;
 }
 
 std::shared_ptr<Artifact> compile(const TracedModule &traced,
                                   const CompileOptions &options) {
-  TracedModule work = prepare(traced, options);
+  TracedModule work = traced.clone();
   detail::DiagnosticCapture capture(work.impl()->context);
   std::optional<mlir::nn::CompileCache> cache = cacheFor(options);
-  auto jit = mlir::nn::compileInProcess(
-      *work.impl()->module, cache ? &*cache : nullptr, cacheOptions(options),
-      nullptr, targetOf(options));
+  auto jit = mlir::nn::compileInProcess(*work.impl()->module,
+                                        pipelineOptions(options),
+                                        cache ? &*cache : nullptr);
   if (mlir::failed(jit))
     throw Error("nn::compile failed: " + capture.message());
   // The engine owns the code; the artifact keeps the engine (and the engine
@@ -88,16 +79,14 @@ std::shared_ptr<Artifact> compile(const TracedModule &traced,
 
 void compile_to_file(const TracedModule &traced, const std::string &path,
                      const CompileOptions &options) {
-  TracedModule work = prepare(traced, options);
+  TracedModule work = traced.clone();
   detail::DiagnosticCapture capture(work.impl()->context);
-  if (options.embed_weights &&
-      mlir::failed(mlir::nn::embedState(*work.impl()->module, traced.state())))
-    throw Error("nn::compile_to_file failed: " + capture.message());
   std::optional<mlir::nn::CompileCache> cache = cacheFor(options);
-  if (mlir::failed(mlir::nn::compileToSharedObject(*work.impl()->module, path,
-                                                   cache ? &*cache : nullptr,
-                                                   cacheOptions(options),
-                                                   nullptr, targetOf(options))))
+  if (mlir::failed(mlir::nn::compileToSharedObject(
+          *work.impl()->module, path,
+          pipelineOptions(options,
+                          options.embed_weights ? &traced.state() : nullptr),
+          cache ? &*cache : nullptr)))
     throw Error("nn::compile_to_file failed: " + capture.message());
 }
 

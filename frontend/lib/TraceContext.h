@@ -23,15 +23,25 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <unordered_map>
 #include <vector>
 
+namespace mlir::nn {
+struct OptimizePipelineOptions;
+} // namespace mlir::nn
+
 namespace nn {
 
 namespace detail {
+/// nn-optimize's options as `options` ask for them: the one mapping that
+/// TracedModule::optimize and the compile pipeline (nn::compile) both use.
+std::shared_ptr<mlir::nn::OptimizePipelineOptions>
+optimizePipelineOptions(const OptimizeOptions &options);
+
 /// What backward runs at one nn.gradient_hook of a trace (its `site`): a
 /// module call's backward hooks, at its inputs or its outputs, or the hooks
 /// on one intermediate tensor's gradient. The hooks are those registered

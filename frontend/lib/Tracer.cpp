@@ -496,16 +496,21 @@ std::string TracedModule::to_string(bool debug_info) const {
   return os.str();
 }
 
+std::shared_ptr<mlir::nn::OptimizePipelineOptions>
+detail::optimizePipelineOptions(const OptimizeOptions &options) {
+  auto pipeline = std::make_shared<mlir::nn::OptimizePipelineOptions>();
+  pipeline->tieWeights = options.tie_weights;
+  pipeline->foldBatchNorm = options.fold_batchnorm;
+  pipeline->foldScalarMul = options.fold_scalar_mul;
+  pipeline->mergeLinears = options.merge_linears;
+  pipeline->fuse = options.fuse;
+  return pipeline;
+}
+
 TracedModule &TracedModule::optimize(const OptimizeOptions &options) {
   detail::DiagnosticCapture capture(impl_->context);
   mlir::PassManager pm(&impl_->context);
-  mlir::nn::OptimizePipelineOptions pipeline;
-  pipeline.tieWeights = options.tie_weights;
-  pipeline.foldBatchNorm = options.fold_batchnorm;
-  pipeline.foldScalarMul = options.fold_scalar_mul;
-  pipeline.mergeLinears = options.merge_linears;
-  pipeline.fuse = options.fuse;
-  mlir::nn::buildOptimizePipeline(pm, pipeline);
+  mlir::nn::buildOptimizePipeline(pm, *detail::optimizePipelineOptions(options));
   if (mlir::failed(pm.run(*impl_->module)))
     throw Error("nn-optimize failed: " + capture.message());
   return *this;

@@ -1,9 +1,12 @@
 //===- nn-compile.cpp - nn module → shared object -------------------------===//
 //
 // Compiles a textual nn module (as nn::trace or nn-opt print it) ahead of
-// time. --emit stops at any rung of the ladder:
-//   nn         the module after nn-optimize
-//   linalg     after the lowering out of nn (linalg on tensors)
+// time. --emit stops at any stage of the one compile pipeline
+// (mlir::nn::CompileStage); each prints what the real compile has there:
+//   nn         the module after nn-optimize (and --embed-weights)
+//   kernels    described, state as arguments, @prepare hoisted, the
+//              contractions called as micro-kernels
+//   linalg     after the rest of nn became linalg on tensors
 //   llvm-mlir  the LLVM dialect
 //   llvm       LLVM IR with the artifact table
 //   obj        a native object file
@@ -17,6 +20,9 @@
 // or NN_CACHE_DISABLE=1 turn it off, and --cache-log prints what happened
 // ("nn-compile: cache hit <key>") on stderr.
 //
+// MLIR's pass-manager flags apply to the pipeline as in nn-opt:
+// --mlir-print-ir-after-all, --mlir-print-ir-before=<pass>, --mlir-timing.
+//
 //===----------------------------------------------------------------------===//
 
 #include "nn/Conversion/CPU/CHeader.h"
@@ -27,11 +33,13 @@
 #include "nn/Runtime/Safetensors.h"
 #include "nn/Transforms/Passes.h"
 
+#include "mlir/InitAllPasses.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -42,17 +50,35 @@ using namespace mlir;
 namespace cl = llvm::cl;
 
 namespace {
-enum class Emit { NN, Linalg, LLVMMLIR, LLVMIR, Object, Shared, Header };
+enum class Emit {
+  NN,
+  Kernels,
+  Linalg,
+  LLVMMLIR,
+  LLVMIR,
+  Object,
+  Shared,
+  Header
+};
 } // namespace
 
+/// nn-compile's own options; --help lists these and MLIR's pass-manager and
+/// printing flags, not the LLVM code generation flags linked in.
+static cl::OptionCategory nnCategory("nn-compile options");
+static cl::OptionCategory mlirCategory("MLIR pass manager and printing options");
+
 static cl::opt<std::string>
-    inputFilename(cl::Positional, cl::desc("<model.mlir>"), cl::init("-"));
+    inputFilename(cl::Positional, cl::desc("<model.mlir>"), cl::init("-"),
+    cl::cat(nnCategory));
 static cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
                                            cl::value_desc("path"),
-                                           cl::init("-"));
+                                           cl::init("-"),
+    cl::cat(nnCategory));
 static cl::opt<Emit>
     emit("emit", cl::desc("What to produce"), cl::init(Emit::Shared),
          cl::values(clEnumValN(Emit::NN, "nn", "optimized nn IR"),
+                    clEnumValN(Emit::Kernels, "kernels",
+                               "nn with the contractions as kernel calls"),
                     clEnumValN(Emit::Linalg, "linalg", "linalg on tensors"),
                     clEnumValN(Emit::LLVMMLIR, "llvm-mlir", "the LLVM dialect"),
                     clEnumValN(Emit::LLVMIR, "llvm", "LLVM IR"),
@@ -60,37 +86,45 @@ static cl::opt<Emit>
                     clEnumValN(Emit::Shared, "so", "a shared object"),
                     clEnumValN(Emit::Header, "header",
                                "a C header declaring the model's inputs and "
-                               "outputs for nn_artifact_run")));
+                               "outputs for nn_artifact_run")),
+    cl::cat(nnCategory));
 static cl::opt<bool> noOptimize("no-optimize",
-                                cl::desc("Skip the nn-optimize pipeline"));
+                                cl::desc("Skip the nn-optimize pipeline"),
+    cl::cat(nnCategory));
 static cl::opt<std::string>
     cacheDir("cache-dir",
              cl::desc("Compile cache folder (default: $NN_CACHE_DIR, "
                       "$XDG_CACHE_HOME/nn or ~/.cache/nn)"),
-             cl::value_desc("path"));
+             cl::value_desc("path"),
+    cl::cat(nnCategory));
 static cl::opt<bool>
-    noCache("no-cache", cl::desc("Neither read nor write the compile cache"));
+    noCache("no-cache", cl::desc("Neither read nor write the compile cache"),
+    cl::cat(nnCategory));
 static cl::opt<bool> cacheLog("cache-log",
                               cl::desc("Say on stderr whether the compile "
-                                       "cache answered (hit, miss, rebuilt)"));
+                                       "cache answered (hit, miss, rebuilt)"),
+    cl::cat(nnCategory));
 
 static cl::opt<std::string> targetCpu(
     "target-cpu",
     cl::desc("CPU to generate code for: host (default), x86-64-v2, "
              "x86-64-v3, x86-64-v4 or an LLVM CPU name (haswell, znver4, "
              "skylake-avx512, ...)"),
-    cl::value_desc("name"), cl::init("host"));
+    cl::value_desc("name"), cl::init("host"),
+    cl::cat(nnCategory));
 static cl::opt<std::string> targetFeatures(
     "target-features",
     cl::desc("ISA features to add to or remove from the target CPU's "
              "(+avx512f,-avx512vl)"),
-    cl::value_desc("list"));
+    cl::value_desc("list"),
+    cl::cat(nnCategory));
 
 static cl::opt<std::string> embedWeights(
     "embed-weights",
     cl::desc("Embed every parameter and buffer, from this safetensors file, "
              "in the compiled model (one file, no weights to bind)"),
-    cl::value_desc("weights.safetensors"));
+    cl::value_desc("weights.safetensors"),
+    cl::cat(nnCategory));
 
 /// Prints `module` to the output file.
 static int printModule(ModuleOp module) {
@@ -132,39 +166,59 @@ static int writeHeader(ModuleOp module) {
   return 0;
 }
 
+/// The compile stage --emit prints, if it prints one.
+static std::optional<mlir::nn::CompileStage> printedStage() {
+  switch (emit) {
+  case Emit::NN:
+    return mlir::nn::CompileStage::NN;
+  case Emit::Kernels:
+    return mlir::nn::CompileStage::Kernels;
+  case Emit::Linalg:
+    return mlir::nn::CompileStage::Linalg;
+  case Emit::LLVMMLIR:
+    return mlir::nn::CompileStage::LLVMDialect;
+  default:
+    return std::nullopt;
+  }
+}
+
 static int run(ModuleOp module) {
-  const mlir::nn::CpuTarget target{targetCpu, targetFeatures};
+  mlir::nn::PipelineOptions options;
+  options.target = {targetCpu, targetFeatures};
+  if (noOptimize)
+    options.optimize = nullptr;
+  options.configure = [](PassManager &pm) {
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    applyDefaultTimingPassManagerCLOptions(pm);
+    return success();
+  };
   std::string error;
-  if (failed(mlir::nn::verifyCpuTarget(target, error))) {
+  if (failed(mlir::nn::verifyCpuTarget(options.target, error))) {
     llvm::errs() << "nn-compile: " << error << "\n";
     return 1;
   }
-  if (!noOptimize) {
-    PassManager pm(module->getContext());
-    mlir::nn::buildOptimizePipeline(pm, mlir::nn::OptimizePipelineOptions());
-    if (failed(pm.run(module)))
-      return 1;
-  }
+  std::optional<::nn::SafetensorsContents> weights;
   if (!embedWeights.empty()) {
-    absl::StatusOr<::nn::SafetensorsContents> weights =
+    absl::StatusOr<::nn::SafetensorsContents> loaded =
         ::nn::load_safetensors(embedWeights);
-    if (!weights.ok()) {
-      llvm::errs() << "nn-compile: " << std::string(weights.status().message())
+    if (!loaded.ok()) {
+      llvm::errs() << "nn-compile: " << std::string(loaded.status().message())
                    << "\n";
       return 1;
     }
-    if (failed(mlir::nn::embedState(module, weights->tensors)))
-      return 1;
+    weights = *std::move(loaded);
+    options.embed = &weights->tensors;
   }
-  if (emit == Emit::NN)
-    return printModule(module);
-  if (emit == Emit::Header)
+  if (std::optional<mlir::nn::CompileStage> stage = printedStage())
+    return failed(mlir::nn::runCompilePipeline(module, options, *stage))
+               ? 1
+               : printModule(module);
+  if (emit == Emit::Header) {
+    if (failed(mlir::nn::runCompilePipeline(module, options,
+                                            mlir::nn::CompileStage::NN)))
+      return 1;
     return writeHeader(module);
-  if (emit == Emit::Linalg) {
-    PassManager pm(module->getContext());
-    pm.addPass(mlir::nn::createLowerStateToArgumentsPass());
-    pm.addNestedPass<func::FuncOp>(mlir::nn::createConvertNNToLinalgPass());
-    return failed(pm.run(module)) ? 1 : printModule(module);
   }
   if (emit == Emit::Shared) {
     if (outputFilename == "-") {
@@ -187,13 +241,10 @@ static int run(ModuleOp module) {
     std::optional<mlir::nn::CompileCache> cache;
     if (folder)
       cache.emplace(*folder);
-    // What decides the code besides the IR. The IR is already optimized, so
-    // this only keeps apart entries that differ in how they were made.
-    std::string options = noOptimize ? "optimize=0" : "optimize=1";
     mlir::nn::CacheReport report;
-    if (failed(mlir::nn::compileToSharedObject(module, outputFilename,
-                                               cache ? &*cache : nullptr,
-                                               options, &report, target)))
+    if (failed(mlir::nn::compileToSharedObject(
+            module, outputFilename, options, cache ? &*cache : nullptr,
+            &report)))
       return 1;
     if (cacheLog)
       llvm::errs() << "nn-compile: cache "
@@ -202,14 +253,8 @@ static int run(ModuleOp module) {
     return 0;
   }
 
-  FailureOr<std::string> description = mlir::nn::describeArtifact(module);
-  if (failed(description) || failed(mlir::nn::lowerToLLVMDialect(module)))
-    return 1;
-  if (emit == Emit::LLVMMLIR)
-    return printModule(module);
   llvm::LLVMContext llvmContext;
-  auto llvmModule = mlir::nn::translateToArtifactIR(
-      module, llvmContext, *description, "forward", target);
+  auto llvmModule = mlir::nn::compileToLLVMIR(module, llvmContext, options);
   if (failed(llvmModule))
     return 1;
   if (emit == Emit::LLVMIR) {
@@ -223,7 +268,7 @@ static int run(ModuleOp module) {
     return 0;
   }
   if (failed(mlir::nn::emitObjectFile(**llvmModule, outputFilename, error,
-                                      target))) {
+                                      options.target))) {
     llvm::errs() << "nn-compile: " << error << "\n";
     return 1;
   }
@@ -232,9 +277,19 @@ static int run(ModuleOp module) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // --mlir-print-ir-before=<pass> and its kin name passes of the registry,
+  // which must be complete before those options are made.
+  registerAllPasses();
+  mlir::nn::registerTransformsPasses();
+  mlir::nn::registerConversionPasses();
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  for (auto &[name, option] : cl::getRegisteredOptions())
+    if (name.starts_with("mlir-"))
+      option->addCategory(mlirCategory);
+  cl::HideUnrelatedOptions({&nnCategory, &mlirCategory});
   cl::ParseCommandLineOptions(argc, argv, "nn ahead-of-time compiler\n");
 
   DialectRegistry registry;

@@ -2,7 +2,8 @@
 //
 // describeArtifact reads the calling convention off an nn module (state in
 // declaration order, then inputs, then outputs) as the JSON of
-// ArtifactABI.h. translateToArtifactIR wraps the lowered `forward` in the C
+// ArtifactABI.h; nn-describe-artifact attaches it to the module before it is
+// lowered. translateToArtifactIR wraps the lowered `forward` in the C
 // table: a packed-argument entry (`forward(ctx, args)`), context hooks and the
 // description string, reachable from the one exported symbol.
 //
@@ -10,6 +11,7 @@
 
 #include "HostTarget.h"
 #include "nn/Conversion/CPU/Compile.h"
+#include "nn/Conversion/Passes.h"
 #include "nn/IR/NNOps.h"
 #include "nn/Runtime/CpuFeatures.h"
 
@@ -22,8 +24,17 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Support/JSON.h"
 
+namespace mlir::nn {
+#define GEN_PASS_DEF_DESCRIBEARTIFACTPASS
+#include "nn/Conversion/Passes.h.inc"
+} // namespace mlir::nn
+
 using namespace mlir;
 using namespace mlir::nn;
+
+/// Where nn-describe-artifact leaves the description for
+/// translateToArtifactIR.
+static constexpr StringLiteral kDescriptionAttr = "nn.artifact_description";
 
 StringRef mlir::nn::safetensorsDTypeName(Type type) {
   if (type.isF32())
@@ -144,8 +155,54 @@ static llvm::json::Array describeIndexChecks(Value input) {
   return checks;
 }
 
+/// Whether a statically shaped value of `type` holds more bytes than an
+/// int64 counts (tensor<99999999999x99999999999xf32>).
+static bool overflowsInt64(Type type) {
+  auto shaped = llvm::dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasRank())
+    return false;
+  Type element = shaped.getElementType();
+  int64_t bytes =
+      element.isIntOrFloat()
+          ? std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8)
+          : 8;
+  for (int64_t d : shaped.getShape())
+    if (!ShapedType::isDynamic(d) && __builtin_mul_overflow(bytes, d, &bytes))
+      return true;
+  return false;
+}
+
+/// Refuses, at the op, any value or declared state whose size in bytes does
+/// not fit an int64: tiling, buffer planning and the kernels' arguments
+/// would compute it with overflow.
+static LogicalResult verifySizes(ModuleOp module) {
+  WalkResult walk = module.walk([](Operation *op) {
+    auto refuse = [&](Type type) {
+      op->emitError() << "a value of type " << type
+                      << " holds more bytes than an int64 counts";
+      return WalkResult::interrupt();
+    };
+    for (Type type : op->getResultTypes())
+      if (overflowsInt64(type))
+        return refuse(type);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (Type type : block.getArgumentTypes())
+          if (overflowsInt64(type))
+            return refuse(type);
+    for (NamedAttribute attr : op->getAttrs())
+      if (auto type = llvm::dyn_cast<TypeAttr>(attr.getValue());
+          type && overflowsInt64(type.getValue()))
+        return refuse(type.getValue());
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
                                                   StringRef funcName) {
+  if (failed(verifySizes(module)))
+    return failure();
   auto func = module.lookupSymbol<func::FuncOp>(funcName);
   if (!func || func.isDeclaration())
     return module.emitError() << "no function '" << funcName
@@ -497,15 +554,22 @@ completeDescription(ModuleOp module, StringRef description, StringRef funcName,
 
 FailureOr<std::unique_ptr<llvm::Module>>
 mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
-                                StringRef inputDescription, StringRef funcName,
-                                const CpuTarget &target) {
+                                StringRef funcName, const CpuTarget &target) {
+  auto inputDescription = module->getAttrOfType<StringAttr>(kDescriptionAttr);
+  if (!inputDescription)
+    return module.emitError() << "the module has no artifact description ('"
+                              << kDescriptionAttr
+                              << "'): nn-describe-artifact runs before it is "
+                                 "lowered";
+  module->removeAttr(kDescriptionAttr);
   std::string error;
   std::unique_ptr<llvm::TargetMachine> machine =
       createTargetMachine(target, error);
   if (!machine)
     return module.emitError() << "no target machine: " << error;
   FailureOr<std::string> description =
-      completeDescription(module, inputDescription, funcName, *machine);
+      completeDescription(module, inputDescription.getValue(), funcName,
+                          *machine);
   if (failed(description))
     return failure();
   // The context's layout and how each entry point's arguments are supplied,
@@ -549,7 +613,7 @@ mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
         if (attr.getName().getValue().starts_with("nn."))
           func.removeArgAttr(i, attr.getName());
   });
-  // The translation interfaces are registered by lowerToLLVMDialect.
+  // The translation interfaces are registered by runCompilePipeline.
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, "nn");
   if (!llvmModule)
@@ -584,3 +648,19 @@ mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
                               << llvm::toString(std::move(err));
   return llvmModule;
 }
+
+namespace {
+struct DescribeArtifactPass
+    : public mlir::nn::impl::DescribeArtifactPassBase<DescribeArtifactPass> {
+  using DescribeArtifactPassBase::DescribeArtifactPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<std::string> description = describeArtifact(module, funcName);
+    if (failed(description))
+      return signalPassFailure();
+    module->setAttr(kDescriptionAttr,
+                    StringAttr::get(&getContext(), *description));
+  }
+};
+} // namespace

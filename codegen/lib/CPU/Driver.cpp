@@ -1,16 +1,19 @@
 //===- Driver.cpp - nn module to shared object or JIT ---------------------===//
 //
-// The two whole-module paths, shared by nn-compile and the frontend:
-// describe → lower → (translate + object + link) or (JIT), each first asking
-// the compile cache (CompileCache.h) when one is given.
+// The whole-module paths, shared by nn-compile and the frontend: the compile
+// pipeline → (translate + object + link) or (JIT), each first asking the
+// compile cache (CompileCache.h) when one is given.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nn/Conversion/CPU/Compile.h"
+#include "nn/Conversion/Passes.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
 
 #include <limits>
 
@@ -30,6 +33,71 @@ std::string mlir::nn::printForCache(ModuleOp module) {
   return os.str();
 }
 
+/// A digest of every tensor of `state`: name, dtype, shape and bytes.
+static std::string digestOf(const ::nn::StateDict &state) {
+  llvm::SHA256 hash;
+  auto add = [&](StringRef text) {
+    hash.update(text);
+    hash.update(StringRef("\0", 1));
+  };
+  for (const auto &[name, tensor] : state) {
+    add(name);
+    if (!tensor.defined() || tensor.is_symbolic()) {
+      add("undefined");
+      continue;
+    }
+    add(::nn::dtype_safetensors_name(tensor.dtype()));
+    for (int64_t d : tensor.shape())
+      add(std::to_string(d));
+    size_t bytes =
+        static_cast<size_t>(tensor.numel()) * ::nn::dtype_size(tensor.dtype());
+    hash.update(llvm::ArrayRef<uint8_t>(
+        static_cast<const uint8_t *>(tensor.raw_data()), bytes));
+  }
+  return llvm::toHex(hash.final(), /*LowerCase=*/true);
+}
+
+std::string PipelineOptions::cacheText() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "optimize=";
+  if (optimize)
+    // PassOptions::print only reads the options, but is not const.
+    const_cast<OptimizePipelineOptions &>(*optimize).print(os);
+  else
+    os << "none";
+  os << " " << target.cacheText();
+  if (embed)
+    os << " embed=" << digestOf(*embed);
+  return os.str();
+}
+
+LogicalResult mlir::nn::runCompilePipeline(ModuleOp module,
+                                           const PipelineOptions &options,
+                                           CompileStage last) {
+  // The lowering and the translation to LLVM IR need their dialects,
+  // interfaces and translations in the module's context.
+  DialectRegistry registry;
+  registerCodegenDialects(registry);
+  module->getContext()->appendDialectRegistry(registry);
+  PassManager pm(module->getContext());
+  buildCompilePipeline(pm, options, last);
+  if (options.configure && failed(options.configure(pm)))
+    return failure();
+  return pm.run(module);
+}
+
+FailureOr<std::unique_ptr<llvm::Module>>
+mlir::nn::compileToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
+                          const PipelineOptions &options) {
+  std::string error;
+  if (failed(verifyCpuTarget(options.target, error)))
+    return module.emitError() << error;
+  if (failed(runCompilePipeline(module, options, CompileStage::LLVMDialect)))
+    return failure();
+  return translateToArtifactIR(module, llvmContext, "forward", options.target);
+}
+
 /// Stores `bytes` under `key`; a cache that cannot be written costs the next
 /// compile its speed-up, not this one its result, so it only warns.
 static void storeOrWarn(ModuleOp module, const CompileCache &cache,
@@ -40,10 +108,10 @@ static void storeOrWarn(ModuleOp module, const CompileCache &cache,
 }
 
 LogicalResult mlir::nn::compileToSharedObject(ModuleOp module, StringRef path,
+                                              const PipelineOptions &options,
                                               const CompileCache *cache,
-                                              StringRef options,
-                                              CacheReport *report,
-                                              const CpuTarget &target) {
+                                              CacheReport *report) {
+  const CpuTarget &target = options.target;
   CacheReport found;
   if (report)
     *report = found;
@@ -52,8 +120,7 @@ LogicalResult mlir::nn::compileToSharedObject(ModuleOp module, StringRef path,
     return module.emitError() << error;
   std::string &key = found.key;
   if (cache) {
-    key = CompileCache::key("so", (options + " " + target.cacheText()).str(),
-                            printForCache(module));
+    key = CompileCache::key("so", options.cacheText(), printForCache(module));
     bool rejected = false;
     if (std::optional<std::string> bytes = cache->lookup(key, &rejected)) {
       found.outcome = CacheOutcome::Hit;
@@ -66,12 +133,8 @@ LogicalResult mlir::nn::compileToSharedObject(ModuleOp module, StringRef path,
     found.outcome = rejected ? CacheOutcome::Rebuilt : CacheOutcome::Miss;
   }
 
-  FailureOr<std::string> description = describeArtifact(module);
-  if (failed(description) || failed(lowerToLLVMDialect(module)))
-    return failure();
   llvm::LLVMContext llvmContext;
-  auto llvmModule = translateToArtifactIR(module, llvmContext, *description,
-                                          "forward", target);
+  auto llvmModule = compileToLLVMIR(module, llvmContext, options);
   if (failed(llvmModule))
     return failure();
 
@@ -123,10 +186,10 @@ LogicalResult mlir::nn::compileToSharedObject(ModuleOp module, StringRef path,
 }
 
 FailureOr<JitArtifact> mlir::nn::compileInProcess(ModuleOp module,
+                                                  const PipelineOptions &options,
                                                   const CompileCache *cache,
-                                                  StringRef options,
-                                                  CacheReport *report,
-                                                  const CpuTarget &target) {
+                                                  CacheReport *report) {
+  const CpuTarget &target = options.target;
   CacheReport found;
   if (report)
     *report = found;
@@ -134,9 +197,8 @@ FailureOr<JitArtifact> mlir::nn::compileInProcess(ModuleOp module,
   if (failed(verifyCpuTarget(target, error)))
     return module.emitError() << error;
   if (cache) {
-    found.key = CompileCache::key(
-        "jit-object", (options + " " + target.cacheText()).str(),
-        printForCache(module));
+    found.key = CompileCache::key("jit-object", options.cacheText(),
+                                  printForCache(module));
     bool rejected = false;
     if (std::optional<std::string> object =
             cache->lookup(found.key, &rejected)) {
@@ -153,18 +215,16 @@ FailureOr<JitArtifact> mlir::nn::compileInProcess(ModuleOp module,
     found.outcome = rejected ? CacheOutcome::Rebuilt : CacheOutcome::Miss;
   }
 
-  FailureOr<std::string> description = describeArtifact(module);
-  if (failed(description) || failed(lowerToLLVMDialect(module)))
-    return failure();
   FailureOr<JitArtifact> artifact = failure();
   if (!cache && target.isHost()) {
-    artifact = jitCompile(module, *description, error);
+    if (failed(runCompilePipeline(module, options, CompileStage::LLVMDialect)))
+      return failure();
+    artifact = jitCompile(module, error);
   } else {
     // The ExecutionEngine generates code for the host only: other targets
     // go through an object file, as cached code does.
     llvm::LLVMContext llvmContext;
-    auto llvmModule = translateToArtifactIR(module, llvmContext, *description,
-                                            "forward", target);
+    auto llvmModule = compileToLLVMIR(module, llvmContext, options);
     if (failed(llvmModule))
       return failure();
     SmallString<0> object;

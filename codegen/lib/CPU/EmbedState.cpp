@@ -89,3 +89,28 @@ LogicalResult mlir::nn::embedState(ModuleOp module,
     op->setAttr("value", value);
   return success();
 }
+
+namespace {
+struct EmbedStatePass
+    : public PassWrapper<EmbedStatePass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(EmbedStatePass)
+
+  explicit EmbedStatePass(const ::nn::StateDict &state) : state(state) {}
+  StringRef getName() const final { return "EmbedStatePass"; }
+  StringRef getArgument() const final { return "nn-embed-state"; }
+  StringRef getDescription() const final {
+    return "Give every state declaration its value from a state_dict";
+  }
+  void runOnOperation() final {
+    if (failed(embedState(getOperation(), state)))
+      signalPassFailure();
+  }
+
+  const ::nn::StateDict &state;
+};
+} // namespace
+
+std::unique_ptr<Pass>
+mlir::nn::createEmbedStatePass(const ::nn::StateDict &state) {
+  return std::make_unique<EmbedStatePass>(state);
+}

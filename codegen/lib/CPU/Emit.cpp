@@ -1,16 +1,14 @@
-//===- Emit.cpp - Lowering, object files and shared objects ---------------===//
+//===- Emit.cpp - Object files and shared objects -------------------------===//
 //
-// Drives nn-lower-to-llvm, emits native objects for the target CPU (the host
-// by default) and links them into shared objects with ld.lld.
+// Emits native objects for the target CPU (the host by default) and links
+// them into shared objects with ld.lld.
 //
 //===----------------------------------------------------------------------===//
 
 #include "HostTarget.h"
 #include "nn/Conversion/CPU/Compile.h"
 #include "nn/Conversion/CPU/Toolchain.h"
-#include "nn/Conversion/Passes.h"
 
-#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -97,61 +95,6 @@ mlir::nn::createTargetMachine(const CpuTarget &target, std::string &error) {
   return std::unique_ptr<llvm::TargetMachine>(llvmTarget->createTargetMachine(
       triple, cpu, features.getString(), llvm::TargetOptions(),
       llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
-}
-
-/// Whether a statically shaped value of `type` holds more bytes than an
-/// int64 counts (tensor<99999999999x99999999999xf32>).
-static bool overflowsInt64(Type type) {
-  auto shaped = llvm::dyn_cast<ShapedType>(type);
-  if (!shaped || !shaped.hasRank())
-    return false;
-  Type element = shaped.getElementType();
-  int64_t bytes =
-      element.isIntOrFloat()
-          ? std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8)
-          : 8;
-  for (int64_t d : shaped.getShape())
-    if (!ShapedType::isDynamic(d) && __builtin_mul_overflow(bytes, d, &bytes))
-      return true;
-  return false;
-}
-
-/// Refuses, at the op, any value or declared state whose size in bytes does
-/// not fit an int64: tiling, buffer planning and the kernels' arguments
-/// would compute it with overflow.
-static LogicalResult verifySizes(ModuleOp module) {
-  WalkResult walk = module.walk([](Operation *op) {
-    auto refuse = [&](Type type) {
-      op->emitError() << "a value of type " << type
-                      << " holds more bytes than an int64 counts";
-      return WalkResult::interrupt();
-    };
-    for (Type type : op->getResultTypes())
-      if (overflowsInt64(type))
-        return refuse(type);
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        for (Type type : block.getArgumentTypes())
-          if (overflowsInt64(type))
-            return refuse(type);
-    for (NamedAttribute attr : op->getAttrs())
-      if (auto type = llvm::dyn_cast<TypeAttr>(attr.getValue());
-          type && overflowsInt64(type.getValue()))
-        return refuse(type.getValue());
-    return WalkResult::advance();
-  });
-  return failure(walk.wasInterrupted());
-}
-
-LogicalResult mlir::nn::lowerToLLVMDialect(ModuleOp module) {
-  if (failed(verifySizes(module)))
-    return failure();
-  DialectRegistry registry;
-  registerCodegenDialects(registry);
-  module->getContext()->appendDialectRegistry(registry);
-  PassManager pm(module->getContext());
-  buildLowerToLLVMPipeline(pm);
-  return pm.run(module);
 }
 
 LogicalResult mlir::nn::emitObject(llvm::Module &llvmModule,

@@ -64,15 +64,13 @@ kernelSymbols(llvm::orc::MangleAndInterner interner) {
 }
 
 FailureOr<JitArtifact> mlir::nn::jitCompile(ModuleOp module,
-                                            StringRef description,
                                             std::string &error) {
   if (!createHostTargetMachine(error)) // initializes the native target
     return failure();
   bool translated = true;
   auto builder = [&](Operation *op, llvm::LLVMContext &ctx)
       -> std::unique_ptr<llvm::Module> {
-    auto llvmModule =
-        translateToArtifactIR(llvm::cast<ModuleOp>(op), ctx, description);
+    auto llvmModule = translateToArtifactIR(llvm::cast<ModuleOp>(op), ctx);
     if (failed(llvmModule)) {
       translated = false;
       return nullptr;

@@ -7,11 +7,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nn/Conversion/CPU/Compile.h"
 #include "nn/Conversion/CPU/CompileCache.h"
+#include "nn/Conversion/Passes.h"
 #include "nn/nn.h"
 
 #include "models/ResNet.h"
 
+#include "mlir/Parser/Parser.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -22,6 +25,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <utime.h>
 
 using mlir::nn::CompileCache;
@@ -84,6 +88,51 @@ TEST_F(CompileCacheTest, KeysDependOnKindOptionsAndIR) {
   // Fields are length-prefixed: moving a byte across a boundary changes it.
   EXPECT_NE(CompileCache::key("so", "ab", "c"),
             CompileCache::key("so", "a", "bc"));
+}
+
+/// The cache text of the pipeline options with one nn-optimize option set.
+static std::string withOptimizeOption(llvm::StringRef option) {
+  auto optimize = std::make_shared<mlir::nn::OptimizePipelineOptions>();
+  EXPECT_TRUE(mlir::succeeded(optimize->parseFromString(option)));
+  mlir::nn::PipelineOptions options;
+  options.optimize = optimize;
+  return options.cacheText();
+}
+
+TEST(PipelineOptionsTest, EveryOptionDecidesTheCacheText) {
+  mlir::nn::PipelineOptions defaults;
+  std::set<std::string> texts = {defaults.cacheText()};
+  // Every nn-optimize option, found through the registered pipeline's own
+  // list, so an option added later cannot be left out of the key.
+  for (const char *option :
+       {"tie-weights=false", "fold-batchnorm=false", "fold-scalar-mul=false",
+        "merge-linears=false", "fuse=false"})
+    EXPECT_TRUE(texts.insert(withOptimizeOption(option)).second) << option;
+  EXPECT_EQ(withOptimizeOption(""), defaults.cacheText());
+
+  mlir::nn::PipelineOptions unoptimized;
+  unoptimized.optimize = nullptr;
+  EXPECT_TRUE(texts.insert(unoptimized.cacheText()).second);
+
+  mlir::nn::PipelineOptions haswell;
+  haswell.target.cpu = "haswell";
+  EXPECT_TRUE(texts.insert(haswell.cacheText()).second);
+
+  // Embedded tensors by name, dtype, shape and every byte.
+  auto embedding = [](const nn::StateDict &state) {
+    mlir::nn::PipelineOptions options;
+    options.embed = &state;
+    return options.cacheText();
+  };
+  nn::StateDict a, renamed, reshaped, changed;
+  a.insert("w", nn::Tensor::zeros({2, 3}));
+  renamed.insert("v", nn::Tensor::zeros({2, 3}));
+  reshaped.insert("w", nn::Tensor::zeros({3, 2}));
+  changed.insert("w", nn::Tensor::zeros({2, 3}));
+  changed.at("w").data_ptr<float>()[5] = 1.0f;
+  EXPECT_EQ(embedding(a), embedding(a));
+  for (const nn::StateDict *state : {&a, &renamed, &reshaped, &changed})
+    EXPECT_TRUE(texts.insert(embedding(*state)).second);
 }
 
 TEST_F(CompileCacheTest, StoredBytesComeBack) {
@@ -335,6 +384,45 @@ TEST_F(FrontendCacheTest, SharedObjectsAreCachedToo) {
   EXPECT_EQ(readFile(a), readFile(b));
   auto loaded = nn::Artifact::load(b);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
+}
+
+TEST_F(FrontendCacheTest, NNCompileAndCompileToFileShareEntries) {
+  // nn::compile_to_file and nn-compile run one pipeline under one key: the
+  // traced text compiled through nn-compile's path finds the entry the
+  // frontend stored.
+  nn::TracedModule traced = nn::trace(model_, {nn::TensorSpec({2, 3, 8, 8})});
+  nn::compile_to_file(traced, dir_ + "/a.so");
+  ASSERT_EQ(CompileCache::stats().stores, 1u);
+
+  mlir::DialectRegistry registry;
+  mlir::nn::registerCodegenDialects(registry);
+  mlir::MLIRContext context(registry);
+  auto module =
+      mlir::parseSourceString<mlir::ModuleOp>(traced.to_string(), &context);
+  ASSERT_TRUE(module);
+  CompileCache cache(dir_);
+  mlir::nn::CacheReport report;
+  ASSERT_TRUE(mlir::succeeded(mlir::nn::compileToSharedObject(
+      *module, dir_ + "/b.so", mlir::nn::PipelineOptions(), &cache, &report)));
+  EXPECT_EQ(report.outcome, mlir::nn::CacheOutcome::Hit);
+  EXPECT_EQ(readFile(dir_ + "/a.so"), readFile(dir_ + "/b.so"));
+}
+
+TEST_F(FrontendCacheTest, EmbeddedWeightsAreKeyedByTheirValues) {
+  // The key is taken before the weights are embedded: their bytes are in it.
+  nn::TracedModule traced = nn::trace(model_, {nn::TensorSpec({2, 3, 8, 8})});
+  nn::CompileOptions embed;
+  embed.embed_weights = true;
+  nn::compile_to_file(traced, dir_ + "/a.so", embed);
+  nn::compile_to_file(traced, dir_ + "/b.so", embed);
+  EXPECT_EQ(CompileCache::stats().hits, 1u);
+
+  nn::Tensor weight = model_->named_parameters().front().second;
+  weight.data_ptr<float>()[0] += 1.0f;
+  nn::compile_to_file(traced, dir_ + "/c.so", embed);
+  EXPECT_EQ(CompileCache::stats().hits, 1u);
+  EXPECT_EQ(CompileCache::stats().stores, 2u);
+  EXPECT_NE(readFile(dir_ + "/a.so"), readFile(dir_ + "/c.so"));
 }
 
 } // namespace

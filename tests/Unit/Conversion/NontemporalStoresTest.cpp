@@ -67,7 +67,10 @@ protected:
     auto module =
         mlir::parseSourceString<mlir::ModuleOp>(affineReluModule(), context_);
     ASSERT_TRUE(module);
-    auto jit = mlir::nn::compileInProcess(*module);
+    // The module is compiled as written, without nn-optimize.
+    mlir::nn::PipelineOptions unoptimized;
+    unoptimized.optimize = nullptr;
+    auto jit = mlir::nn::compileInProcess(*module, unoptimized);
     ASSERT_TRUE(mlir::succeeded(jit));
     jit_ = new mlir::nn::JitArtifact(*jit);
   }

@@ -126,7 +126,10 @@ protected:
     ASSERT_TRUE(module) << mathModule();
     auto description = mlir::nn::describeArtifact(*module);
     ASSERT_TRUE(mlir::succeeded(description));
-    auto jit = mlir::nn::compileInProcess(*module);
+    // The module is compiled as written, without nn-optimize.
+    mlir::nn::PipelineOptions unoptimized;
+    unoptimized.optimize = nullptr;
+    auto jit = mlir::nn::compileInProcess(*module, unoptimized);
     ASSERT_TRUE(mlir::succeeded(jit));
     auto artifact =
         Artifact::from_table(jit->table, jit->engine, "VectorMathTest");

@@ -29,11 +29,14 @@ namespace mlir::nn {
 /// arguments, nn to linalg, bufferization with results as out-parameters,
 /// loops, LLVM. Functions take every memref as a bare pointer, so a compiled
 /// `forward` is `void forward(ptr state..., ptr inputs..., ptr outputs...)`.
+/// The compile pipeline's stages after nn-describe-artifact
+/// (buildCompilePipeline in nn/Conversion/CPU/Compile.h), registered for
+/// nn-opt as `nn-lower-to-llvm`.
 void buildLowerToLLVMPipeline(OpPassManager &pm);
 
 /// Adds to `registry` every dialect, interface model and translation the
 /// nn pipelines use (upstream dialects and extensions, nn, LLVM IR export).
-/// lowerToLLVMDialect appends it to the module's context itself.
+/// runCompilePipeline appends it to the module's context itself.
 void registerCodegenDialects(DialectRegistry &registry);
 
 /// Registers the conversion passes and the `nn-lower-to-llvm` pipeline.

@@ -10,6 +10,32 @@
 
 include "mlir/Pass/PassBase.td"
 
+def DescribeArtifactPass
+    : Pass<"nn-describe-artifact", "::mlir::ModuleOp"> {
+  let summary = "Attach the artifact's description (ArtifactABI.h) to the "
+                "module before it is lowered";
+  let description = [{
+    The first pass after nn-optimize in the compile pipeline. Reads the
+    calling convention off the nn module while its names still exist: the
+    state (parameters and buffers, with their values when embedded, and
+    which ones the function writes), the inputs and outputs with their
+    names, shapes and dtypes, the index checks and whether the function
+    draws random numbers. The JSON text becomes the module's
+    `nn.artifact_description`, which translateToArtifactIR completes with
+    what lowering decides (workspace_bytes, target) and embeds in the
+    artifact table.
+
+    Refuses, at the op, what the ABI cannot carry: a dynamic shape, an
+    element type without a safetensors name, a value of more bytes than an
+    int64 counts (tensor<99999999999x99999999999xf32>), which tiling and
+    buffer planning would compute with overflow.
+  }];
+  let options = [
+    Option<"funcName", "func", "std::string", "\"forward\"",
+           "The function the artifact runs">,
+  ];
+}
+
 def LowerStateToArgumentsPass
     : Pass<"nn-lower-state-to-arguments", "::mlir::ModuleOp"> {
   let summary = "Turn parameters and buffers into leading function arguments";

@@ -1,8 +1,10 @@
 //===- Compile.h - nn module → native code for a CPU -----------*- C++ -*-===//
 //
-// The back half of the compiler: an optimized nn module becomes LLVM IR with
-// the artifact table of nn/Runtime/ArtifactABI.h, then an object file and a
-// shared object (ahead of time), or code in this process (JIT).
+// The compiler for the CPU: one staged pipeline takes a traced nn module
+// through nn-optimize to the LLVM dialect (buildCompilePipeline); the result
+// becomes LLVM IR with the artifact table of nn/Runtime/ArtifactABI.h, then
+// an object file and a shared object (ahead of time), or code in this
+// process (JIT). nn-compile, nn::compile and nn::compile_to_file all run it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NN_CONVERSION_CPU_COMPILE_H
@@ -10,13 +12,18 @@
 
 #include "nn/Conversion/CPU/CompileCache.h"
 #include "nn/Runtime/ArtifactABI.h"
+#include "nn/Runtime/StateDict.h"
+#include "nn/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace mlir::nn {
@@ -42,28 +49,84 @@ struct CpuTarget {
 /// building anything; the error names the bad one.
 LogicalResult verifyCpuTarget(const CpuTarget &target, std::string &error);
 
+/// The stages of one compile, in order; each is a prefix of the next, and
+/// `nn-compile --emit=<name>` prints the module after its stage.
+enum class CompileStage {
+  /// "nn": after nn-optimize and, when asked, embedding the weights.
+  NN,
+  /// "kernels": described (nn-describe-artifact), what depends on the state
+  /// alone hoisted into @prepare, the state passed as arguments and the
+  /// contractions called as micro-kernels.
+  Kernels,
+  /// "linalg": the rest of nn as linalg on tensors.
+  Linalg,
+  /// "llvm-mlir": tiled, vectorized, bufferized, planned and outlined, in
+  /// the LLVM dialect; what translateToArtifactIR takes.
+  LLVMDialect,
+};
+
+/// The --emit name of `stage`.
+StringRef compileStageName(CompileStage stage);
+
+/// Everything besides the module that decides what a compile produces.
+struct PipelineOptions {
+  /// nn-optimize's options; null for a module that is optimized already.
+  std::shared_ptr<const OptimizePipelineOptions> optimize =
+      std::make_shared<OptimizePipelineOptions>();
+  /// Embedded as the state's values after nn-optimize (see EmbedState.h);
+  /// null for none. Must outlive the compile.
+  const ::nn::StateDict *embed = nullptr;
+  /// The CPU the code is generated for.
+  CpuTarget target;
+  /// Called with the pass manager before it runs, to instrument it
+  /// (nn-compile applies MLIR's pass-manager flags: --mlir-timing,
+  /// --mlir-print-ir-after-all, ...).
+  std::function<LogicalResult(PassManager &)> configure;
+
+  /// The canonical text the compile cache keys these options by: every
+  /// nn-optimize option, the target, and a digest of the embedded tensors.
+  std::string cacheText() const;
+};
+
+/// Adds the compile pipeline up to and including `last` to `pm`.
+void buildCompilePipeline(OpPassManager &pm, const PipelineOptions &options,
+                          CompileStage last);
+
+/// Runs the compile pipeline up to and including `last` on `module`, in
+/// place. Errors are reported through the context's diagnostic handlers.
+LogicalResult runCompilePipeline(ModuleOp module,
+                                 const PipelineOptions &options,
+                                 CompileStage last);
+
 /// The safetensors dtype name ("F32", "BF16", "BOOL", ...) of a tensor
 /// element type, or "" for one the artifact ABI cannot carry.
 StringRef safetensorsDTypeName(Type type);
 
 /// The artifact's JSON description (see ArtifactABI.h) of `func` in an nn
 /// module, read before lowering. Fails with a located error on what the ABI
-/// cannot express (non-static shapes, unsupported element types).
+/// cannot express (non-static shapes, unsupported element types, values of
+/// more bytes than an int64 counts). nn-describe-artifact attaches it to the
+/// module.
 FailureOr<std::string> describeArtifact(ModuleOp module,
                                         StringRef funcName = "forward");
 
-/// Runs nn-lower-to-llvm on `module` in place. Errors are reported through
-/// the context's diagnostic handlers.
-LogicalResult lowerToLLVMDialect(ModuleOp module);
-
-/// Translates a lowered module to LLVM IR and adds the artifact table around
-/// `funcName`, which becomes internal. The module gets the target's triple
-/// and data layout and is optimized at -O3 for it; the description records
-/// the target's CPU and the ISA features its code may use ("target").
+/// Translates a module lowered by the compile pipeline to LLVM IR and adds
+/// the artifact table around `funcName`, which becomes internal, with the
+/// description nn-describe-artifact attached. The module gets the target's
+/// triple and data layout and is optimized at -O3 for it; the description
+/// records the target's CPU and the ISA features its code may use
+/// ("target").
 FailureOr<std::unique_ptr<llvm::Module>>
 translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
-                      StringRef description, StringRef funcName = "forward",
+                      StringRef funcName = "forward",
                       const CpuTarget &target = {});
+
+/// The whole compile up to LLVM IR: runCompilePipeline, then
+/// translateToArtifactIR. What nn-compile --emit=llvm prints is what the
+/// shared object and the JIT are built from.
+FailureOr<std::unique_ptr<llvm::Module>>
+compileToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
+                const PipelineOptions &options);
 
 /// Writes `llvmModule` as a native object file for `target` to `out`.
 LogicalResult emitObject(llvm::Module &llvmModule, llvm::raw_pwrite_stream &out,
@@ -83,9 +146,8 @@ struct JitArtifact {
   const nn_artifact_v2 *table = nullptr;
 };
 
-/// JIT-compiles a lowered module (see lowerToLLVMDialect).
-FailureOr<JitArtifact> jitCompile(ModuleOp module, StringRef description,
-                                  std::string &error);
+/// JIT-compiles a module lowered by the compile pipeline for the host.
+FailureOr<JitArtifact> jitCompile(ModuleOp module, std::string &error);
 
 /// Links a native object file (emitObject's bytes for this host) into code
 /// in this process, resolving the runtime's kernels as jitCompile does.
@@ -100,28 +162,26 @@ FailureOr<JitArtifact> jitLoadObject(StringRef object, std::string &error);
 /// elided).
 std::string printForCache(ModuleOp module);
 
-/// nn module (already optimized) → shared object at `path`. The file is
-/// written beside `path` under a temporary name and renamed into place, so an
-/// existing file is never left half-written. `module` is lowered in place,
-/// unless `cache` (when given) already holds the shared object of this IR
-/// under `options` (a canonical text of whatever else decides the code);
-/// on a miss the product is stored there. `report` says which happened.
-/// The code is generated for `target`.
+/// nn module → shared object at `path`, compiled as `options` say. The file
+/// is written beside `path` under a temporary name and renamed into place,
+/// so an existing file is never left half-written. `module` is compiled in
+/// place, unless `cache` (when given) already holds the shared object of
+/// this IR under these options; on a miss the product is stored there.
+/// `report` says which happened.
 LogicalResult compileToSharedObject(ModuleOp module, StringRef path,
+                                    const PipelineOptions &options,
                                     const CompileCache *cache = nullptr,
-                                    StringRef options = "",
-                                    CacheReport *report = nullptr,
-                                    const CpuTarget &target = {});
+                                    CacheReport *report = nullptr);
 
-/// nn module (already optimized) → code in this process. `module` is lowered
-/// in place. With `cache`, the native object is looked up there first (and
-/// stored on a miss) and linked with jitLoadObject, as compileToSharedObject
-/// does with shared objects; so is code for a `target` other than the host.
+/// nn module → code in this process, compiled as `options` say. `module` is
+/// compiled in place. With `cache`, the native object is looked up there
+/// first (and stored on a miss) and linked with jitLoadObject, as
+/// compileToSharedObject does with shared objects; so is code for a target
+/// other than the host.
 FailureOr<JitArtifact> compileInProcess(ModuleOp module,
+                                        const PipelineOptions &options,
                                         const CompileCache *cache = nullptr,
-                                        StringRef options = "",
-                                        CacheReport *report = nullptr,
-                                        const CpuTarget &target = {});
+                                        CacheReport *report = nullptr);
 
 } // namespace mlir::nn
 

@@ -15,6 +15,9 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
 
 namespace mlir::nn {
 
@@ -28,6 +31,11 @@ DenseElementsAttr denseAttrOf(const ::nn::Tensor &tensor, RankedTensorType type)
 /// the state a function writes (train-mode batch-norm statistics), which
 /// must stay bound; nothing is changed then.
 LogicalResult embedState(ModuleOp module, const ::nn::StateDict &state);
+
+/// embedState as a pass of the compile pipeline (after nn-optimize, whose
+/// nn-tie-weights gives tied parameters their aliases). `state` must outlive
+/// the pass.
+std::unique_ptr<Pass> createEmbedStatePass(const ::nn::StateDict &state);
 
 } // namespace mlir::nn
 
