@@ -8,6 +8,7 @@
 #include "nn/Conversion/CPU/Compile.h"
 #include "nn/Conversion/CPU/EmbedState.h"
 #include "nn/Conversion/Passes.h"
+#include "nn/Conversion/ScalarBodyInterface.h"
 
 #include "nn/IR/NNDialect.h"
 
@@ -156,6 +157,7 @@ void mlir::nn::registerCodegenDialects(DialectRegistry &registry) {
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   registry.insert<NNDialect>();
+  registerScalarBodies(registry);
 }
 
 void mlir::nn::registerConversionPasses() {

@@ -1,7 +1,7 @@
 //===- Activation.cpp - nn activation functions to linalg -----------------===//
 //
 // Lowerings of the ops in NNActivationOps.td. Pointwise activations are one
-// broadcasting linalg.generic each, built from buildActivationScalar; softmax
+// broadcasting linalg.generic each, built from its scalar body; softmax
 // is five: the maximum along `dim`, exp(x - max), its sum, 1 / sum per row,
 // and the normalization; log_softmax four (the sum computes its own exp,
 // log(sum) per row, x - max - log(sum)). On f16/bf16 all of them compute in
@@ -16,7 +16,6 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 
@@ -215,43 +214,54 @@ Value mlir::nn::buildSoftmax(OpBuilder &b, Location loc, Value x, int64_t dim,
       });
 }
 
-Value mlir::nn::buildActivationScalar(OpBuilder &b, Location loc,
-                                     Operation *op, ValueRange x) {
-  return llvm::TypeSwitch<Operation *, Value>(op)
-      .Case([&](SigmoidOp) { return sigmoid(b, loc, x[0]); })
-      .Case([&](TanhOp) { return b.create<math::TanhOp>(loc, x[0]); })
-      .Case([&](SiluOp) {
-        return b.create<arith::MulFOp>(loc, x[0], sigmoid(b, loc, x[0]));
-      })
-      .Case([&](GeluOp gelu) {
-        return buildGelu(b, loc, x[0], gelu.getApproximate());
-      })
-      .Case([&](LeakyReluOp leaky) -> Value {
-        // x > 0 ? x : x * slope (NaN falls to the second arm and stays NaN).
-        Value zero = buildScalar(b, loc, x[0].getType(), 0.0);
-        Value slope = buildScalar(b, loc, x[0].getType(),
-                                  leaky.getNegativeSlope().convertToDouble());
-        Value positive =
-            b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, x[0], zero);
-        return b.create<arith::SelectOp>(
-            loc, positive, x[0], b.create<arith::MulFOp>(loc, x[0], slope));
-      })
-      .Case([&](ClampOp clamp) {
-        Value v = x[0];
-        if (auto min = clamp.getMin())
-          v = b.create<arith::MaximumFOp>(
-              loc, v, buildScalar(b, loc, v.getType(), min->convertToDouble()));
-        if (auto max = clamp.getMax())
-          v = b.create<arith::MinimumFOp>(
-              loc, v, buildScalar(b, loc, v.getType(), max->convertToDouble()));
-        return v;
-      })
-      .Default([](Operation *) { return Value(); });
+// The scalar bodies of the pointwise activations (ScalarBodyModel finds them
+// by argument-dependent lookup).
+namespace mlir::nn {
+static Value scalarBody(SigmoidOp, OpBuilder &b, Location loc, ValueRange x) {
+  return sigmoid(b, loc, x[0]);
+}
+static Value scalarBody(TanhOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<math::TanhOp>(loc, x[0]);
+}
+static Value scalarBody(SiluOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<arith::MulFOp>(loc, x[0], sigmoid(b, loc, x[0]));
+}
+static Value scalarBody(GeluOp gelu, OpBuilder &b, Location loc,
+                        ValueRange x) {
+  return buildGelu(b, loc, x[0], gelu.getApproximate());
+}
+static Value scalarBody(LeakyReluOp leaky, OpBuilder &b, Location loc,
+                        ValueRange x) {
+  // x > 0 ? x : x * slope (NaN falls to the second arm and stays NaN).
+  Value zero = buildScalar(b, loc, x[0].getType(), 0.0);
+  Value slope = buildScalar(b, loc, x[0].getType(),
+                            leaky.getNegativeSlope().convertToDouble());
+  Value positive =
+      b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, x[0], zero);
+  return b.create<arith::SelectOp>(loc, positive, x[0],
+                                   b.create<arith::MulFOp>(loc, x[0], slope));
+}
+static Value scalarBody(ClampOp clamp, OpBuilder &b, Location loc,
+                        ValueRange x) {
+  Value v = x[0];
+  if (auto min = clamp.getMin())
+    v = b.create<arith::MaximumFOp>(
+        loc, v, buildScalar(b, loc, v.getType(), min->convertToDouble()));
+  if (auto max = clamp.getMax())
+    v = b.create<arith::MinimumFOp>(
+        loc, v, buildScalar(b, loc, v.getType(), max->convertToDouble()));
+  return v;
+}
+} // namespace mlir::nn
+
+void mlir::nn::attachActivationScalarBodies(MLIRContext *ctx) {
+  attachScalarBodies<SigmoidOp, TanhOp, SiluOp, GeluOp, LeakyReluOp, ClampOp>(
+      ctx);
 }
 
 void mlir::nn::populateActivationPatterns(RewritePatternSet &patterns) {
   // The pointwise activations lower through PointwiseLowering
-  // (Elementwise.cpp) with buildActivationScalar.
+  // (Elementwise.cpp) with their scalar bodies above.
   patterns.add<SoftmaxLowering<SoftmaxOp, false>,
                SoftmaxLowering<LogSoftmaxOp, true>>(patterns.getContext());
 }

@@ -2,8 +2,8 @@
 //
 // Lowers the elementwise ops (broadcasting arithmetic, math, comparisons,
 // where, relu) to one `linalg.generic` each; every pointwise op
-// (NN_Pointwise) through one pattern and buildPointwiseScalar, which the
-// nn.fused epilogue shares. Broadcasting is expressed in the indexing maps, so
+// (NN_Pointwise) through one pattern and its ScalarBodyOpInterface (the
+// bodies of this family are here), which the nn.fused epilogue shares. Broadcasting is expressed in the indexing maps, so
 // nothing is materialized at the broadcast shape.
 //
 //===----------------------------------------------------------------------===//
@@ -15,7 +15,6 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/TypeUtilities.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::nn;
@@ -91,6 +90,7 @@ Value mlir::nn::buildBroadcastingElementwise(OpBuilder &b, Location loc,
   return generic.getResult(0);
 }
 
+
 Value mlir::nn::applyActivation(OpBuilder &b, Location loc,
                                 Activation activation, Value value) {
   switch (activation) {
@@ -124,11 +124,14 @@ struct PointwiseLowering
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
+    ScalarBodyOpInterface body = scalarBodyOf(op);
+    if (!body)
+      return failure();
     auto resultType = llvm::cast<RankedTensorType>(op->getResult(0).getType());
     Value result = buildBroadcastingElementwise(
         rewriter, op->getLoc(), resultType, op->getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) {
-          return buildPointwiseScalar(b, loc, op, args);
+          return buildPointwiseScalar(b, loc, body, args);
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -166,52 +169,82 @@ Value mlir::nn::buildScalar(OpBuilder &b, Location loc, Type type,
       loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
 }
 
-Value mlir::nn::buildElementwiseScalar(OpBuilder &b, Location loc,
-                                      Operation *op, ValueRange x) {
-  return llvm::TypeSwitch<Operation *, Value>(op)
-      .Case([&](AddOp) { return floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, x); })
-      .Case([&](SubOp) { return floatOrInt<arith::SubFOp, arith::SubIOp>(b, loc, x); })
-      .Case([&](MulOp) { return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, x); })
-      .Case([&](MaximumOp) {
-        return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, x);
-      })
-      .Case([&](MinimumOp) {
-        return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, x);
-      })
-      .Case([&](DivOp) { return b.create<arith::DivFOp>(loc, x); })
-      .Case([&](PowOp) { return b.create<math::PowFOp>(loc, x); })
-      .Case([&](NegOp) { return b.create<arith::NegFOp>(loc, x); })
-      .Case([&](AbsOp) { return b.create<math::AbsFOp>(loc, x); })
-      .Case([&](ExpOp) { return b.create<math::ExpOp>(loc, x); })
-      .Case([&](LogOp) { return b.create<math::LogOp>(loc, x); })
-      .Case([&](SqrtOp) { return b.create<math::SqrtOp>(loc, x); })
-      .Case([&](RsqrtOp) { return b.create<math::RsqrtOp>(loc, x); })
-      .Case([&](ReluOp) {
-        return applyActivation(b, loc, Activation::relu, x[0]);
-      })
-      .Default([](Operation *) { return Value(); });
+// The scalar bodies of this family (ScalarBodyModel finds them by
+// argument-dependent lookup).
+namespace mlir::nn {
+static Value scalarBody(AddOp, OpBuilder &b, Location loc, ValueRange x) {
+  return floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, x);
+}
+static Value scalarBody(SubOp, OpBuilder &b, Location loc, ValueRange x) {
+  return floatOrInt<arith::SubFOp, arith::SubIOp>(b, loc, x);
+}
+static Value scalarBody(MulOp, OpBuilder &b, Location loc, ValueRange x) {
+  return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, x);
+}
+static Value scalarBody(MaximumOp, OpBuilder &b, Location loc, ValueRange x) {
+  return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, x);
+}
+static Value scalarBody(MinimumOp, OpBuilder &b, Location loc, ValueRange x) {
+  return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, x);
+}
+static Value scalarBody(DivOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<arith::DivFOp>(loc, x);
+}
+static Value scalarBody(PowOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<math::PowFOp>(loc, x);
+}
+static Value scalarBody(NegOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<arith::NegFOp>(loc, x);
+}
+static Value scalarBody(AbsOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<math::AbsFOp>(loc, x);
+}
+static Value scalarBody(ExpOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<math::ExpOp>(loc, x);
+}
+static Value scalarBody(LogOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<math::LogOp>(loc, x);
+}
+static Value scalarBody(SqrtOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<math::SqrtOp>(loc, x);
+}
+static Value scalarBody(RsqrtOp, OpBuilder &b, Location loc, ValueRange x) {
+  return b.create<math::RsqrtOp>(loc, x);
+}
+static Value scalarBody(ReluOp, OpBuilder &b, Location loc, ValueRange x) {
+  return applyActivation(b, loc, Activation::relu, x[0]);
+}
+} // namespace mlir::nn
+
+void mlir::nn::attachElementwiseScalarBodies(MLIRContext *ctx) {
+  attachScalarBodies<AddOp, SubOp, MulOp, MaximumOp, MinimumOp, DivOp, PowOp,
+                     NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReluOp>(ctx);
 }
 
-Value mlir::nn::buildPointwiseScalar(OpBuilder &b, Location loc, Operation *op,
+ScalarBodyOpInterface mlir::nn::scalarBodyOf(Operation *op) {
+  auto body = llvm::dyn_cast<ScalarBodyOpInterface>(op);
+  if (!body)
+    op->emitError() << "'" << op->getName()
+                    << "' is pointwise but has no scalar body "
+                       "(ScalarBodyOpInterface) to lower it with";
+  return body;
+}
+
+Value mlir::nn::buildPointwiseScalar(OpBuilder &b, Location loc,
+                                    ScalarBodyOpInterface body,
                                     ValueRange scalars) {
   // f16/bf16 operands are widened to f32 and the result rounded once to the
   // storage type, as PyTorch's CPU kernels do: one rounding per op, never
   // one per arith op of a composite such as gelu. (In an nn.fused epilogue
   // each op still rounds, which is what the unfused graph computes.)
-  Type storage = getElementTypeOrSelf(op->getResult(0).getType());
+  Type storage = getElementTypeOrSelf(body->getResult(0).getType());
   Type compute = computeType(storage);
   SmallVector<Value> widened;
   for (Value scalar : scalars)
     widened.push_back(computeType(scalar.getType()) == compute
                           ? convertFloat(b, loc, scalar, compute)
                           : scalar);
-  if (Value v = buildElementwiseScalar(b, loc, op, widened))
-    return convertFloat(b, loc, v, storage);
-  if (Value v = buildActivationScalar(b, loc, op, widened))
-    return convertFloat(b, loc, v, storage);
-  llvm::report_fatal_error(llvm::Twine("nn: the pointwise op '") +
-                           op->getName().getStringRef() +
-                           "' has no scalar lowering");
+  return convertFloat(b, loc, body.buildScalar(b, loc, widened), storage);
 }
 
 void mlir::nn::populateElementwisePatterns(RewritePatternSet &patterns) {

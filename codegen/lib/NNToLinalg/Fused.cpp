@@ -33,15 +33,20 @@ struct FusedOpLowering : public OpRewritePattern<FusedOp> {
     for (auto [arg, input] : llvm::zip(body.getArguments(), op.getInputs()))
       outside.map(arg, input);
     Operation *anchor = op.getAnchor();
+    SmallVector<ScalarBodyOpInterface> epilogue;
+    for (Operation &inner : body.without_terminator()) {
+      if (&inner == anchor)
+        continue;
+      ScalarBodyOpInterface scalar = scalarBodyOf(&inner);
+      if (!scalar)
+        return failure();
+      epilogue.push_back(scalar);
+    }
     if (anchor)
       rewriter.clone(*anchor, outside);
-
-    SmallVector<Operation *> epilogue;
-    for (Operation &inner : body.without_terminator())
-      if (&inner != anchor)
-        epilogue.push_back(&inner);
-    llvm::SmallPtrSet<Operation *, 8> inEpilogue(epilogue.begin(),
-                                                 epilogue.end());
+    llvm::SmallPtrSet<Operation *, 8> inEpilogue;
+    for (ScalarBodyOpInterface inner : epilogue)
+      inEpilogue.insert(inner);
     Value yielded = op.getYielded();
     if (!inEpilogue.contains(yielded.getDefiningOp())) {
       // Nothing after the anchor (or the group returns an input).
@@ -51,7 +56,7 @@ struct FusedOpLowering : public OpRewritePattern<FusedOp> {
 
     // The epilogue's leaves: what it reads from outside itself.
     llvm::SetVector<Value> leaves;
-    for (Operation *inner : epilogue)
+    for (ScalarBodyOpInterface inner : epilogue)
       for (Value operand : inner->getOperands())
         if (!inEpilogue.contains(operand.getDefiningOp()))
           leaves.insert(operand);
@@ -65,7 +70,7 @@ struct FusedOpLowering : public OpRewritePattern<FusedOp> {
           IRMapping scalar;
           for (auto [leaf, element] : llvm::zip(leaves, scalars))
             scalar.map(leaf, element);
-          for (Operation *inner : epilogue) {
+          for (ScalarBodyOpInterface inner : epilogue) {
             SmallVector<Value> operands;
             for (Value operand : inner->getOperands())
               operands.push_back(scalar.lookup(operand));

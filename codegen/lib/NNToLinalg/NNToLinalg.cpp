@@ -16,13 +16,28 @@ namespace mlir::nn {
 #include "nn/Conversion/Passes.h.inc"
 } // namespace mlir::nn
 
+#include "nn/Conversion/ScalarBodyInterface.cpp.inc"
+
 using namespace mlir;
 using namespace mlir::nn;
+
+void mlir::nn::registerScalarBodies(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, NNDialect *) {
+    attachElementwiseScalarBodies(ctx);
+    attachActivationScalarBodies(ctx);
+  });
+}
 
 namespace {
 
 struct ConvertNNToLinalgPass
     : public nn::impl::ConvertNNToLinalgPassBase<ConvertNNToLinalgPass> {
+  void getDependentDialects(DialectRegistry &registry) const override {
+    ConvertNNToLinalgPassBase::getDependentDialects(registry);
+    // The pointwise ops' scalar bodies, in every context the pass runs in.
+    registerScalarBodies(registry);
+  }
+
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);

@@ -9,6 +9,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "nn/Conversion/ScalarBodyInterface.h"
 #include "nn/IR/NNOps.h"
 
 namespace mlir::nn {
@@ -34,19 +35,34 @@ void populateAttentionPatterns(RewritePatternSet &patterns);
 /// nn.fused.
 void populateFusedPatterns(RewritePatternSet &patterns);
 
-/// The scalar computation of the NN_Pointwise op `op` on one element of each
+/// The scalar computation of the pointwise op `body` on one element of each
 /// operand (`scalars`, in operand order): the body of its linalg.generic,
-/// shared by the op's own lowering and the nn.fused epilogue.
-Value buildPointwiseScalar(OpBuilder &b, Location loc, Operation *op,
+/// shared by the op's own lowering and the nn.fused epilogue. Widens
+/// f16/bf16 to f32 around the op's ScalarBodyOpInterface.
+Value buildPointwiseScalar(OpBuilder &b, Location loc, ScalarBodyOpInterface body,
                            ValueRange scalars);
-/// The arithmetic, math and relu part of buildPointwiseScalar (null for
-/// other ops); Elementwise.cpp.
-Value buildElementwiseScalar(OpBuilder &b, Location loc, Operation *op,
-                             ValueRange scalars);
-/// The activation part of buildPointwiseScalar (null for other ops);
-/// Activation.cpp.
-Value buildActivationScalar(OpBuilder &b, Location loc, Operation *op,
-                            ValueRange scalars);
+
+/// ScalarBodyOpInterface for `OpT`: its body is `scalarBody(op, builder,
+/// loc, scalars)`, a function in namespace mlir::nn of the op family's file
+/// (found by argument-dependent lookup where the model is attached).
+template <typename OpT>
+struct ScalarBodyModel
+    : public ScalarBodyOpInterface::ExternalModel<ScalarBodyModel<OpT>, OpT> {
+  Value buildScalar(Operation *op, OpBuilder &builder, Location loc,
+                    ValueRange scalars) const {
+    return scalarBody(llvm::cast<OpT>(op), builder, loc, scalars);
+  }
+};
+
+/// Attaches ScalarBodyModel to each of `OpTs` in `ctx`.
+template <typename... OpTs> void attachScalarBodies(MLIRContext *ctx) {
+  (OpTs::template attachInterface<ScalarBodyModel<OpTs>>(*ctx), ...);
+}
+
+/// The scalar bodies of the arithmetic, math and relu ops; Elementwise.cpp.
+void attachElementwiseScalarBodies(MLIRContext *ctx);
+/// The scalar bodies of the pointwise activations; Activation.cpp.
+void attachActivationScalarBodies(MLIRContext *ctx);
 
 /// Builds the body of an elementwise op from its scalar arguments.
 using ScalarBodyBuilder =
