@@ -104,9 +104,6 @@ const char *whyNoKernel(Operation *op) {
       return "needs static f32 operands";
     if (linear.getBias() && !staticF32(linear.getBias(), 1))
       return "needs a static f32 bias";
-    if (linear.getActivation() != Activation::none &&
-        linear.getActivation() != Activation::relu)
-      return "activation has no kernel";
     return nullptr;
   }
   if (auto conv = llvm::dyn_cast<ConvOp>(op)) {
@@ -237,8 +234,6 @@ KernelEpilogue matchEpilogue(Operation *contraction, OutsideFn outside) {
   if (auto linear = llvm::dyn_cast<LinearOp>(contraction)) {
     if (Value bias = linear.getBias())
       e.addends.push_back({outside(bias), 0, 0, 1});
-    if (linear.getActivation() == Activation::relu)
-      e.activation = kActRelu;
   } else if (auto conv = llvm::dyn_cast<ConvOp>(contraction)) {
     if (Value bias = conv.getBias())
       e.addends.push_back({outside(bias), 0, 1, 0});

@@ -22,8 +22,7 @@ Tensor linear(const Tensor &input, const Tensor &weight, const Tensor &bias) {
   mlir::Value w = t.valueOf(weight, "linear", "weight");
   mlir::Value b =
       bias.defined() ? t.valueOf(bias, "linear", "bias") : mlir::Value();
-  return t.emit<mlir::nn::LinearOp>(x.getType(), x, w, b,
-                                    mlir::nn::Activation::none);
+  return t.emit<mlir::nn::LinearOp>(x.getType(), x, w, b);
 }
 
 Tensor matmul(const Tensor &lhs, const Tensor &rhs) {

@@ -61,9 +61,6 @@ struct FoldBatchNormIntoProducer : public OpRewritePattern<BatchNormOp> {
       return rewriter.notifyMatchFailure(
           bn, "the producer's result has users besides the batch norm");
     auto linear = llvm::dyn_cast<LinearOp>(producer);
-    if (linear && linear.getActivation() != Activation::none)
-      return rewriter.notifyMatchFailure(
-          bn, "the linear applies an activation before the batch norm");
     // BatchNorm normalizes dim 1; a linear's channels are its last dim.
     if (linear && llvm::cast<RankedTensorType>(linear.getType()).getRank() != 2)
       return rewriter.notifyMatchFailure(
@@ -104,8 +101,7 @@ struct FoldBatchNormIntoProducer : public OpRewritePattern<BatchNormOp> {
     Operation *folded;
     if (linear) {
       folded = rewriter.create<LinearOp>(loc, bn.getType(), linear.getInput(),
-                                         newWeight, newBias,
-                                         linear.getActivationAttr());
+                                         newWeight, newBias);
     } else {
       auto conv = llvm::cast<ConvOp>(producer);
       folded = rewriter.create<ConvOp>(

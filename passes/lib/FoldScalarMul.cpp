@@ -92,9 +92,6 @@ struct ScalarScale {
 
 /// Why `linear` cannot take a scale into its weights, or null when it can.
 const char *whyNotScalable(LinearOp linear) {
-  if (linear.getActivation() != Activation::none)
-    return "the linear applies an activation, which a scale does not "
-           "commute with";
   if (llvm::isa<FusedOp>(linear->getParentOp()))
     return "the linear is inside an nn.fused group";
   return nullptr;
@@ -150,8 +147,7 @@ struct FoldScaleOfLinear : public OpRewritePattern<OpTy> {
       bias = scale->applyTo(bias, rewriter, loc);
     rewriter.setInsertionPoint(op);
     rewriter.replaceOpWithNewOp<LinearOp>(op, op.getType(), linear.getInput(),
-                                          weight, bias,
-                                          linear.getActivationAttr());
+                                          weight, bias);
     rewriter.eraseOp(linear);
     return success();
   }

@@ -39,9 +39,6 @@ bool isPrivateTo(Value value, Operation *consumer) {
 
 /// Why `producer` cannot start or extend a group, or null when it can.
 const char *whyNotFusable(Operation *producer) {
-  if (auto linear = llvm::dyn_cast<LinearOp>(producer))
-    if (linear.getActivation() != Activation::none)
-      return "the linear already applies a fused activation";
   if (llvm::isa<FusedOp>(producer) || FusedOp::isAnchorOp(producer) ||
       producer->hasTrait<OpTrait::nn::Pointwise>())
     return nullptr;

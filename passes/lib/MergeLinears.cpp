@@ -27,13 +27,12 @@ using namespace mlir::nn;
 
 namespace {
 
-/// True when `a` and `b` can share one merged linear: same activation, both
-/// or neither with a bias, weights of one type but for the output features.
+/// True when `a` and `b` can share one merged linear: both or neither with a
+/// bias, weights of one type but for the output features.
 bool compatible(LinearOp a, LinearOp b) {
   auto wa = llvm::cast<RankedTensorType>(a.getWeight().getType());
   auto wb = llvm::cast<RankedTensorType>(b.getWeight().getType());
-  return a.getActivation() == b.getActivation() &&
-         static_cast<bool>(a.getBias()) == static_cast<bool>(b.getBias()) &&
+  return static_cast<bool>(a.getBias()) == static_cast<bool>(b.getBias()) &&
          wa.getRank() == 2 && wb.getRank() == 2 &&
          wa.getElementType() == wb.getElementType() &&
          wa.getDimSize(1) == wb.getDimSize(1) &&
@@ -132,7 +131,7 @@ struct MergeLinearsOfOneInput : public OpRewritePattern<LinearOp> {
     shape.back() = outFeatures;
     Value merged = rewriter.create<LinearOp>(
         loc, RankedTensorType::get(shape, first.getType().getElementType()),
-        first.getInput(), weight, bias, first.getActivationAttr());
+        first.getInput(), weight, bias);
 
     // Every slice first: replacing `first` erases the op the insertion point
     // is anchored to.

@@ -2,17 +2,23 @@
 
 // f16/bf16 contractions: the named op reads the storage type and accumulates
 // into an f32 init (its body widens with arith.extf); the result is rounded
-// once with arith.truncf, together with the bias and the activation.
+// once with arith.truncf, together with the bias. A relu after it widens,
+// computes in f32 and rounds again (exactly: relu of a rounded value is
+// representable).
 
 // CHECK-LABEL: func.func @linear_bf16
 // CHECK: %[[BIAS:.+]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<3xbf16>) outs(%{{.*}} : tensor<2x3xf32>)
 // CHECK: arith.extf %{{.*}} : bf16 to f32
 // CHECK: %[[MM:.+]] = linalg.matmul_transpose_b ins(%{{.*}}, %{{.*}} : tensor<2x4xbf16>, tensor<3x4xbf16>) outs(%[[BIAS]] : tensor<2x3xf32>)
-// CHECK: linalg.generic {{.*}} ins(%[[MM]] : tensor<2x3xf32>) outs(%{{.*}} : tensor<2x3xbf16>)
+// CHECK: %[[ROUNDED:.+]] = linalg.generic {{.*}} ins(%[[MM]] : tensor<2x3xf32>) outs(%{{.*}} : tensor<2x3xbf16>)
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: linalg.generic {{.*}} ins(%[[ROUNDED]] : tensor<2x3xbf16>)
+// CHECK: arith.extf %{{.*}} : bf16 to f32
 // CHECK: %[[RELU:.+]] = arith.maximumf %{{.*}}, %{{.*}} : f32
 // CHECK: arith.truncf %[[RELU]] : f32 to bf16
 func.func @linear_bf16(%x: tensor<2x4xbf16>, %w: tensor<3x4xbf16>, %b: tensor<3xbf16>) -> tensor<2x3xbf16> {
-  %y = nn.linear %x, %w, %b activation<relu> : (tensor<2x4xbf16>, tensor<3x4xbf16>, tensor<3xbf16>) -> tensor<2x3xbf16>
+  %l = nn.linear %x, %w, %b : (tensor<2x4xbf16>, tensor<3x4xbf16>, tensor<3xbf16>) -> tensor<2x3xbf16>
+  %y = nn.relu %l : tensor<2x3xbf16>
   return %y : tensor<2x3xbf16>
 }
 

@@ -1,7 +1,7 @@
 // RUN: nn-opt %s -convert-nn-to-linalg -split-input-file -verify-diagnostics | FileCheck %s
 
-// linear: matmul_transpose_b accumulating into the broadcast bias, then the
-// fused activation as one elementwise epilogue.
+// linear: matmul_transpose_b accumulating into the broadcast bias; the relu
+// after it is one elementwise generic over the product.
 // CHECK-LABEL: func.func @linear_relu
 // CHECK: %[[BIAS:.+]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<3xf32>) outs(%{{.*}} : tensor<2x3xf32>)
 // CHECK: %[[MM:.+]] = linalg.matmul_transpose_b ins(%{{.*}}, %{{.*}} : tensor<2x4xf32>, tensor<3x4xf32>) outs(%[[BIAS]] : tensor<2x3xf32>)
@@ -9,7 +9,8 @@
 // CHECK: arith.maximumf
 // CHECK-NOT: nn.
 func.func @linear_relu(%x: tensor<2x4xf32>, %w: tensor<3x4xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
-  %y = nn.linear %x, %w, %b activation<relu> : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %l = nn.linear %x, %w, %b : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %y = nn.relu %l : tensor<2x3xf32>
   return %y : tensor<2x3xf32>
 }
 

@@ -7,7 +7,7 @@
 // CHECK-NOT: call @nn_rt_sgemm
 // CHECK: nn.linear
 func.func @no_kernel_linear_bf16(%x: tensor<64x784xbf16>, %w: tensor<256x784xbf16>, %b: tensor<256xbf16>) -> tensor<64x256xbf16> {
-  %y = nn.linear %x, %w, %b activation<relu> : (tensor<64x784xbf16>, tensor<256x784xbf16>, tensor<256xbf16>) -> tensor<64x256xbf16>
+  %y = nn.linear %x, %w, %b : (tensor<64x784xbf16>, tensor<256x784xbf16>, tensor<256xbf16>) -> tensor<64x256xbf16>
   return %y : tensor<64x256xbf16>
 }
 

@@ -1,16 +1,18 @@
 // RUN: nn-opt %s -nn-lower-to-kernel-calls -split-input-file | FileCheck %s
 
-// A linear with a fused relu: the weight is B transposed (strides swapped),
-// the bias goes per column, the activation into the store.
+// A linear and the relu after it: the weight is B transposed (strides
+// swapped), the bias goes per column, the relu into the store.
 // CHECK-LABEL: func.func @linear_relu
 // CHECK-DAG: %[[X:.+]] = bufferization.to_memref %{{.*}} read_only : memref<64x784xf32, strided<[?, ?], offset: ?>>
 // CHECK-DAG: %[[OUT:.+]] = memref.alloc() {alignment = 64 : i64} : memref<64x256xf32>
 // CHECK: call @nn_rt_sgemm(
 // CHECK: bufferization.to_tensor %[[OUT]] restrict writable
 // CHECK-NOT: nn.linear
+// CHECK-NOT: nn.relu
 // CHECK: func.func private @nn_rt_sgemm(i64, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i32, !llvm.ptr)
 func.func @linear_relu(%x: tensor<64x784xf32>, %w: tensor<256x784xf32>, %b: tensor<256xf32>) -> tensor<64x256xf32> {
-  %y = nn.linear %x, %w, %b activation<relu> : (tensor<64x784xf32>, tensor<256x784xf32>, tensor<256xf32>) -> tensor<64x256xf32>
+  %l = nn.linear %x, %w, %b : (tensor<64x784xf32>, tensor<256x784xf32>, tensor<256xf32>) -> tensor<64x256xf32>
+  %y = nn.relu %l : tensor<64x256xf32>
   return %y : tensor<64x256xf32>
 }
 

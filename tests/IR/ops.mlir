@@ -24,11 +24,9 @@ func.func @forward(%x: tensor<2x4xf32>, %m: tensor<5x4x6xf32>, %n: tensor<6x7xf3
   %rm = nn.load @"bn.running_mean" : tensor<3xf32>
   // CHECK: nn.linear %{{.*}}, %[[W]], %{{.*}} : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   %y = nn.linear %x, %w, %b : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
-  // CHECK: nn.linear %{{.*}}, %[[W]] activation<relu> : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
-  %y2 = nn.linear %x, %w activation<relu> : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
   // CHECK: nn.add %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   %s = nn.add %y, %rm : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
-  %s2 = nn.add %s, %y2 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %s2 = nn.add %s, %y : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK: nn.relu %{{.*}} : tensor<2x3xf32>
   %r = nn.relu %s2 : tensor<2x3xf32>
   // CHECK: nn.dropout %{{.*}} rng %{{.*}} {offset = 6 : i64, p = 5.000000e-01 : f64, training} : tensor<2x3xf32>

@@ -84,14 +84,15 @@ func.func @no_fold_training(%x: tensor<2x3x4x4xf32>, %w: tensor<2x3x1x1xf32>, %m
 // -----
 
 // A linear whose result is [N, L, C]: BatchNorm1d normalizes dim 1 (L), not
-// the linear's output features. A linear with a fused activation applies it
-// before the batch norm. Neither folds.
+// the linear's output features. A relu between a linear and the batch norm
+// is applied before it. Neither folds.
 // CHECK-LABEL: func.func @no_fold_linear
 // CHECK-COUNT-2: nn.batch_norm
 func.func @no_fold_linear(%x: tensor<2x3x5xf32>, %w: tensor<3x5xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>, %x2: tensor<2x5xf32>) -> (tensor<2x3x3xf32>, tensor<2x3xf32>) {
   %l = nn.linear %x, %w : (tensor<2x3x5xf32>, tensor<3x5xf32>) -> tensor<2x3x3xf32>
   %y = nn.batch_norm %l, %m, %v eps 1.000000e-05 : (tensor<2x3x3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x3xf32>
-  %l2 = nn.linear %x2, %w activation<relu> : (tensor<2x5xf32>, tensor<3x5xf32>) -> tensor<2x3xf32>
+  %l2a = nn.linear %x2, %w : (tensor<2x5xf32>, tensor<3x5xf32>) -> tensor<2x3xf32>
+  %l2 = nn.relu %l2a : tensor<2x3xf32>
   %y2 = nn.batch_norm %l2, %m, %v eps 1.000000e-05 : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   return %y, %y2 : tensor<2x3x3xf32>, tensor<2x3xf32>
 }

@@ -169,19 +169,6 @@ func.func @no_fuse_reductions(%x: tensor<2x8xf32>, %y: tensor<2x8xf32>) -> (tens
 
 // -----
 
-// A linear that already applies an activation is already fused: left alone.
-// CHECK-LABEL: func.func @no_fuse_already_fused_linear
-// CHECK-NOT: nn.fused
-// CHECK: nn.linear {{.*}} activation<relu>
-// CHECK: nn.relu
-func.func @no_fuse_already_fused_linear(%x: tensor<2x4xf32>, %w: tensor<3x4xf32>) -> tensor<2x3xf32> {
-  %y = nn.linear %x, %w activation<relu> : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
-  %z = nn.relu %y : tensor<2x3xf32>
-  return %z : tensor<2x3xf32>
-}
-
-// -----
-
 // An existing group is left as it is (running the pass twice changes
 // nothing), and ops inside it are not regrouped.
 // CHECK-LABEL: func.func @already_grouped

@@ -45,22 +45,20 @@ func.func @loaded(%x: tensor<64x16xf32>) -> (tensor<64x16xf32>, tensor<64x16xf32
 
 // -----
 
-// Only the compatible ones merge: the relu-linear and the bias-less linear
-// keep their own ops, and a linear of another input is not involved.
+// Only the compatible ones merge: the bias-less linear keeps its own op, and
+// a linear of another input is not involved.
 // CHECK-LABEL: func.func @compatible_only
 // CHECK: nn.cat %arg2, %arg3 dim 0
 // CHECK: nn.linear %arg0, %{{.+}}, %{{.+}} : (tensor<64x16xf32>, tensor<32x16xf32>, tensor<32xf32>)
-// CHECK: nn.linear %arg0, %arg2, %arg4 activation<relu>
 // CHECK: nn.linear %arg0, %arg3 :
 // CHECK: nn.linear %arg1, %arg2, %arg4 :
 func.func @compatible_only(%x: tensor<64x16xf32>, %other: tensor<64x16xf32>, %w1: tensor<16x16xf32>, %w2: tensor<16x16xf32>, %b1: tensor<16xf32>, %b2: tensor<16xf32>)
-    -> (tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>) {
+    -> (tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>) {
   %a = nn.linear %x, %w1, %b1 : (tensor<64x16xf32>, tensor<16x16xf32>, tensor<16xf32>) -> tensor<64x16xf32>
   %b = nn.linear %x, %w2, %b2 : (tensor<64x16xf32>, tensor<16x16xf32>, tensor<16xf32>) -> tensor<64x16xf32>
-  %c = nn.linear %x, %w1, %b1 activation<relu> : (tensor<64x16xf32>, tensor<16x16xf32>, tensor<16xf32>) -> tensor<64x16xf32>
   %d = nn.linear %x, %w2 : (tensor<64x16xf32>, tensor<16x16xf32>) -> tensor<64x16xf32>
   %e = nn.linear %other, %w1, %b1 : (tensor<64x16xf32>, tensor<16x16xf32>, tensor<16xf32>) -> tensor<64x16xf32>
-  return %a, %b, %c, %d, %e : tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>
+  return %a, %b, %d, %e : tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf32>
 }
 
 // -----

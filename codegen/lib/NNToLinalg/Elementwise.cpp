@@ -91,21 +91,6 @@ Value mlir::nn::buildBroadcastingElementwise(OpBuilder &b, Location loc,
 }
 
 
-Value mlir::nn::applyActivation(OpBuilder &b, Location loc,
-                                Activation activation, Value value) {
-  switch (activation) {
-  case Activation::none:
-    return value;
-  case Activation::relu: {
-    // arith.maximumf propagates NaN, as torch.relu does.
-    Value zero = b.create<arith::ConstantOp>(
-        loc, value.getType(), b.getZeroAttr(value.getType()));
-    return b.create<arith::MaximumFOp>(loc, value, zero);
-  }
-  }
-  llvm_unreachable("unknown activation");
-}
-
 namespace {
 
 /// `FloatOp` for float operands, `IntOp` for integer ones.
@@ -212,7 +197,9 @@ static Value scalarBody(RsqrtOp, OpBuilder &b, Location loc, ValueRange x) {
   return b.create<math::RsqrtOp>(loc, x);
 }
 static Value scalarBody(ReluOp, OpBuilder &b, Location loc, ValueRange x) {
-  return applyActivation(b, loc, Activation::relu, x[0]);
+  // arith.maximumf propagates NaN, as torch.relu does.
+  return b.create<arith::MaximumFOp>(loc, x[0],
+                                     buildScalar(b, loc, x[0].getType(), 0.0));
 }
 } // namespace mlir::nn
 

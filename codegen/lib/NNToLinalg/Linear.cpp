@@ -94,13 +94,12 @@ struct LinearOpLowering : public OpRewritePattern<LinearOp> {
                 loc, flatType, ValueRange{input, op.getWeight()}, init)
             .getResult(0);
 
-    // One epilogue: the activation on the accumulator, then the rounding.
-    if (op.getActivation() != Activation::none || accumulator != storage)
+    // The rounding of a wider accumulator to the storage type.
+    if (accumulator != storage)
       product = buildBroadcastingElementwise(
           rewriter, loc, flatType.clone(storage), product,
           [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
-            Value v = applyActivation(b, nestedLoc, op.getActivation(), args[0]);
-            return convertFloat(b, nestedLoc, v, storage);
+            return convertFloat(b, nestedLoc, args[0], storage);
           });
     rewriter.replaceOp(op, unflattenFrom2D(rewriter, loc, product, resultType));
     return success();

@@ -166,10 +166,6 @@ Value buildDropout(OpBuilder &b, Location loc, Value input, Value rng,
 Value buildSoftmax(OpBuilder &b, Location loc, Value x, int64_t dim,
                    bool isLog = false);
 
-/// `value` with `activation` applied (identity for `none`).
-Value applyActivation(OpBuilder &b, Location loc, Activation activation,
-                      Value value);
-
 } // namespace mlir::nn
 
 #endif // NN_CODEGEN_NNTOLINALG_POPULATEPATTERNS_H

@@ -24,9 +24,6 @@ void mlir::nn::populateDenseVJPRules(VJPRules &rules) {
   // dx = dy·W, dW = Σ dyᵀ·x over the batch dims, db = Σ dy.
   rules.add<LinearOp>([](GradBuilder &g, LinearOp op, Value dy,
                          MutableArrayRef<Value> dx) -> LogicalResult {
-    if (op.getActivation() != Activation::none)
-      return op.emitOpError("has no gradient rule with a fused activation: "
-                            "nn-autodiff runs before nn-fuse sets one");
     Value x = op.getInput(), w = op.getWeight();
     dx[0] = g.matmul(dy, w);
     Value dy2 = asMatrix(g, shapeOf(dy).size() == 1

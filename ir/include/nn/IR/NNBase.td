@@ -28,28 +28,15 @@ def NN_Dialect : Dialect {
     func.func @forward(%x: tensor<2x784xf32>) -> tensor<2x256xf32> {
       %w = nn.load @"fc1.weight" : tensor<256x784xf32>
       %b = nn.load @"fc1.bias" : tensor<256xf32>
-      %y = nn.linear %x, %w, %b activation<relu>
+      %y = nn.linear %x, %w, %b
           : (tensor<2x784xf32>, tensor<256x784xf32>, tensor<256xf32>) -> tensor<2x256xf32>
-      return %y : tensor<2x256xf32>
+      %r = nn.relu %y : tensor<2x256xf32>
+      return %r : tensor<2x256xf32>
     }
     ```
   }];
   let cppNamespace = "::mlir::nn";
   let useDefaultAttributePrinterParser = 1;
-}
-
-/// Activation functions that producers (linear, later convolution) can apply
-/// to their result before storing it.
-def NN_Activation : I32EnumAttr<"Activation", "activation fused into an op", [
-    I32EnumAttrCase<"none", 0>,
-    I32EnumAttrCase<"relu", 1>
-  ]> {
-  let cppNamespace = "::mlir::nn";
-  let genSpecializedAttr = 0;
-}
-
-def NN_ActivationAttr : EnumAttr<NN_Dialect, NN_Activation, "activation"> {
-  let assemblyFormat = "`<` $value `>`";
 }
 
 class NN_Op<string mnemonic, list<Trait> traits = []>

@@ -109,25 +109,23 @@ def NN_LoadOp : NN_Op<"load", [MemoryEffects<[MemRead<NN_StateResource>]>,
 //===----------------------------------------------------------------------===//
 
 def NN_LinearOp : NN_Op<"linear", [Pure, InferTypeOpAdaptor]> {
-  let summary = "y = act(x · weightᵀ + bias), as torch.nn.functional.linear";
+  let summary = "y = x · weightᵀ + bias, as torch.nn.functional.linear";
   let description = [{
     `input` is `[..., in]`, `weight` is `[out, in]`, the optional `bias` is
-    `[out]`; the result is `[..., out]`. `activation` is applied to the result
-    (`none` by default); the fusion pass sets it when a linear feeds an
-    activation.
+    `[out]`; the result is `[..., out]`. An activation after it is its own
+    op; nn-fuse groups them (nn.fused) and codegen applies it in the
+    kernel's epilogue.
 
     ```mlir
-    %y = nn.linear %x, %w, %b activation<relu>
+    %y = nn.linear %x, %w, %b
         : (tensor<64x784xf32>, tensor<256x784xf32>, tensor<256xf32>) -> tensor<64x256xf32>
     ```
   }];
   let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$weight,
-                       Optional<NN_FloatTensor>:$bias,
-                       DefaultValuedAttr<NN_ActivationAttr,
-                         "::mlir::nn::Activation::none">:$activation);
+                       Optional<NN_FloatTensor>:$bias);
   let results = (outs NN_FloatTensor:$result);
   let assemblyFormat = [{
-    $input `,` $weight (`,` $bias^)? (`activation` `` $activation^)? attr-dict
+    $input `,` $weight (`,` $bias^)? attr-dict
     `:` functional-type(operands, results)
   }];
 }

@@ -31,8 +31,7 @@ def FusePass : Pass<"nn-fuse", "::mlir::func::FuncOp"> {
       qualify, the one whose group holds a contraction is absorbed.
     * Never across **reductions and normalizations** (softmax, layer_norm,
       group_norm, batch_norm, sum, mean...), whose consumers need the whole
-      reduced value; and never ops already applying a fused activation
-      (`nn.linear ... activation<relu>`).
+      reduced value.
 
     The result is `nn.fused`, whose body codegen lowers to the contraction's
     linalg op followed by one `linalg.generic` evaluating the whole epilogue.
