@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nn/Conversion/CPU/Compile.h"
+#include "nn/Conversion/CPU/Compiler.h"
 #include "nn/Conversion/CPU/EmbedState.h"
 #include "nn/Conversion/Passes.h"
 #include "nn/Conversion/ScalarBodyInterface.h"

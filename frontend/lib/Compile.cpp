@@ -11,7 +11,7 @@
 
 #include "TraceContext.h"
 
-#include "nn/Conversion/CPU/Compile.h"
+#include "nn/Conversion/CPU/Compiler.h"
 #include "nn/Init.h"
 
 #include <functional>

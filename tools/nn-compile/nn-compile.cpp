@@ -26,7 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nn/Conversion/CPU/CHeader.h"
-#include "nn/Conversion/CPU/Compile.h"
+#include "nn/Conversion/CPU/Compiler.h"
 #include "nn/Conversion/CPU/EmbedState.h"
 #include "nn/Conversion/CPU/Toolchain.h"
 #include "nn/Conversion/Passes.h"

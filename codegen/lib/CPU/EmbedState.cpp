@@ -1,12 +1,12 @@
 //===- EmbedState.cpp - Tensor values into the compiled artifact ----------===//
 //
 // Converts runtime tensors to the `value` attributes of state declarations;
-// translateToArtifactIR (Artifact.cpp) turns those into constant globals.
+// translateToArtifactIR (ArtifactTable.cpp) turns those into constant globals.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nn/Conversion/CPU/EmbedState.h"
-#include "nn/Conversion/CPU/Compile.h"
+#include "nn/Conversion/CPU/Compiler.h"
 #include "nn/IR/NNOps.h"
 
 #include "llvm/ADT/STLExtras.h"

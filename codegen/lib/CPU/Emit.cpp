@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "HostTarget.h"
-#include "nn/Conversion/CPU/Compile.h"
+#include "nn/Conversion/CPU/Compiler.h"
 #include "nn/Conversion/CPU/Toolchain.h"
 
 #include "llvm/ADT/StringMap.h"

@@ -2,7 +2,7 @@
 #ifndef NN_CODEGEN_CPU_HOSTTARGET_H
 #define NN_CODEGEN_CPU_HOSTTARGET_H
 
-#include "nn/Conversion/CPU/Compile.h"
+#include "nn/Conversion/CPU/Compiler.h"
 
 #include "llvm/Target/TargetMachine.h"
 

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "HostTarget.h"
-#include "nn/Conversion/CPU/Compile.h"
+#include "nn/Conversion/CPU/Compiler.h"
 
 #include "nn/Runtime/Kernels.h"
 

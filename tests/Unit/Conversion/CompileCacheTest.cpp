@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nn/Conversion/CPU/Compile.h"
+#include "nn/Conversion/CPU/Compiler.h"
 #include "nn/Conversion/CPU/CompileCache.h"
 #include "nn/Conversion/Passes.h"
 #include "nn/nn.h"

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nn/Conversion/CPU/Compile.h"
+#include "nn/Conversion/CPU/Compiler.h"
 #include "nn/Runtime/CpuFeatures.h"
 #include "nn/nn.h"
 

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nn/Conversion/CPU/Compile.h"
+#include "nn/Conversion/CPU/Compiler.h"
 #include "nn/Conversion/Passes.h"
 #include "nn/Runtime/ArtifactABI.h"
 #include "nn/Runtime/Kernels.h"

@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nn/Conversion/CPU/Compile.h"
+#include "nn/Conversion/CPU/Compiler.h"
 #include "nn/Conversion/Passes.h"
 #include "nn/Runtime/Artifact.h"
 

@@ -30,7 +30,7 @@ namespace mlir::nn {
 /// loops, LLVM. Functions take every memref as a bare pointer, so a compiled
 /// `forward` is `void forward(ptr state..., ptr inputs..., ptr outputs...)`.
 /// The compile pipeline's stages after nn-describe-artifact
-/// (buildCompilePipeline in nn/Conversion/CPU/Compile.h), registered for
+/// (buildCompilePipeline in nn/Conversion/CPU/Compiler.h), registered for
 /// nn-opt as `nn-lower-to-llvm`.
 void buildLowerToLLVMPipeline(OpPassManager &pm);
 

@@ -1,4 +1,4 @@
-//===- Artifact.cpp - The artifact description and table -----------------===//
+//===- ArtifactTable.cpp - The artifact description and table ------------===//
 //
 // describeArtifact reads the calling convention off an nn module (state in
 // declaration order, then inputs, then outputs) as the JSON of
@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "HostTarget.h"
-#include "nn/Conversion/CPU/Compile.h"
+#include "nn/Conversion/CPU/Compiler.h"
 #include "nn/Conversion/Passes.h"
 #include "nn/IR/NNOps.h"
 #include "nn/Runtime/CpuFeatures.h"

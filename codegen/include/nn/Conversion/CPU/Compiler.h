@@ -1,4 +1,4 @@
-//===- Compile.h - nn module → native code for a CPU -----------*- C++ -*-===//
+//===- Compiler.h - nn module → native code for a CPU ----------*- C++ -*-===//
 //
 // The compiler for the CPU: one staged pipeline takes a traced nn module
 // through nn-optimize to the LLVM dialect (buildCompilePipeline); the result
@@ -7,8 +7,8 @@
 // process (JIT). nn-compile, nn::compile and nn::compile_to_file all run it.
 //
 //===----------------------------------------------------------------------===//
-#ifndef NN_CONVERSION_CPU_COMPILE_H
-#define NN_CONVERSION_CPU_COMPILE_H
+#ifndef NN_CONVERSION_CPU_COMPILER_H
+#define NN_CONVERSION_CPU_COMPILER_H
 
 #include "nn/Conversion/CPU/CompileCache.h"
 #include "nn/Runtime/ArtifactABI.h"
@@ -185,4 +185,4 @@ FailureOr<JitArtifact> compileInProcess(ModuleOp module,
 
 } // namespace mlir::nn
 
-#endif // NN_CONVERSION_CPU_COMPILE_H
+#endif // NN_CONVERSION_CPU_COMPILER_H
