@@ -154,7 +154,7 @@ struct HoistStateComputationsPass
     for (auto [slot, value] : llvm::enumerate(crossing)) {
       forward.insertArgument(slot, value.getType(),
                              b.getDictionaryAttr(b.getNamedAttr(
-                                 "nn.context_slot", b.getI64IntegerAttr(slot))),
+                                 NNAttr::kContextSlot, b.getI64IntegerAttr(slot))),
                              value.getLoc());
       Value(value).replaceAllUsesWith(forward.getArgument(slot));
     }
@@ -169,9 +169,9 @@ struct HoistStateComputationsPass
     LLVM_DEBUG(llvm::dbgs() << "nn-hoist-state-computations: " << hoisted.size()
                             << " ops into @prepare, " << crossing.size()
                             << " values cross\n");
-    module->setAttr("nn.context_slots",
+    module->setAttr(NNAttr::kContextSlots,
                     b.getI64IntegerAttr(static_cast<int64_t>(crossing.size())));
-    module->setAttr("nn.context_bytes", b.getDenseI64ArrayAttr(bytes));
+    module->setAttr(NNAttr::kContextBytes, b.getDenseI64ArrayAttr(bytes));
   }
 };
 

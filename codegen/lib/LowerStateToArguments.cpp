@@ -107,9 +107,9 @@ struct LowerStateToArgumentsPass
         for (auto [i, entry] : llvm::enumerate(state)) {
           types.push_back(entry.type);
           SmallVector<NamedAttribute> argAttrs = {
-              b.getNamedAttr("nn.state", b.getStringAttr(entry.name))};
+              b.getNamedAttr(NNAttr::kState, b.getStringAttr(entry.name))};
           if (entry.embedded)
-            argAttrs.push_back(b.getNamedAttr("nn.embedded", entry.embedded));
+            argAttrs.push_back(b.getNamedAttr(NNAttr::kEmbedded, entry.embedded));
           attrs.push_back(b.getDictionaryAttr(argAttrs));
           argIndex[entry.name] = i;
         }

@@ -413,17 +413,10 @@ public:
   Type ptrType;
 };
 
-/// The attributes that mark the context's arguments (see
-/// nn-hoist-state-computations and translateToArtifactIR).
-constexpr StringLiteral kContextAttr = "nn.context";
-constexpr StringLiteral kContextSlotAttr = "nn.context_slot";
-constexpr StringLiteral kContextSlotsAttr = "nn.context_slots";
-constexpr StringLiteral kContextBytesAttr = "nn.context_bytes";
-
 /// The `nn.context` argument of `func`, or null.
 Value contextArgument(FunctionOpInterface func) {
   for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-    if (func.getArgAttr(i, kContextAttr))
+    if (func.getArgAttr(i, NNAttr::kContext))
       return func.getArgument(i);
   return nullptr;
 }
@@ -431,10 +424,6 @@ Value contextArgument(FunctionOpInterface func) {
 /// How a packed operand is laid out: by the kernel that reads it, and for a
 /// GEMM's B by whether the operand is the transposed weight of nn.linear.
 enum class PackKind { linearWeight, matmulRhs, convWeight };
-
-/// Marks a placeholder for a packed slot's buffer (see Packer); its value is
-/// the slot's index among the packed slots. It never leaves the pass.
-constexpr StringLiteral kPackedSlotAttr = "nn.packed_slot";
 
 /// Packs state-only kernel operands once, in @prepare (made by
 /// nn-hoist-state-computations), into buffers of the artifact's context,
@@ -470,31 +459,31 @@ public:
              << " blocks; packing appends to the one block "
                 "nn-hoist-state-computations makes";
     denseSlots = prepare.getNumResults();
-    auto slots = module->getAttrOfType<IntegerAttr>(kContextSlotsAttr);
+    auto slots = module->getAttrOfType<IntegerAttr>(NNAttr::kContextSlots);
     if ((slots ? slots.getInt() : 0) != denseSlots)
       return module.emitError()
-             << kContextSlotsAttr << " is " << (slots ? slots.getInt() : 0)
+             << NNAttr::kContextSlots << " is " << (slots ? slots.getInt() : 0)
              << " but @prepare has " << denseSlots
              << " results: the context has slots that are not @prepare's "
                 "(packed already?)";
-    auto bytes = module->getAttrOfType<DenseI64ArrayAttr>(kContextBytesAttr);
+    auto bytes = module->getAttrOfType<DenseI64ArrayAttr>(NNAttr::kContextBytes);
     int64_t sizes = bytes ? bytes.size() : 0;
     if (sizes != denseSlots)
       return module.emitError()
-             << kContextBytesAttr << " has " << sizes << " sizes for the "
+             << NNAttr::kContextBytes << " has " << sizes << " sizes for the "
              << denseSlots << " results of @prepare";
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func == prepare)
         continue;
       for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
-        Attribute attr = func.getArgAttr(i, kContextSlotAttr);
+        Attribute attr = func.getArgAttr(i, NNAttr::kContextSlot);
         if (!attr)
           continue;
         auto slot = llvm::dyn_cast<IntegerAttr>(attr);
         if (!slot || slot.getInt() < 0 || slot.getInt() >= denseSlots)
           return func.emitError()
                  << "argument " << i << " of @" << func.getSymName() << " has "
-                 << kContextSlotAttr << " = " << attr
+                 << NNAttr::kContextSlot << " = " << attr
                  << ", not the number of one of the " << denseSlots
                  << " results of @prepare";
         Type type = prepare.getResultTypes()[slot.getInt()];
@@ -516,7 +505,7 @@ public:
             DictionaryAttr::get(module.getContext(),
                                 {NamedAttribute(
                                     StringAttr::get(module.getContext(),
-                                                    kContextAttr),
+                                                    NNAttr::kContext),
                                     UnitAttr::get(module.getContext()))}),
             func.getLoc());
     return success();
@@ -536,17 +525,17 @@ public:
       return nullptr;
     unsigned index = arg.getArgNumber();
     // init() checked the slot.
-    if (auto slot = func.getArgAttrOfType<IntegerAttr>(index, kContextSlotAttr))
+    if (auto slot = func.getArgAttrOfType<IntegerAttr>(index, NNAttr::kContextSlot))
       return prepare.getBody().front().getTerminator()->getOperand(
           slot.getInt());
-    auto name = func.getArgAttrOfType<StringAttr>(index, "nn.state");
+    auto name = func.getArgAttrOfType<StringAttr>(index, NNAttr::kState);
     // State forward writes (declared writable) changes after bind.
     auto writable =
         func.getArgAttrOfType<BoolAttr>(index, "bufferization.writable");
     if (!name || (writable && writable.getValue()))
       return nullptr;
     for (unsigned i = 0, e = prepare.getNumArguments(); i < e; ++i)
-      if (prepare.getArgAttrOfType<StringAttr>(i, "nn.state") == name)
+      if (prepare.getArgAttrOfType<StringAttr>(i, NNAttr::kState) == name)
         return prepare.getArgument(i);
     return nullptr;
   }
@@ -593,13 +582,13 @@ public:
     int64_t firstPacked = dropUnreadDenseSlots(module);
     SmallVector<UnrealizedConversionCastOp> placeholders;
     module.walk([&](UnrealizedConversionCastOp cast) {
-      if (cast->hasAttr(kPackedSlotAttr))
+      if (cast->hasAttr(NNAttr::kPackedSlot))
         placeholders.push_back(cast);
     });
     for (UnrealizedConversionCastOp cast : placeholders) {
       auto slot = static_cast<int32_t>(
           firstPacked +
-          cast->getAttrOfType<IntegerAttr>(kPackedSlotAttr).getInt());
+          cast->getAttrOfType<IntegerAttr>(NNAttr::kPackedSlot).getInt());
       OpBuilder b(cast);
       CallBuilder cb(b, cast.getLoc());
       Value context = cast.getOperand(0), buffer;
@@ -616,7 +605,7 @@ public:
       cast.erase();
     }
     module->setAttr(
-        kContextSlotsAttr,
+        NNAttr::kContextSlots,
         Builder(module.getContext())
             .getI64IntegerAttr(firstPacked +
                                static_cast<int64_t>(packedSlots.size())));
@@ -633,7 +622,7 @@ private:
                           int64_t index) {
     auto cast = b.create<UnrealizedConversionCastOp>(
         loc, LLVM::LLVMPointerType::get(b.getContext()), operands);
-    cast->setAttr(kPackedSlotAttr, b.getI64IntegerAttr(index));
+    cast->setAttr(NNAttr::kPackedSlot, b.getI64IntegerAttr(index));
     return cast.getResult(0);
   }
 
@@ -643,7 +632,7 @@ private:
   slotArguments(func::FuncOp func) {
     SmallVector<std::pair<unsigned, int64_t>> args;
     for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-      if (auto slot = func.getArgAttrOfType<IntegerAttr>(i, kContextSlotAttr))
+      if (auto slot = func.getArgAttrOfType<IntegerAttr>(i, NNAttr::kContextSlot))
         args.emplace_back(i, slot.getInt());
     return args;
   }
@@ -678,18 +667,18 @@ private:
         if (unread[slot])
           erase.set(arg);
         else
-          func.setArgAttr(arg, kContextSlotAttr,
+          func.setArgAttr(arg, NNAttr::kContextSlot,
                           b.getI64IntegerAttr(renumbered[slot]));
       }
       func.eraseArguments(erase);
     }
     SmallVector<int64_t> bytes;
     if (auto sizes =
-            module->getAttrOfType<DenseI64ArrayAttr>(kContextBytesAttr))
+            module->getAttrOfType<DenseI64ArrayAttr>(NNAttr::kContextBytes))
       for (auto [slot, size] : llvm::enumerate(sizes.asArrayRef()))
         if (!unread[slot])
           bytes.push_back(size);
-    module->setAttr(kContextBytesAttr, b.getDenseI64ArrayAttr(bytes));
+    module->setAttr(NNAttr::kContextBytes, b.getDenseI64ArrayAttr(bytes));
     prepare.getBody().front().getTerminator()->eraseOperands(unread);
     prepare.eraseResults(unread);
     LLVM_DEBUG(llvm::dbgs() << "nn-lower-to-kernel-calls: " << unread.count()

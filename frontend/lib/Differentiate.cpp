@@ -343,7 +343,7 @@ TracedModule &TracedModule::differentiate(bool inputs) {
       if (inputs && floating)
         continue;
       auto name = forward.getArgAttrOfType<mlir::StringAttr>(arg.getArgNumber(),
-                                                             "nn.name");
+                                                             mlir::nn::NNAttr::kName);
       throw Error("register_hook: model input '" +
                   (name ? name.getValue().str()
                         : "input." + std::to_string(arg.getArgNumber())) +
@@ -365,7 +365,7 @@ TracedModule &TracedModule::differentiate(bool inputs) {
     mlir::Operation *ret = body.getTerminator();
     unsigned first = ret->getNumOperands();
     for (unsigned i = 0; i < first; ++i)
-      if (auto name = forward.getResultAttrOfType<mlir::StringAttr>(i, "nn.name"))
+      if (auto name = forward.getResultAttrOfType<mlir::StringAttr>(i, mlir::nn::NNAttr::kName))
         for (const auto &[taken, _] : trace.captures())
           if (name.getValue() == taken)
             throw Error("nn::capture: \"" + taken +
@@ -376,7 +376,7 @@ TracedModule &TracedModule::differentiate(bool inputs) {
     for (const auto &[name, value] : trace.captures()) {
       ret->insertOperands(ret->getNumOperands(), value);
       attrs.push_back(b.getDictionaryAttr(
-          b.getNamedAttr("nn.name", b.getStringAttr(name))));
+          b.getNamedAttr(mlir::nn::NNAttr::kName, b.getStringAttr(name))));
     }
     forward.setFunctionType(mlir::FunctionType::get(
         &impl_->context, forward.getArgumentTypes(), ret->getOperandTypes()));

@@ -316,7 +316,7 @@ void TraceContext::declareBuffer(const std::string &name, const Tensor &tensor,
       /*persistent=*/true, mlir::FlatSymbolRefAttr(),
       /*aliases=*/mlir::ArrayAttr(), /*value=*/mlir::ElementsAttr());
   if (startsAtZero)
-    buffer->setAttr("nn.starts_at_zero", builder.getUnitAttr());
+    buffer->setAttr(mlir::nn::NNAttr::kStartsAtZero, builder.getUnitAttr());
   stateSymbols_.emplace(tensor.storage().get(), name);
   impl_.state.insert(name, tensor);
 }
@@ -328,10 +328,10 @@ Value TraceContext::addInput(const std::string &name, const Shape &shape,
     fail("addInput: no traced forward to add an input to");
   auto func = llvm::cast<mlir::func::FuncOp>(entry_->getParentOp());
   unsigned index = func.getNumArguments();
-  if (index > 0 && func.getArgAttr(index - 1, "nn.rng"))
+  if (index > 0 && func.getArgAttr(index - 1, mlir::nn::NNAttr::kRng))
     --index;
   llvm::SmallVector<mlir::NamedAttribute> all(attrs.begin(), attrs.end());
-  all.push_back(builder.getNamedAttr("nn.name", builder.getStringAttr(name)));
+  all.push_back(builder.getNamedAttr(mlir::nn::NNAttr::kName, builder.getStringAttr(name)));
   func.insertArgument(index, tensorType(impl_.context, shape, dtype),
                       builder.getDictionaryAttr(all),
                       mlir::NameLoc::get(builder.getStringAttr(name)));
@@ -455,7 +455,7 @@ trace(Module &root, const std::vector<TensorSpec> &inputs,
   std::vector<Tensor> symbolic;
   for (auto [i, spec] : llvm::enumerate(inputs)) {
     if (!spec.name.empty())
-      func.setArgAttr(i, "nn.name", b.getStringAttr(spec.name));
+      func.setArgAttr(i, mlir::nn::NNAttr::kName, b.getStringAttr(spec.name));
     symbolic.push_back(trace.wrap(entry->getArgument(i)));
   }
 
@@ -473,10 +473,10 @@ trace(Module &root, const std::vector<TensorSpec> &inputs,
   func.setFunctionType(b.getFunctionType(
       entry->getArgumentTypes(), mlir::ValueRange(results).getTypes()));
   if (trace.rngState())
-    func.setArgAttr(inputs.size(), "nn.rng",
+    func.setArgAttr(inputs.size(), mlir::nn::NNAttr::kRng,
                     b.getI64IntegerAttr(trace.randomDraws()));
   for (auto [i, captured] : llvm::enumerate(trace.captures()))
-    func.setResultAttr(outputs.size() + i, "nn.name",
+    func.setResultAttr(outputs.size() + i, mlir::nn::NNAttr::kName,
                        b.getStringAttr(captured.first));
 
   detail::DiagnosticCapture capture(ctx);

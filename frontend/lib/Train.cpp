@@ -14,6 +14,8 @@
 
 #include "TraceContext.h"
 
+#include "nn/IR/NNDialect.h"
+
 #include <cstring>
 #include <set>
 
@@ -38,7 +40,7 @@ void appendUpdate(TracedModule &traced, optim::Optimizer &optimizer) {
   std::vector<std::string> keys;
   std::vector<mlir::Value> gradValues;
   for (unsigned i = 0; i < ret->getNumOperands(); ++i) {
-    auto name = forward.getResultAttrOfType<mlir::StringAttr>(i, "nn.name");
+    auto name = forward.getResultAttrOfType<mlir::StringAttr>(i, mlir::nn::NNAttr::kName);
     if (!name || !name.getValue().starts_with("grad."))
       continue;
     std::string key = name.getValue().drop_front(5).str();
@@ -62,7 +64,7 @@ void appendUpdate(TracedModule &traced, optim::Optimizer &optimizer) {
   for (const optim::HyperParameter &h : optimizer.hyper_parameters(params)) {
     std::string name = h.input_name();
     mlir::NamedAttribute value = trace.builder.getNamedAttr(
-        "nn.default", trace.builder.getF64FloatAttr(h.value));
+        mlir::nn::NNAttr::kDefault, trace.builder.getF64FloatAttr(h.value));
     hyper[name] = trace.wrap(
         trace.addInput(kOptimizerPrefix + name, {}, h.dtype, {value}));
   }

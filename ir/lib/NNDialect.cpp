@@ -1,6 +1,7 @@
 //===- NNDialect.cpp - nn dialect registration ----------------------------===//
 //
-// Registers the nn dialect's operations and attributes.
+// Registers the nn dialect's operations and attributes, and verifies the
+// `nn.*` attributes passes exchange on ops, arguments and results.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,4 +29,97 @@ void NNDialect::initialize() {
 #define GET_ATTRDEF_LIST
 #include "nn/IR/NNAttrs.cpp.inc"
       >();
+}
+
+//===----------------------------------------------------------------------===//
+// The declared `nn.*` attributes (discardableAttrs in NNBase.td)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Where a declared attribute may appear.
+enum Place : unsigned { onOp = 1, onArgument = 2, onResult = 4 };
+
+/// One declared attribute: its name, where it may appear and what it holds.
+struct DeclaredAttr {
+  StringLiteral name;
+  unsigned places;
+  bool (*accepts)(Attribute);
+  StringLiteral kind;
+};
+
+template <typename T> bool isAttr(Attribute attr) {
+  return llvm::isa<T>(attr);
+}
+
+const DeclaredAttr kDeclared[] = {
+    // On a result, and on the out-parameter bufferization makes of it.
+    {NNDialect::NameAttrHelper::getNameStr(), onArgument | onResult,
+     isAttr<StringAttr>, "a string"},
+    // On an argument once bufferization made the result an out-parameter.
+    {NNDialect::GradAttrHelper::getNameStr(), onArgument | onResult,
+     isAttr<StringAttr>, "a string"},
+    {NNDialect::RngAttrHelper::getNameStr(), onArgument, isAttr<IntegerAttr>,
+     "an integer"},
+    {NNDialect::DefaultAttrHelper::getNameStr(), onArgument, isAttr<FloatAttr>,
+     "a float"},
+    {NNDialect::StartsAtZeroAttrHelper::getNameStr(), onOp, isAttr<UnitAttr>,
+     "a unit attribute"},
+    {NNDialect::StateAttrHelper::getNameStr(), onArgument, isAttr<StringAttr>,
+     "a string"},
+    {NNDialect::EmbeddedAttrHelper::getNameStr(), onArgument,
+     isAttr<ElementsAttr>, "an elements attribute"},
+    {NNDialect::ContextAttrHelper::getNameStr(), onArgument, isAttr<UnitAttr>,
+     "a unit attribute"},
+    {NNDialect::ContextSlotAttrHelper::getNameStr(), onArgument,
+     isAttr<IntegerAttr>, "an integer"},
+    {NNDialect::ContextSlotsAttrHelper::getNameStr(), onOp,
+     isAttr<IntegerAttr>, "an integer"},
+    {NNDialect::ContextBytesAttrHelper::getNameStr(), onOp,
+     isAttr<DenseI64ArrayAttr>, "an array<i64>"},
+    {NNDialect::PackedSlotAttrHelper::getNameStr(), onOp, isAttr<IntegerAttr>,
+     "an integer"},
+    {NNDialect::WorkspaceBytesAttrHelper::getNameStr(), onOp,
+     isAttr<IntegerAttr>, "an integer"},
+    {NNDialect::ArtifactDescriptionAttrHelper::getNameStr(), onOp,
+     isAttr<StringAttr>, "a string"},
+};
+
+/// Checks `attr`, found at `place` of `op` (`where` names it), against its
+/// declaration.
+LogicalResult verifyDeclared(Operation *op, NamedAttribute attr, Place place,
+                             const Twine &where) {
+  for (const DeclaredAttr &declared : kDeclared) {
+    if (attr.getName() != declared.name)
+      continue;
+    if (!(declared.places & place))
+      return op->emitError() << "'" << declared.name
+                             << "' is not an attribute of " << where;
+    if (!declared.accepts(attr.getValue()))
+      return op->emitError() << "'" << declared.name << "' of " << where
+                             << " must be " << declared.kind << ", not "
+                             << attr.getValue();
+    return success();
+  }
+  return op->emitError() << "'" << attr.getName().getValue()
+                         << "' is not an attribute the nn dialect declares";
+}
+
+} // namespace
+
+LogicalResult NNDialect::verifyOperationAttribute(Operation *op,
+                                                  NamedAttribute attr) {
+  return verifyDeclared(op, attr, onOp, "an op");
+}
+
+LogicalResult NNDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                  unsigned index,
+                                                  NamedAttribute attr) {
+  return verifyDeclared(op, attr, onArgument, "argument #" + Twine(index));
+}
+
+LogicalResult NNDialect::verifyRegionResultAttribute(Operation *op, unsigned,
+                                                     unsigned index,
+                                                     NamedAttribute attr) {
+  return verifyDeclared(op, attr, onResult, "result #" + Twine(index));
 }

@@ -32,9 +32,6 @@ namespace mlir::nn {
 using namespace mlir;
 using namespace mlir::nn;
 
-/// Where nn-describe-artifact leaves the description for
-/// translateToArtifactIR.
-static constexpr StringLiteral kDescriptionAttr = "nn.artifact_description";
 
 StringRef mlir::nn::safetensorsDTypeName(Type type) {
   if (type.isF32())
@@ -83,7 +80,7 @@ describeTensor(Location loc, StringRef name, Type type) {
 static std::string boundaryName(DictionaryAttr attrs, StringRef prefix,
                                 unsigned index) {
   if (attrs)
-    if (auto name = attrs.getAs<StringAttr>("nn.name"))
+    if (auto name = attrs.getAs<StringAttr>(NNAttr::kName))
       return name.str();
   return (prefix + "." + Twine(index)).str();
 }
@@ -226,7 +223,7 @@ FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
         (*entry)["persistent"] = buffer.getPersistent();
         (*entry)["requires_grad"] = false;
         // An optimizer's state before its first step.
-        if (buffer->hasAttr("nn.starts_at_zero"))
+        if (buffer->hasAttr(NNAttr::kStartsAtZero))
           (*entry)["starts_at_zero"] = true;
       }
     } else {
@@ -258,7 +255,7 @@ FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
   for (auto [i, input] : llvm::enumerate(type.getInputs())) {
     // The random generator state (nn.rng) is no user input: the runtime
     // supplies it, after the inputs, and advances it by `draws` per run.
-    if (auto draws = func.getArgAttrOfType<IntegerAttr>(i, "nn.rng")) {
+    if (auto draws = func.getArgAttrOfType<IntegerAttr>(i, NNAttr::kRng)) {
       if (i + 1 != type.getNumInputs() || draws.getInt() < 0)
         return func.emitError() << "the nn.rng argument must be the last one "
                                    "and draw a count >= 0";
@@ -278,7 +275,7 @@ FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
         !checks.empty())
       (*entry)["index_checks"] = std::move(checks);
     // A hyper-parameter of a training step: the value it was traced with.
-    if (auto value = func.getArgAttrOfType<FloatAttr>(i, "nn.default"))
+    if (auto value = func.getArgAttrOfType<FloatAttr>(i, NNAttr::kDefault))
       (*entry)["default"] = value.getValueAsDouble();
     inputs.push_back(std::move(*entry));
   }
@@ -337,15 +334,15 @@ argumentSources(FunctionOpInterface func, bool isPrepare,
   int64_t dense = 0;
   for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
     ArgSource source;
-    if (func.getArgAttr(i, "nn.context")) {
+    if (func.getArgAttr(i, NNAttr::kContext)) {
       source.kind = ArgSource::fromContext;
     } else if (auto slot =
-                   func.getArgAttrOfType<IntegerAttr>(i, "nn.context_slot")) {
+                   func.getArgAttrOfType<IntegerAttr>(i, NNAttr::kContextSlot)) {
       source = {ArgSource::fromSlot, slot.getInt()};
-    } else if (isPrepare && !func.getArgAttr(i, "nn.state")) {
+    } else if (isPrepare && !func.getArgAttr(i, NNAttr::kState)) {
       source = {ArgSource::fromSlot, dense++};
     } else if (auto value =
-                   func.getArgAttrOfType<ElementsAttr>(i, "nn.embedded")) {
+                   func.getArgAttrOfType<ElementsAttr>(i, NNAttr::kEmbedded)) {
       source.embedded = value;
     }
     if (source.kind == ArgSource::fromSlot &&
@@ -528,9 +525,9 @@ completeDescription(ModuleOp module, StringRef description, StringRef funcName,
                     const llvm::TargetMachine &machine) {
   int64_t bytes = 0;
   if (auto func = module.lookupSymbol<FunctionOpInterface>(funcName)) {
-    if (auto attr = func->getAttrOfType<IntegerAttr>("nn.workspace_bytes"))
+    if (auto attr = func->getAttrOfType<IntegerAttr>(NNAttr::kWorkspaceBytes))
       bytes = attr.getInt();
-    func->removeAttr("nn.workspace_bytes");
+    func->removeAttr(NNAttr::kWorkspaceBytes);
   }
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(description);
   if (!json)
@@ -555,13 +552,13 @@ completeDescription(ModuleOp module, StringRef description, StringRef funcName,
 FailureOr<std::unique_ptr<llvm::Module>>
 mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
                                 StringRef funcName, const CpuTarget &target) {
-  auto inputDescription = module->getAttrOfType<StringAttr>(kDescriptionAttr);
+  auto inputDescription = module->getAttrOfType<StringAttr>(NNAttr::kArtifactDescription);
   if (!inputDescription)
     return module.emitError() << "the module has no artifact description ('"
-                              << kDescriptionAttr
+                              << NNAttr::kArtifactDescription
                               << "'): nn-describe-artifact runs before it is "
                                  "lowered";
-  module->removeAttr(kDescriptionAttr);
+  module->removeAttr(NNAttr::kArtifactDescription);
   std::string error;
   std::unique_ptr<llvm::TargetMachine> machine =
       createTargetMachine(target, error);
@@ -576,10 +573,10 @@ mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
   // from the attributes nn-hoist-state-computations and
   // nn-lower-to-kernel-calls left.
   ContextLayout layout;
-  if (auto slots = module->getAttrOfType<IntegerAttr>("nn.context_slots"))
+  if (auto slots = module->getAttrOfType<IntegerAttr>(NNAttr::kContextSlots))
     layout.slots = slots.getInt();
   if (auto bytes =
-          module->getAttrOfType<DenseI64ArrayAttr>("nn.context_bytes"))
+          module->getAttrOfType<DenseI64ArrayAttr>(NNAttr::kContextBytes))
     layout.denseBytes.assign(bytes.asArrayRef().begin(),
                              bytes.asArrayRef().end());
   if (static_cast<int64_t>(layout.denseBytes.size()) > layout.slots)
@@ -601,8 +598,8 @@ mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
     prepareSources = argumentSources(prepareOp, true, layout);
   if (failed(prepareSources))
     return failure();
-  module->removeAttr("nn.context_slots");
-  module->removeAttr("nn.context_bytes");
+  module->removeAttr(NNAttr::kContextSlots);
+  module->removeAttr(NNAttr::kContextBytes);
 
   // The nn.* argument attributes (each state argument's state_dict key) are
   // in the description already; LLVM IR has no place for them, and the
@@ -659,7 +656,7 @@ struct DescribeArtifactPass
     FailureOr<std::string> description = describeArtifact(module, funcName);
     if (failed(description))
       return signalPassFailure();
-    module->setAttr(kDescriptionAttr,
+    module->setAttr(NNAttr::kArtifactDescription,
                     StringAttr::get(&getContext(), *description));
   }
 };

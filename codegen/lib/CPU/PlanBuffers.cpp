@@ -10,6 +10,7 @@
 
 #include "RawMemRef.h"
 #include "nn/Conversion/Passes.h"
+#include "nn/IR/NNDialect.h"
 
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
@@ -30,7 +31,6 @@ namespace {
 
 constexpr const char *kAcquire = "nn_rt_workspace_acquire";
 constexpr const char *kRelease = "nn_rt_workspace_release";
-constexpr const char *kWorkspaceAttr = "nn.workspace_bytes";
 /// The artifact's bind-time entry point (nn-hoist-state-computations).
 constexpr const char *kPrepare = "prepare";
 /// Every buffer's alignment and the unit of the arena's offsets (a cache
@@ -333,7 +333,7 @@ struct PlanBuffersPass
       b.setInsertionPoint(ret);
       b.create<func::CallOp>(ret.getLoc(), release, block);
     });
-    func->setAttr(kWorkspaceAttr, b.getI64IntegerAttr(arena));
+    func->setAttr(mlir::nn::NNAttr::kWorkspaceBytes, b.getI64IntegerAttr(arena));
     if (emitRemarks) {
       int64_t unshared = 0;
       for (const Buffer &buffer : buffers)

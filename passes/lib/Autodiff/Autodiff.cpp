@@ -226,7 +226,7 @@ LogicalResult mlir::nn::differentiate(ModuleOp module, func::FuncOp func,
       if (!g)
         continue;
       auto name =
-          func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "nn.name");
+          func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), NNAttr::kName);
       results.push_back(g);
       names.push_back(name ? name.str()
                            : "input." + std::to_string(arg.getArgNumber()));
@@ -238,8 +238,8 @@ LogicalResult mlir::nn::differentiate(ModuleOp module, func::FuncOp func,
                                          func.getArgumentTypes(),
                                          ValueRange(results).getTypes()));
   for (auto [i, name] : llvm::enumerate(names)) {
-    func.setResultAttr(first + i, "nn.name", b.getStringAttr("grad." + name));
-    func.setResultAttr(first + i, "nn.grad", b.getStringAttr(name));
+    func.setResultAttr(first + i, NNAttr::kName, b.getStringAttr("grad." + name));
+    func.setResultAttr(first + i, NNAttr::kGrad, b.getStringAttr(name));
   }
   // The hooks have run: forward, they are the identity.
   for (GradientHookOp hook : hookOps) {

@@ -37,6 +37,51 @@ def NN_Dialect : Dialect {
   }];
   let cppNamespace = "::mlir::nn";
   let useDefaultAttributePrinterParser = 1;
+
+  // The attributes the frontend and the passes exchange (`nn.<name>` on
+  // ops, function arguments and results). Each has a typed helper
+  // (NNDialect::get<Name>AttrHelper()) and the dialect's verifiers check
+  // its type and where it appears (NNDialect.cpp); any other `nn.*`
+  // attribute is an error.
+  let discardableAttrs = (ins
+    // Argument or result of a traced function: its name at the boundary
+    // ("input.0", "loss", "grad.fc.weight").
+    "::mlir::StringAttr":$name,
+    // Result of a differentiated function (an argument once bufferization
+    // made it an out-parameter): the state_dict key it is the gradient of.
+    "::mlir::StringAttr":$grad,
+    // Argument: the random generator state, with the number of counter
+    // values one call draws.
+    "::mlir::IntegerAttr":$rng,
+    // Rank-0 argument: the value a caller that does not pass it gets (an
+    // optimizer's hyper-parameter).
+    "::mlir::FloatAttr":$default,
+    // nn.buffer: starts as zeros when not bound (an optimizer's state).
+    "::mlir::UnitAttr":$starts_at_zero,
+    // Argument after nn-lower-state-to-arguments: the state_dict key of the
+    // parameter or buffer it carries.
+    "::mlir::StringAttr":$state,
+    // Argument: the value embedded in the artifact for that state.
+    "::mlir::ElementsAttr":$embedded,
+    // Argument: the artifact's context (nn-hoist-state-computations).
+    "::mlir::UnitAttr":$context,
+    // Argument: the buffer in this slot of the context.
+    "::mlir::IntegerAttr":$context_slot,
+    // Module: how many slots the context has...
+    "::mlir::IntegerAttr":$context_slots,
+    // ...and the byte size of each dense one (the results of @prepare).
+    "::mlir::DenseI64ArrayAttr":$context_bytes,
+    // Op inside nn-lower-to-kernel-calls: the packed slot a placeholder
+    // stands for (never leaves the pass).
+    "::mlir::IntegerAttr":$packed_slot,
+    // Function: the bytes of the per-call arena nn-plan-buffers gave it.
+    "::mlir::IntegerAttr":$workspace_bytes,
+    // Module: the artifact's JSON description (nn-describe-artifact).
+    "::mlir::StringAttr":$artifact_description
+  );
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 class NN_Op<string mnemonic, list<Trait> traits = []>
