@@ -164,9 +164,9 @@ protected:
     std::filesystem::create_directories(dir);
   }
 
-  /// Runs nn-run with `args`; returns its output, failing the test on a
-  /// non-zero exit.
-  std::string nnRun(const std::string &args) {
+  /// Runs nn-run with `args`; returns its output, failing the test unless
+  /// it exits with zero (or, with `fails`, non-zero).
+  std::string nnRun(const std::string &args, bool fails = false) {
     std::string log = dir + "/nn-run.log";
     std::string command = std::string(NN_BINARY_DIR) + "/bin/nn-run " + args +
                           " > " + log + " 2>&1";
@@ -174,7 +174,7 @@ protected:
     std::ifstream in(log);
     std::stringstream text;
     text << in.rdbuf();
-    EXPECT_EQ(rc, 0) << command << "\n" << text.str();
+    EXPECT_EQ(rc != 0, fails) << command << "\n" << text.str();
     return text.str();
   }
 
@@ -341,6 +341,44 @@ TEST_P(TrainArtifactTest, AForeignCheckpointIsRefusedAndChangesNothing) {
   StateDict now = run.step->state_dict();
   for (const auto &[name, tensor] : before)
     expectSameBits(now.at(name), tensor, name);
+}
+
+TEST_P(TrainArtifactTest, NnRunRefusesDataItCannotStepWithByName) {
+  Trainer run(GetParam());
+  std::string so, initial;
+  ASSERT_NO_FATAL_FAILURE(compileStep(run, so, initial));
+  auto [x, y] = batch(0);
+
+  StateDict noLabels;
+  noLabels.insert("input.0", stack({x, x}));
+  std::string path = dir + "/no-labels.safetensors";
+  ASSERT_TRUE(save_safetensors(path, noLabels).ok());
+  EXPECT_THAT(nnRun(so + " " + initial + " " + path + " --train-steps 1",
+                    /*fails=*/true),
+              ::testing::HasSubstr("the data file has no 'input.1'"));
+
+  StateDict shortBatches;
+  shortBatches.insert("input.0", stack({x, x}));
+  Tensor four = Tensor::zeros({4}, DType::i64);
+  shortBatches.insert("input.1", stack({four, four}));
+  path = dir + "/short-batches.safetensors";
+  ASSERT_TRUE(save_safetensors(path, shortBatches).ok());
+  EXPECT_THAT(nnRun(so + " " + initial + " " + path + " --train-steps 1",
+                    /*fails=*/true),
+              ::testing::HasSubstr("it must be batches of 8 int64 along a "
+                                   "first dimension"));
+}
+
+TEST(TrainStepTest, AMissingTargetIsNamed) {
+  Trainer run(caseNamed("sgd_momentum_decay"));
+  auto [x, y] = batch(0);
+  try {
+    (*run.step)(std::vector<Tensor>{x});
+    FAIL() << "a step without its target ran";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "nn::TrainStep: 1 inputs and targets given, the "
+                           "step takes 2 (input.1 is missing)");
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(DynamicNet, TrainArtifactTest,
