@@ -152,10 +152,11 @@ struct HoistStateComputationsPass
 
     // Forward reads each crossing value from its context slot.
     for (auto [slot, value] : llvm::enumerate(crossing)) {
-      forward.insertArgument(slot, value.getType(),
-                             b.getDictionaryAttr(b.getNamedAttr(
-                                 NNAttr::kContextSlot, b.getI64IntegerAttr(slot))),
-                             value.getLoc());
+      forward.insertArgument(
+          slot, value.getType(),
+          b.getDictionaryAttr(
+              b.getNamedAttr(NNAttr::kContextSlot, b.getI64IntegerAttr(slot))),
+          value.getLoc());
       Value(value).replaceAllUsesWith(forward.getArgument(slot));
     }
     // What moved is dead in forward now, except loads and constants that

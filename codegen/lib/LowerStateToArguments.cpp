@@ -109,7 +109,8 @@ struct LowerStateToArgumentsPass
           SmallVector<NamedAttribute> argAttrs = {
               b.getNamedAttr(NNAttr::kState, b.getStringAttr(entry.name))};
           if (entry.embedded)
-            argAttrs.push_back(b.getNamedAttr(NNAttr::kEmbedded, entry.embedded));
+            argAttrs.push_back(
+                b.getNamedAttr(NNAttr::kEmbedded, entry.embedded));
           attrs.push_back(b.getDictionaryAttr(argAttrs));
           argIndex[entry.name] = i;
         }

@@ -466,7 +466,8 @@ public:
              << " but @prepare has " << denseSlots
              << " results: the context has slots that are not @prepare's "
                 "(packed already?)";
-    auto bytes = module->getAttrOfType<DenseI64ArrayAttr>(NNAttr::kContextBytes);
+    auto bytes =
+        module->getAttrOfType<DenseI64ArrayAttr>(NNAttr::kContextBytes);
     int64_t sizes = bytes ? bytes.size() : 0;
     if (sizes != denseSlots)
       return module.emitError()
@@ -502,11 +503,11 @@ public:
       if (func.isPublic() && !func.isDeclaration() && !contextArgument(func))
         func.insertArgument(
             func.getNumArguments(), ptrType,
-            DictionaryAttr::get(module.getContext(),
-                                {NamedAttribute(
-                                    StringAttr::get(module.getContext(),
-                                                    NNAttr::kContext),
-                                    UnitAttr::get(module.getContext()))}),
+            DictionaryAttr::get(
+                module.getContext(),
+                {NamedAttribute(
+                    StringAttr::get(module.getContext(), NNAttr::kContext),
+                    UnitAttr::get(module.getContext()))}),
             func.getLoc());
     return success();
   }
@@ -525,7 +526,8 @@ public:
       return nullptr;
     unsigned index = arg.getArgNumber();
     // init() checked the slot.
-    if (auto slot = func.getArgAttrOfType<IntegerAttr>(index, NNAttr::kContextSlot))
+    if (auto slot =
+            func.getArgAttrOfType<IntegerAttr>(index, NNAttr::kContextSlot))
       return prepare.getBody().front().getTerminator()->getOperand(
           slot.getInt());
     auto name = func.getArgAttrOfType<StringAttr>(index, NNAttr::kState);
@@ -632,7 +634,8 @@ private:
   slotArguments(func::FuncOp func) {
     SmallVector<std::pair<unsigned, int64_t>> args;
     for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-      if (auto slot = func.getArgAttrOfType<IntegerAttr>(i, NNAttr::kContextSlot))
+      if (auto slot =
+              func.getArgAttrOfType<IntegerAttr>(i, NNAttr::kContextSlot))
         args.emplace_back(i, slot.getInt());
     return args;
   }

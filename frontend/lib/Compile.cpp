@@ -58,9 +58,9 @@ std::shared_ptr<Artifact> compile(const TracedModule &traced,
   TracedModule work = traced.clone();
   detail::DiagnosticCapture capture(work.impl()->context);
   std::optional<mlir::nn::CompileCache> cache = cacheFor(options);
-  auto jit = mlir::nn::compileInProcess(*work.impl()->module,
-                                        pipelineOptions(options),
-                                        cache ? &*cache : nullptr);
+  auto jit =
+      mlir::nn::compileInProcess(*work.impl()->module, pipelineOptions(options),
+                                 cache ? &*cache : nullptr);
   if (mlir::failed(jit))
     throw Error("nn::compile failed: " + capture.message());
   // The engine owns the code; the artifact keeps the engine (and the engine

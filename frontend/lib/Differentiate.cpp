@@ -342,8 +342,8 @@ TracedModule &TracedModule::differentiate(bool inputs) {
           llvm::cast<mlir::ShapedType>(arg.getType()).getElementType());
       if (inputs && floating)
         continue;
-      auto name = forward.getArgAttrOfType<mlir::StringAttr>(arg.getArgNumber(),
-                                                             mlir::nn::NNAttr::kName);
+      auto name = forward.getArgAttrOfType<mlir::StringAttr>(
+          arg.getArgNumber(), mlir::nn::NNAttr::kName);
       throw Error("register_hook: model input '" +
                   (name ? name.getValue().str()
                         : "input." + std::to_string(arg.getArgNumber())) +
@@ -365,7 +365,8 @@ TracedModule &TracedModule::differentiate(bool inputs) {
     mlir::Operation *ret = body.getTerminator();
     unsigned first = ret->getNumOperands();
     for (unsigned i = 0; i < first; ++i)
-      if (auto name = forward.getResultAttrOfType<mlir::StringAttr>(i, mlir::nn::NNAttr::kName))
+      if (auto name = forward.getResultAttrOfType<mlir::StringAttr>(
+              i, mlir::nn::NNAttr::kName))
         for (const auto &[taken, _] : trace.captures())
           if (name.getValue() == taken)
             throw Error("nn::capture: \"" + taken +

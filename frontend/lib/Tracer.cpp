@@ -331,7 +331,8 @@ Value TraceContext::addInput(const std::string &name, const Shape &shape,
   if (index > 0 && func.getArgAttr(index - 1, mlir::nn::NNAttr::kRng))
     --index;
   llvm::SmallVector<mlir::NamedAttribute> all(attrs.begin(), attrs.end());
-  all.push_back(builder.getNamedAttr(mlir::nn::NNAttr::kName, builder.getStringAttr(name)));
+  all.push_back(builder.getNamedAttr(mlir::nn::NNAttr::kName,
+                                     builder.getStringAttr(name)));
   func.insertArgument(index, tensorType(impl_.context, shape, dtype),
                       builder.getDictionaryAttr(all),
                       mlir::NameLoc::get(builder.getStringAttr(name)));
@@ -510,7 +511,8 @@ detail::optimizePipelineOptions(const OptimizeOptions &options) {
 TracedModule &TracedModule::optimize(const OptimizeOptions &options) {
   detail::DiagnosticCapture capture(impl_->context);
   mlir::PassManager pm(&impl_->context);
-  mlir::nn::buildOptimizePipeline(pm, *detail::optimizePipelineOptions(options));
+  mlir::nn::buildOptimizePipeline(pm,
+                                  *detail::optimizePipelineOptions(options));
   if (mlir::failed(pm.run(*impl_->module)))
     throw Error("nn-optimize failed: " + capture.message());
   return *this;

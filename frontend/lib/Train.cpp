@@ -40,7 +40,8 @@ void appendUpdate(TracedModule &traced, optim::Optimizer &optimizer) {
   std::vector<std::string> keys;
   std::vector<mlir::Value> gradValues;
   for (unsigned i = 0; i < ret->getNumOperands(); ++i) {
-    auto name = forward.getResultAttrOfType<mlir::StringAttr>(i, mlir::nn::NNAttr::kName);
+    auto name = forward.getResultAttrOfType<mlir::StringAttr>(
+        i, mlir::nn::NNAttr::kName);
     if (!name || !name.getValue().starts_with("grad."))
       continue;
     std::string key = name.getValue().drop_front(5).str();

@@ -48,9 +48,7 @@ struct DeclaredAttr {
   StringLiteral kind;
 };
 
-template <typename T> bool isAttr(Attribute attr) {
-  return llvm::isa<T>(attr);
-}
+template <typename T> bool isAttr(Attribute attr) { return llvm::isa<T>(attr); }
 
 const DeclaredAttr kDeclared[] = {
     // On a result, and on the out-parameter bufferization makes of it.
@@ -73,8 +71,8 @@ const DeclaredAttr kDeclared[] = {
      "a unit attribute"},
     {NNDialect::ContextSlotAttrHelper::getNameStr(), onArgument,
      isAttr<IntegerAttr>, "an integer"},
-    {NNDialect::ContextSlotsAttrHelper::getNameStr(), onOp,
-     isAttr<IntegerAttr>, "an integer"},
+    {NNDialect::ContextSlotsAttrHelper::getNameStr(), onOp, isAttr<IntegerAttr>,
+     "an integer"},
     {NNDialect::ContextBytesAttrHelper::getNameStr(), onOp,
      isAttr<DenseI64ArrayAttr>, "an array<i64>"},
     {NNDialect::PackedSlotAttrHelper::getNameStr(), onOp, isAttr<IntegerAttr>,
@@ -93,12 +91,12 @@ LogicalResult verifyDeclared(Operation *op, NamedAttribute attr, Place place,
     if (attr.getName() != declared.name)
       continue;
     if (!(declared.places & place))
-      return op->emitError() << "'" << declared.name
-                             << "' is not an attribute of " << where;
+      return op->emitError()
+             << "'" << declared.name << "' is not an attribute of " << where;
     if (!declared.accepts(attr.getValue()))
-      return op->emitError() << "'" << declared.name << "' of " << where
-                             << " must be " << declared.kind << ", not "
-                             << attr.getValue();
+      return op->emitError()
+             << "'" << declared.name << "' of " << where << " must be "
+             << declared.kind << ", not " << attr.getValue();
     return success();
   }
   return op->emitError() << "'" << attr.getName().getValue()

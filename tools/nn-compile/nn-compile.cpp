@@ -33,9 +33,9 @@
 #include "nn/Runtime/Safetensors.h"
 #include "nn/Transforms/Passes.h"
 
-#include "mlir/InitAllPasses.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
@@ -65,15 +65,15 @@ enum class Emit {
 /// nn-compile's own options; --help lists these and MLIR's pass-manager and
 /// printing flags, not the LLVM code generation flags linked in.
 static cl::OptionCategory nnCategory("nn-compile options");
-static cl::OptionCategory mlirCategory("MLIR pass manager and printing options");
+static cl::OptionCategory
+    mlirCategory("MLIR pass manager and printing options");
 
-static cl::opt<std::string>
-    inputFilename(cl::Positional, cl::desc("<model.mlir>"), cl::init("-"),
-    cl::cat(nnCategory));
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<model.mlir>"),
+                                          cl::init("-"), cl::cat(nnCategory));
 static cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
                                            cl::value_desc("path"),
-                                           cl::init("-"),
-    cl::cat(nnCategory));
+                                           cl::init("-"), cl::cat(nnCategory));
 static cl::opt<Emit>
     emit("emit", cl::desc("What to produce"), cl::init(Emit::Shared),
          cl::values(clEnumValN(Emit::NN, "nn", "optimized nn IR"),
@@ -87,44 +87,40 @@ static cl::opt<Emit>
                     clEnumValN(Emit::Header, "header",
                                "a C header declaring the model's inputs and "
                                "outputs for nn_artifact_run")),
-    cl::cat(nnCategory));
+         cl::cat(nnCategory));
 static cl::opt<bool> noOptimize("no-optimize",
                                 cl::desc("Skip the nn-optimize pipeline"),
-    cl::cat(nnCategory));
+                                cl::cat(nnCategory));
 static cl::opt<std::string>
     cacheDir("cache-dir",
              cl::desc("Compile cache folder (default: $NN_CACHE_DIR, "
                       "$XDG_CACHE_HOME/nn or ~/.cache/nn)"),
-             cl::value_desc("path"),
-    cl::cat(nnCategory));
+             cl::value_desc("path"), cl::cat(nnCategory));
 static cl::opt<bool>
     noCache("no-cache", cl::desc("Neither read nor write the compile cache"),
-    cl::cat(nnCategory));
+            cl::cat(nnCategory));
 static cl::opt<bool> cacheLog("cache-log",
                               cl::desc("Say on stderr whether the compile "
                                        "cache answered (hit, miss, rebuilt)"),
-    cl::cat(nnCategory));
+                              cl::cat(nnCategory));
 
 static cl::opt<std::string> targetCpu(
     "target-cpu",
     cl::desc("CPU to generate code for: host (default), x86-64-v2, "
              "x86-64-v3, x86-64-v4 or an LLVM CPU name (haswell, znver4, "
              "skylake-avx512, ...)"),
-    cl::value_desc("name"), cl::init("host"),
-    cl::cat(nnCategory));
+    cl::value_desc("name"), cl::init("host"), cl::cat(nnCategory));
 static cl::opt<std::string> targetFeatures(
     "target-features",
     cl::desc("ISA features to add to or remove from the target CPU's "
              "(+avx512f,-avx512vl)"),
-    cl::value_desc("list"),
-    cl::cat(nnCategory));
+    cl::value_desc("list"), cl::cat(nnCategory));
 
 static cl::opt<std::string> embedWeights(
     "embed-weights",
     cl::desc("Embed every parameter and buffer, from this safetensors file, "
              "in the compiled model (one file, no weights to bind)"),
-    cl::value_desc("weights.safetensors"),
-    cl::cat(nnCategory));
+    cl::value_desc("weights.safetensors"), cl::cat(nnCategory));
 
 /// Prints `module` to the output file.
 static int printModule(ModuleOp module) {
@@ -242,9 +238,9 @@ static int run(ModuleOp module) {
     if (folder)
       cache.emplace(*folder);
     mlir::nn::CacheReport report;
-    if (failed(mlir::nn::compileToSharedObject(
-            module, outputFilename, options, cache ? &*cache : nullptr,
-            &report)))
+    if (failed(mlir::nn::compileToSharedObject(module, outputFilename, options,
+                                               cache ? &*cache : nullptr,
+                                               &report)))
       return 1;
     if (cacheLog)
       llvm::errs() << "nn-compile: cache "

@@ -185,10 +185,9 @@ LogicalResult mlir::nn::compileToSharedObject(ModuleOp module, StringRef path,
   return success();
 }
 
-FailureOr<JitArtifact> mlir::nn::compileInProcess(ModuleOp module,
-                                                  const PipelineOptions &options,
-                                                  const CompileCache *cache,
-                                                  CacheReport *report) {
+FailureOr<JitArtifact>
+mlir::nn::compileInProcess(ModuleOp module, const PipelineOptions &options,
+                           const CompileCache *cache, CacheReport *report) {
   const CpuTarget &target = options.target;
   CacheReport found;
   if (report)

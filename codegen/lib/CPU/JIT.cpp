@@ -68,8 +68,8 @@ FailureOr<JitArtifact> mlir::nn::jitCompile(ModuleOp module,
   if (!createHostTargetMachine(error)) // initializes the native target
     return failure();
   bool translated = true;
-  auto builder = [&](Operation *op, llvm::LLVMContext &ctx)
-      -> std::unique_ptr<llvm::Module> {
+  auto builder = [&](Operation *op,
+                     llvm::LLVMContext &ctx) -> std::unique_ptr<llvm::Module> {
     auto llvmModule = translateToArtifactIR(llvm::cast<ModuleOp>(op), ctx);
     if (failed(llvmModule)) {
       translated = false;

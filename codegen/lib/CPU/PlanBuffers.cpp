@@ -333,7 +333,8 @@ struct PlanBuffersPass
       b.setInsertionPoint(ret);
       b.create<func::CallOp>(ret.getLoc(), release, block);
     });
-    func->setAttr(mlir::nn::NNAttr::kWorkspaceBytes, b.getI64IntegerAttr(arena));
+    func->setAttr(mlir::nn::NNAttr::kWorkspaceBytes,
+                  b.getI64IntegerAttr(arena));
     if (emitRemarks) {
       int64_t unshared = 0;
       for (const Buffer &buffer : buffers)

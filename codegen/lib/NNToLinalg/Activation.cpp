@@ -226,8 +226,7 @@ static Value scalarBody(TanhOp, OpBuilder &b, Location loc, ValueRange x) {
 static Value scalarBody(SiluOp, OpBuilder &b, Location loc, ValueRange x) {
   return b.create<arith::MulFOp>(loc, x[0], sigmoid(b, loc, x[0]));
 }
-static Value scalarBody(GeluOp gelu, OpBuilder &b, Location loc,
-                        ValueRange x) {
+static Value scalarBody(GeluOp gelu, OpBuilder &b, Location loc, ValueRange x) {
   return buildGelu(b, loc, x[0], gelu.getApproximate());
 }
 static Value scalarBody(LeakyReluOp leaky, OpBuilder &b, Location loc,

@@ -3,8 +3,9 @@
 // Lowers the elementwise ops (broadcasting arithmetic, math, comparisons,
 // where, relu) to one `linalg.generic` each; every pointwise op
 // (NN_Pointwise) through one pattern and its ScalarBodyOpInterface (the
-// bodies of this family are here), which the nn.fused epilogue shares. Broadcasting is expressed in the indexing maps, so
-// nothing is materialized at the broadcast shape.
+// bodies of this family are here), which the nn.fused epilogue shares.
+// Broadcasting is expressed in the indexing maps, so nothing is materialized at
+// the broadcast shape.
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,7 +90,6 @@ Value mlir::nn::buildBroadcastingElementwise(OpBuilder &b, Location loc,
       });
   return generic.getResult(0);
 }
-
 
 namespace {
 
@@ -218,8 +218,8 @@ ScalarBodyOpInterface mlir::nn::scalarBodyOf(Operation *op) {
 }
 
 Value mlir::nn::buildPointwiseScalar(OpBuilder &b, Location loc,
-                                    ScalarBodyOpInterface body,
-                                    ValueRange scalars) {
+                                     ScalarBodyOpInterface body,
+                                     ValueRange scalars) {
   // f16/bf16 operands are widened to f32 and the result rounded once to the
   // storage type, as PyTorch's CPU kernels do: one rounding per op, never
   // one per arith op of a composite such as gelu. (In an nn.fused epilogue

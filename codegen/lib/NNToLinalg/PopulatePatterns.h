@@ -39,8 +39,8 @@ void populateFusedPatterns(RewritePatternSet &patterns);
 /// operand (`scalars`, in operand order): the body of its linalg.generic,
 /// shared by the op's own lowering and the nn.fused epilogue. Widens
 /// f16/bf16 to f32 around the op's ScalarBodyOpInterface.
-Value buildPointwiseScalar(OpBuilder &b, Location loc, ScalarBodyOpInterface body,
-                           ValueRange scalars);
+Value buildPointwiseScalar(OpBuilder &b, Location loc,
+                           ScalarBodyOpInterface body, ValueRange scalars);
 
 /// ScalarBodyOpInterface for `OpT`: its body is `scalarBody(op, builder,
 /// loc, scalars)`, a function in namespace mlir::nn of the op family's file

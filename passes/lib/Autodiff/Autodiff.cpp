@@ -238,7 +238,8 @@ LogicalResult mlir::nn::differentiate(ModuleOp module, func::FuncOp func,
                                          func.getArgumentTypes(),
                                          ValueRange(results).getTypes()));
   for (auto [i, name] : llvm::enumerate(names)) {
-    func.setResultAttr(first + i, NNAttr::kName, b.getStringAttr("grad." + name));
+    func.setResultAttr(first + i, NNAttr::kName,
+                       b.getStringAttr("grad." + name));
     func.setResultAttr(first + i, NNAttr::kGrad, b.getStringAttr(name));
   }
   // The hooks have run: forward, they are the identity.

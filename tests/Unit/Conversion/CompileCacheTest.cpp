@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nn/Conversion/CPU/Compiler.h"
 #include "nn/Conversion/CPU/CompileCache.h"
+#include "nn/Conversion/CPU/Compiler.h"
 #include "nn/Conversion/Passes.h"
 #include "nn/nn.h"
 

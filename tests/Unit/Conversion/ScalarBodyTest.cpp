@@ -25,8 +25,7 @@ TEST(ScalarBodyTest, EveryPointwiseOpHasOne) {
   mlir::MLIRContext context(registry);
   context.loadDialect<mlir::nn::NNDialect>();
   int pointwise = 0;
-  for (mlir::RegisteredOperationName name :
-       context.getRegisteredOperations()) {
+  for (mlir::RegisteredOperationName name : context.getRegisteredOperations()) {
     if (name.getDialectNamespace() != "nn" ||
         !name.hasTrait<mlir::OpTrait::nn::Pointwise>())
       continue;

@@ -26,8 +26,7 @@ struct NNAttr {
       NNDialect::NameAttrHelper::getNameStr();
   static constexpr StringLiteral kGrad =
       NNDialect::GradAttrHelper::getNameStr();
-  static constexpr StringLiteral kRng =
-      NNDialect::RngAttrHelper::getNameStr();
+  static constexpr StringLiteral kRng = NNDialect::RngAttrHelper::getNameStr();
   static constexpr StringLiteral kDefault =
       NNDialect::DefaultAttrHelper::getNameStr();
   static constexpr StringLiteral kStartsAtZero =
