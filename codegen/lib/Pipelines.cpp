@@ -121,20 +121,6 @@ void mlir::nn::buildLowerToLLVMPipeline(OpPassManager &pm) {
   addLowering(pm, CompileStage::LLVMDialect);
 }
 
-StringRef mlir::nn::compileStageName(CompileStage stage) {
-  switch (stage) {
-  case CompileStage::NN:
-    return "nn";
-  case CompileStage::Kernels:
-    return "kernels";
-  case CompileStage::Linalg:
-    return "linalg";
-  case CompileStage::LLVMDialect:
-    return "llvm-mlir";
-  }
-  llvm_unreachable("unknown compile stage");
-}
-
 void mlir::nn::buildCompilePipeline(OpPassManager &pm,
                                     const PipelineOptions &options,
                                     CompileStage last) {

@@ -49,10 +49,8 @@ static std::string digestOf(const ::nn::StateDict &state) {
     add(::nn::dtype_safetensors_name(tensor.dtype()));
     for (int64_t d : tensor.shape())
       add(std::to_string(d));
-    size_t bytes =
-        static_cast<size_t>(tensor.numel()) * ::nn::dtype_size(tensor.dtype());
     hash.update(llvm::ArrayRef<uint8_t>(
-        static_cast<const uint8_t *>(tensor.raw_data()), bytes));
+        static_cast<const uint8_t *>(tensor.raw_data()), tensor.nbytes()));
   }
   return llvm::toHex(hash.final(), /*LowerCase=*/true);
 }

@@ -65,9 +65,6 @@ enum class CompileStage {
   LLVMDialect,
 };
 
-/// The --emit name of `stage`.
-StringRef compileStageName(CompileStage stage);
-
 /// Everything besides the module that decides what a compile produces.
 struct PipelineOptions {
   /// nn-optimize's options; null for a module that is optimized already.
