@@ -1,0 +1,52 @@
+// RUN: nn-opt %s -nn-describe-artifact -split-input-file -verify-diagnostics | FileCheck %s
+
+// The description (ArtifactABI.h) is attached to the module before it is
+// lowered: state with its kind, inputs and outputs by name, shape and dtype.
+// CHECK: module attributes {nn.artifact_description = "{\22abi_version\22:2,
+// CHECK-SAME: \22name\22:\22input.0\22,\22shape\22:[2,4]
+// CHECK-SAME: \22name\22:\22output.0\22,\22shape\22:[2,3]
+// CHECK-SAME: \22kind\22:\22parameter\22,\22name\22:\22fc.weight\22
+module {
+  nn.parameter @"fc.weight" : tensor<3x4xf32>
+  func.func @forward(%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
+    %w = nn.load @"fc.weight" : tensor<3x4xf32>
+    %y = nn.linear %x, %w : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
+    return %y : tensor<2x3xf32>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{no function 'forward' to compile}}
+module {
+  func.func @other(%x: tensor<2xf32>) -> tensor<2xf32> {
+    return %x : tensor<2xf32>
+  }
+}
+
+// -----
+
+module {
+  // expected-error @+1 {{'input.0' must be a statically shaped tensor, got 'tensor<?xf32>'}}
+  func.func @forward(%x: tensor<?xf32>) -> tensor<?xf32> {
+    return %x : tensor<?xf32>
+  }
+}
+
+// -----
+
+module {
+  // expected-error @+1 {{'input.0' has element type 'complex<f32>', which compiled artifacts do not support}}
+  func.func @forward(%x: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
+    return %x : tensor<2xcomplex<f32>>
+  }
+}
+
+// -----
+
+module {
+  // expected-error @+1 {{a value of type 'tensor<99999999999x99999999999xf32>' holds more bytes than an int64 counts}}
+  func.func @forward(%x: tensor<99999999999x99999999999xf32>) -> tensor<99999999999x99999999999xf32> {
+    return %x : tensor<99999999999x99999999999xf32>
+  }
+}
