@@ -56,9 +56,9 @@ func.func @attention_mask_and_causal(%q: tensor<2x3x5x4xf32>, %k: tensor<2x3x7x4
 // result's shape (one image per batch index) and a relu in the store.
 // CHECK-LABEL: func.func @batched_matmul_residual_relu
 // CHECK: %[[SIZES:.+]] = llvm.alloca %{{.*}} x !llvm.array<4 x i64>
-// CHECK: llvm.alloca %{{.*}} x !llvm.struct<(ptr, i64, i64, i64, i64, i64, i64)>
+// CHECK: llvm.alloca %{{.*}} x !llvm.struct<(ptr, array<4 x i64>, i64, i64)>
 // CHECK: %[[RELU:.+]] = arith.constant 1 : i32
-// CHECK: llvm.insertvalue %[[RELU]], %{{.*}}[8]
+// CHECK: llvm.insertvalue %[[RELU]], %{{.*}}[1]
 // CHECK: %[[C:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2x3x8x4xf32>
 // CHECK: call @nn_rt_sgemm_batched(%[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 // CHECK-NOT: nn.matmul

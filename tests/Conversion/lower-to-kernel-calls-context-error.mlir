@@ -100,3 +100,20 @@ module attributes {nn.context_bytes = array<i64: 32>, nn.context_slots = 1 : i64
   // expected-error @+1 {{@forward reads context slots but has no body}}
   func.func private @forward(tensor<8xf32> {nn.context_slot = 0 : i64}) -> tensor<8xf32>
 }
+
+// -----
+
+// A symbol named as one of nn_kernels' functions but of another type: the
+// calls would not match the kernel the artifact links.
+// expected-error@+1 {{'nn_rt_sgemm' is a function of nn_kernels, of type '(i64, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i32, !llvm.ptr) -> ()', but this module declares it as '(i64) -> ()'}}
+func.func private @nn_rt_sgemm(i64)
+
+func.func @forward(%x: tensor<2x3xf32>, %w: tensor<4x3xf32>) -> tensor<2x4xf32> {
+  %y = nn.linear %x, %w : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+// expected-error@+1 {{'nn_rt_attention' is a function of nn_kernels, of type '(!llvm.ptr, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, f32, i32) -> ()', but this module defines it as a 'memref.global'}}
+memref.global "private" constant @nn_rt_attention : memref<1xf32> = dense<0.0>

@@ -7,9 +7,9 @@
 
 // CHECK-LABEL: func.func @depthwise_bias_relu
 // CHECK: bufferization.to_memref %arg2 read_only : memref<8xf32>
-// CHECK: llvm.insertvalue %c1_i64, %{{.*}}[2]
-// CHECK-NEXT: llvm.insertvalue %c0_i64, %{{.*}}[3]
-// CHECK: llvm.insertvalue %c1_i32, %{{.*}}[8]
+// CHECK: llvm.insertvalue %c1_i64, %{{.*}}[0, 0, 2]
+// CHECK-NEXT: llvm.insertvalue %c0_i64, %{{.*}}[0, 0, 3]
+// CHECK: llvm.insertvalue %c1_i32, %{{.*}}[1]
 // CHECK: call @nn_rt_conv2d_depthwise_nchw(%c2_i64, %c8_i64, %c9_i64, %c11_i64, %{{.*}}, %c3_i64, %c3_i64, %{{.*}}, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c5_i64, %c6_i64, %{{.*}}, %{{.*}})
 // CHECK-NOT: nn.conv
 // CHECK-NOT: nn.relu
@@ -28,10 +28,10 @@ func.func @depthwise_bias_relu(%x: tensor<2x8x9x11xf32>, %w: tensor<8x1x3x3xf32>
 // dilation 2, 5x5, no bias.
 // CHECK-LABEL: func.func @fused_depthwise_residual_relu6
 // CHECK: bufferization.to_memref %arg2 read_only : memref<2x4x8x8xf32>
-// CHECK: llvm.insertvalue %c256_i64, %{{.*}}[1]
-// CHECK: llvm.insertvalue %c64_i64, %{{.*}}[2]
-// CHECK-NEXT: llvm.insertvalue %c1_i64, %{{.*}}[3]
-// CHECK: llvm.insertvalue %c2_i32, %{{.*}}[8]
+// CHECK: llvm.insertvalue %c256_i64, %{{.*}}[0, 0, 1]
+// CHECK: llvm.insertvalue %c64_i64, %{{.*}}[0, 0, 2]
+// CHECK-NEXT: llvm.insertvalue %c1_i64, %{{.*}}[0, 0, 3]
+// CHECK: llvm.insertvalue %c2_i32, %{{.*}}[1]
 // CHECK: call @nn_rt_conv2d_depthwise_nchw(%c2_i64, %c4_i64, %c8_i64, %c8_i64, %{{.*}}, %c5_i64, %c5_i64, %{{.*}}, %c1_i64, %c1_i64, %c4_i64, %c4_i64, %c2_i64, %c2_i64, %c8_i64, %c8_i64,
 // CHECK-NOT: nn.fused
 // CHECK-NOT: nn.add

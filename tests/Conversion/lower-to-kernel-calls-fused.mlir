@@ -8,10 +8,10 @@
 // CHECK-LABEL: func.func @fused_linear_relu
 // CHECK: bufferization.to_memref %arg2 read_only : memref<256xf32>
 // CHECK: %[[BIAS:.+]] = llvm.inttoptr
-// CHECK-NEXT: llvm.insertvalue %[[BIAS]], %{{.*}}[0]
-// CHECK: llvm.insertvalue %c0_i64, %{{.*}}[2]
-// CHECK-NEXT: llvm.insertvalue %c1_i64, %{{.*}}[3]
-// CHECK: llvm.insertvalue %c1_i32, %{{.*}}[8]
+// CHECK-NEXT: llvm.insertvalue %[[BIAS]], %{{.*}}[0, 0, 0]
+// CHECK: llvm.insertvalue %c0_i64, %{{.*}}[0, 0, 2]
+// CHECK-NEXT: llvm.insertvalue %c1_i64, %{{.*}}[0, 0, 3]
+// CHECK: llvm.insertvalue %c1_i32, %{{.*}}[1]
 // CHECK: call @nn_rt_sgemm(
 // CHECK-NOT: nn.fused
 // CHECK-NOT: nn.relu
@@ -31,13 +31,13 @@ func.func @fused_linear_relu(%x: tensor<64x784xf32>, %w: tensor<256x784xf32>, %b
 // addend (stride 1 per output channel), the residual a full one (image
 // stride O*OH*OW = 256, row stride OH*OW = 64, column stride 1).
 // CHECK-LABEL: func.func @fused_conv_bias_residual_relu
-// CHECK: llvm.insertvalue %c1_i64, %{{.*}}[2]
-// CHECK-NEXT: llvm.insertvalue %c0_i64, %{{.*}}[3]
+// CHECK: llvm.insertvalue %c1_i64, %{{.*}}[0, 0, 2]
+// CHECK-NEXT: llvm.insertvalue %c0_i64, %{{.*}}[0, 0, 3]
 // CHECK: bufferization.to_memref %arg3 read_only : memref<2x4x8x8xf32>
-// CHECK: llvm.insertvalue %c256_i64, %{{.*}}[5]
-// CHECK: llvm.insertvalue %c64_i64, %{{.*}}[6]
-// CHECK-NEXT: llvm.insertvalue %c1_i64, %{{.*}}[7]
-// CHECK: llvm.insertvalue %c1_i32, %{{.*}}[8]
+// CHECK: llvm.insertvalue %c256_i64, %{{.*}}[0, 1, 1]
+// CHECK: llvm.insertvalue %c64_i64, %{{.*}}[0, 1, 2]
+// CHECK-NEXT: llvm.insertvalue %c1_i64, %{{.*}}[0, 1, 3]
+// CHECK: llvm.insertvalue %c1_i32, %{{.*}}[1]
 // CHECK: call @nn_rt_conv2d_nchw(
 // CHECK-NOT: nn.fused
 // CHECK-NOT: nn.add
@@ -60,12 +60,12 @@ func.func @fused_conv_bias_residual_relu(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3
 // first addend: the conv has no bias), then relu6 (clamp 0..6).
 // CHECK-LABEL: func.func @fused_conv_channel_add_relu6
 // CHECK: bufferization.to_memref %arg2 read_only : memref<1x4x1x1xf32>
-// CHECK: llvm.insertvalue %c0_i64, %{{.*}}[1]
-// CHECK-NEXT: llvm.insertvalue %c1_i64, %{{.*}}[2]
-// CHECK-NEXT: llvm.insertvalue %c0_i64, %{{.*}}[3]
-// CHECK: llvm.insertvalue %c2_i32, %{{.*}}[8]
+// CHECK: llvm.insertvalue %c0_i64, %{{.*}}[0, 0, 1]
+// CHECK-NEXT: llvm.insertvalue %c1_i64, %{{.*}}[0, 0, 2]
+// CHECK-NEXT: llvm.insertvalue %c0_i64, %{{.*}}[0, 0, 3]
+// CHECK: llvm.insertvalue %c2_i32, %{{.*}}[1]
 // CHECK: %[[SIX:.+]] = arith.constant 6.000000e+00 : f32
-// CHECK-NEXT: llvm.insertvalue %[[SIX]], %{{.*}}[10]
+// CHECK-NEXT: llvm.insertvalue %[[SIX]], %{{.*}}[3]
 // CHECK: call @nn_rt_conv2d_nchw(
 // CHECK-NOT: nn.clamp
 func.func @fused_conv_channel_add_relu6(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %v: tensor<1x4x1x1xf32>) -> tensor<2x4x6x6xf32> {
@@ -83,9 +83,9 @@ func.func @fused_conv_channel_add_relu6(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x
 // -----
 
 // CHECK-LABEL: func.func @fused_matmul_leaky_relu
-// CHECK: llvm.insertvalue %c3_i32, %{{.*}}[8]
+// CHECK: llvm.insertvalue %c3_i32, %{{.*}}[1]
 // CHECK: %[[SLOPE:.+]] = arith.constant 1.250000e-01 : f32
-// CHECK-NEXT: llvm.insertvalue %[[SLOPE]], %{{.*}}[11]
+// CHECK-NEXT: llvm.insertvalue %[[SLOPE]], %{{.*}}[4]
 // CHECK: call @nn_rt_sgemm(
 // CHECK-NOT: nn.leaky_relu
 func.func @fused_matmul_leaky_relu(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> {
@@ -104,7 +104,7 @@ func.func @fused_matmul_leaky_relu(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -
 // the result's shape has row stride 8 (first addend: no bias); gelu has no kernel form and stays a
 // pointwise group over the kernel's result.
 // CHECK-LABEL: func.func @fused_linear_residual_gelu
-// CHECK: llvm.insertvalue %c8_i64, %{{.*}}[2]
+// CHECK: llvm.insertvalue %c8_i64, %{{.*}}[0, 0, 2]
 // CHECK: call @nn_rt_sgemm(
 // CHECK: %[[Y:.+]] = tensor.expand_shape
 // CHECK: nn.fused(%[[Y]]) : (tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
@@ -150,7 +150,7 @@ func.func @partial_broadcast_add_stays(%x: tensor<2x3x5xf32>, %w: tensor<8x5xf32
 // The activation is the last stage of the store: an add after the relu
 // stays in the pointwise group.
 // CHECK-LABEL: func.func @add_after_relu_stays
-// CHECK: llvm.insertvalue %c1_i32, %{{.*}}[8]
+// CHECK: llvm.insertvalue %c1_i32, %{{.*}}[1]
 // CHECK: call @nn_rt_sgemm(
 // CHECK: nn.fused
 // CHECK-NOT: nn.relu

@@ -22,7 +22,7 @@ func.func @linear_relu(%x: tensor<64x784xf32>, %w: tensor<256x784xf32>, %b: tens
 // CHECK-LABEL: func.func @matmul_relu
 // CHECK: %[[SLOT:.+]] = llvm.alloca
 // CHECK: %[[RELU:.+]] = arith.constant 1 : i32
-// CHECK: llvm.insertvalue %[[RELU]], %{{.*}}[8]
+// CHECK: llvm.insertvalue %[[RELU]], %{{.*}}[1]
 // CHECK: llvm.store %{{.*}}, %[[SLOT]]
 // CHECK: call @nn_rt_sgemm({{.*}}, %[[SLOT]])
 // CHECK-NOT: nn.relu

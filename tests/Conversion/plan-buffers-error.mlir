@@ -2,7 +2,7 @@
 
 // The runtime's entry point declared with another signature: calling it
 // would pass the wrong arguments.
-// expected-error@+1 {{'nn_rt_workspace_acquire' is the runtime's workspace function of type '(i64) -> !llvm.ptr', but this module declares it as '(i64) -> i64'}}
+// expected-error@+1 {{'nn_rt_workspace_acquire' is a function of nn_kernels, of type '(i64) -> !llvm.ptr', but this module declares it as '(i64) -> i64'}}
 func.func private @nn_rt_workspace_acquire(i64) -> i64
 
 func.func @f(%x: memref<64xf32>, %out: memref<64xf32>) {
@@ -15,7 +15,7 @@ func.func @f(%x: memref<64xf32>, %out: memref<64xf32>) {
 
 // -----
 
-// expected-error@+1 {{'nn_rt_workspace_release' is the runtime's workspace function of type '(!llvm.ptr) -> ()', but this module declares it as '(!llvm.ptr) -> i32'}}
+// expected-error@+1 {{'nn_rt_workspace_release' is a function of nn_kernels, of type '(!llvm.ptr) -> ()', but this module declares it as '(!llvm.ptr) -> i32'}}
 func.func private @nn_rt_workspace_release(!llvm.ptr) -> i32
 
 func.func @f(%x: memref<64xf32>, %out: memref<64xf32>) {

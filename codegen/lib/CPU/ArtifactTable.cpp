@@ -11,6 +11,7 @@
 
 #include "HostTarget.h"
 #include "nn/Conversion/CPU/Compiler.h"
+#include "nn/Conversion/CPU/KernelABI.h"
 #include "nn/Conversion/Passes.h"
 #include "nn/IR/NNOps.h"
 #include "nn/Runtime/CpuFeatures.h"
@@ -389,12 +390,10 @@ static void addArtifactTable(llvm::Module &m, llvm::Function *impl,
   llvm::IRBuilder<> b(ctx);
   auto *ptrTy = llvm::PointerType::get(ctx, 0);
   auto *i32Ty = b.getInt32Ty();
-  auto *i64Ty = b.getInt64Ty();
   auto internal = llvm::GlobalValue::InternalLinkage;
-  auto runtime = [&](StringRef name, llvm::Type *result,
-                     ArrayRef<llvm::Type *> params) {
-    return m.getOrInsertFunction(name,
-                                 llvm::FunctionType::get(result, params, false));
+  auto runtime = [&](kernel_abi::Function function) {
+    return m.getOrInsertFunction(kernel_abi::name(function),
+                                 kernel_abi::functionType(ctx, function));
   };
   auto slotAddress = [&](llvm::Value *context, int64_t slot) {
     return b.CreateConstInBoundsGEP1_64(ptrTy, context, slot);
@@ -458,7 +457,7 @@ static void addArtifactTable(llvm::Module &m, llvm::Function *impl,
   b.CreateRet(b.getInt32(1));
   b.SetInsertPoint(entry);
   llvm::Value *context = prepare->getArg(0);
-  auto bufferFn = runtime("nn_rt_context_buffer", ptrTy, {ptrTy, i64Ty, i64Ty});
+  auto bufferFn = runtime(kernel_abi::Function::nn_rt_context_buffer);
   auto failIfNull = [&](llvm::Value *pointer) {
     auto *ok = llvm::BasicBlock::Create(ctx, "ok", prepare);
     b.CreateCondBr(b.CreateIsNull(pointer), fail, ok);
@@ -477,13 +476,13 @@ static void addArtifactTable(llvm::Module &m, llvm::Function *impl,
   auto *create = llvm::Function::Create(
       llvm::FunctionType::get(ptrTy, false), internal, "nn_create_context", m);
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", create));
-  b.CreateRet(b.CreateCall(runtime("nn_rt_context_create", ptrTy, {i64Ty}),
+  b.CreateRet(b.CreateCall(runtime(kernel_abi::Function::nn_rt_context_create),
                            {b.getInt64(layout.slots)}));
   auto *destroy = llvm::Function::Create(
       llvm::FunctionType::get(b.getVoidTy(), {ptrTy}, false), internal,
       "nn_destroy_context", m);
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", destroy));
-  b.CreateCall(runtime("nn_rt_context_destroy", b.getVoidTy(), {ptrTy, i64Ty}),
+  b.CreateCall(runtime(kernel_abi::Function::nn_rt_context_destroy),
                {destroy->getArg(0), b.getInt64(layout.slots)});
   b.CreateRetVoid();
 

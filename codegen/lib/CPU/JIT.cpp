@@ -33,33 +33,9 @@ kernelSymbols(llvm::orc::MangleAndInterner interner) {
     symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
                                llvm::JITSymbolFlags::Exported};
   };
-  add("nn_rt_sgemm", reinterpret_cast<void *>(&nn_rt_sgemm));
-  add("nn_rt_conv2d_nchw", reinterpret_cast<void *>(&nn_rt_conv2d_nchw));
-  add("nn_rt_parallel_for", reinterpret_cast<void *>(&nn_rt_parallel_for));
-  add("nn_rt_sgemm_batched", reinterpret_cast<void *>(&nn_rt_sgemm_batched));
-  add("nn_rt_attention", reinterpret_cast<void *>(&nn_rt_attention));
-  // Operands packed once by prepare, and the context slots holding them.
-  add("nn_rt_sgemm_pack_b_size",
-      reinterpret_cast<void *>(&nn_rt_sgemm_pack_b_size));
-  add("nn_rt_sgemm_pack_b", reinterpret_cast<void *>(&nn_rt_sgemm_pack_b));
-  add("nn_rt_sgemm_packed_b", reinterpret_cast<void *>(&nn_rt_sgemm_packed_b));
-  add("nn_rt_conv2d_pack_weight_size",
-      reinterpret_cast<void *>(&nn_rt_conv2d_pack_weight_size));
-  add("nn_rt_conv2d_pack_weight",
-      reinterpret_cast<void *>(&nn_rt_conv2d_pack_weight));
-  add("nn_rt_conv2d_nchw_packed",
-      reinterpret_cast<void *>(&nn_rt_conv2d_nchw_packed));
-  add("nn_rt_context_create", reinterpret_cast<void *>(&nn_rt_context_create));
-  add("nn_rt_context_buffer", reinterpret_cast<void *>(&nn_rt_context_buffer));
-  add("nn_rt_context_destroy",
-      reinterpret_cast<void *>(&nn_rt_context_destroy));
-  add("nn_rt_conv2d_depthwise_nchw",
-      reinterpret_cast<void *>(&nn_rt_conv2d_depthwise_nchw));
-  add("nn_rt_workspace_acquire",
-      reinterpret_cast<void *>(&nn_rt_workspace_acquire));
-  add("nn_rt_workspace_release",
-      reinterpret_cast<void *>(&nn_rt_workspace_release));
-  add("memrefCopy", reinterpret_cast<void *>(&memrefCopy));
+#define NN_RT_FUNCTION(name, ...)                                              \
+  add(#name, reinterpret_cast<void *>(&name));
+#include "nn/Runtime/KernelABI.def"
   return symbols;
 }
 

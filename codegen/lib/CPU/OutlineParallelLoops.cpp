@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RawMemRef.h"
+#include "nn/Conversion/CPU/KernelABI.h"
 #include "nn/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -25,10 +26,9 @@ namespace mlir::nn {
 } // namespace mlir::nn
 
 using namespace mlir;
+namespace abi = mlir::nn::kernel_abi;
 
 namespace {
-
-constexpr const char *kParallelFor = "nn_rt_parallel_for";
 
 /// Whether `value` can travel through the context: a memref in the
 /// default memory space, or a scalar of at most 64 bits.
@@ -267,20 +267,12 @@ struct OutlineParallelLoopsPass
     });
     if (loops.empty())
       return;
-    MLIRContext *ctx = &getContext();
-    Type ptr = LLVM::LLVMPointerType::get(ctx);
-    Type i64 = IntegerType::get(ctx, 64);
-    auto parallelFor = module.lookupSymbol<func::FuncOp>(kParallelFor);
-    if (!parallelFor) {
-      auto bodyType = FunctionType::get(ctx, {ptr, i64, i64}, {});
-      OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-      parallelFor = b.create<func::FuncOp>(
-          module.getLoc(), kParallelFor,
-          FunctionType::get(ctx, {i64, bodyType, ptr}, {}));
-      parallelFor.setPrivate();
-    }
+    auto parallelFor = abi::declare(
+        module, abi::Function::nn_rt_parallel_for, module.getLoc());
+    if (failed(parallelFor))
+      return signalPassFailure();
     for (auto [loop, parent] : loops)
-      outline(loop, parent, symbols, parallelFor);
+      outline(loop, parent, symbols, *parallelFor);
   }
 };
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RawMemRef.h"
+#include "nn/Conversion/CPU/KernelABI.h"
 #include "nn/Conversion/Passes.h"
 #include "nn/IR/NNDialect.h"
 
@@ -26,11 +27,10 @@ namespace mlir::nn {
 } // namespace mlir::nn
 
 using namespace mlir;
+namespace abi = mlir::nn::kernel_abi;
 
 namespace {
 
-constexpr const char *kAcquire = "nn_rt_workspace_acquire";
-constexpr const char *kRelease = "nn_rt_workspace_release";
 /// The artifact's bind-time entry point (nn-hoist-state-computations).
 constexpr const char *kPrepare = "prepare";
 /// Every buffer's alignment and the unit of the arena's offsets (a cache
@@ -209,24 +209,6 @@ struct PlanBuffersPass
     : public nn::impl::PlanBuffersPassBase<PlanBuffersPass> {
   using PlanBuffersPassBase::PlanBuffersPassBase;
 
-  /// `name` declared in the module as a private function of `type`; fails
-  /// with an error when the module declares it with another type.
-  FailureOr<func::FuncOp> declare(ModuleOp module, StringRef name,
-                                  FunctionType type) {
-    if (auto existing = module.lookupSymbol<func::FuncOp>(name)) {
-      if (existing.getFunctionType() != type)
-        return existing.emitError()
-               << "'" << name << "' is the runtime's workspace function of "
-               << "type " << type << ", but this module declares it as "
-               << existing.getFunctionType();
-      return existing;
-    }
-    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-    auto decl = b.create<func::FuncOp>(module.getLoc(), name, type);
-    decl.setPrivate();
-    return decl;
-  }
-
   void leaveAlone(memref::AllocOp alloc, StringRef why) {
     ++numLeftAlone;
     LLVM_DEBUG(llvm::dbgs() << "left alone (" << why << "): " << alloc
@@ -347,9 +329,6 @@ struct PlanBuffersPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    MLIRContext *ctx = &getContext();
-    Type ptr = LLVM::LLVMPointerType::get(ctx);
-    Type i64 = IntegerType::get(ctx, 64);
     func::FuncOp acquire, release;
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
       if (func.isDeclaration())
@@ -359,13 +338,13 @@ struct PlanBuffersPass
       if (buffers.empty())
         continue;
       if (!acquire) {
-        auto declared =
-            declare(module, kAcquire, FunctionType::get(ctx, {i64}, {ptr}));
+        auto declared = abi::declare(
+            module, abi::Function::nn_rt_workspace_acquire, module.getLoc());
         if (failed(declared))
           return signalPassFailure();
         acquire = *declared;
-        declared =
-            declare(module, kRelease, FunctionType::get(ctx, {ptr}, {}));
+        declared = abi::declare(
+            module, abi::Function::nn_rt_workspace_release, module.getLoc());
         if (failed(declared))
           return signalPassFailure();
         release = *declared;

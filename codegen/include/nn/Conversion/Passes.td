@@ -237,7 +237,9 @@ def LowerToKernelCallsPass
     `bufferization.to_tensor restrict writable`, so one-shot bufferization
     sees an ordinary new buffer. The epilogue struct is stored into an
     `llvm.alloca` slot of the function's entry block (no global state: the
-    compiled forward stays re-entrant).
+    compiled forward stays re-entrant). The kernels are declared, and their
+    structs laid out, as runtime/include/nn/Runtime/KernelABI.def says; a
+    symbol of the module named as a kernel but of another type is an error.
 
     When the module has a `@prepare` (nn-hoist-state-computations), a B
     operand or convolution weight that is the same on every call (a state

@@ -11,6 +11,10 @@
 |* from the compiling process. The thread count is per copy of the archive:  *|
 |* nn::Artifact forwards nn_rt_set_num_threads to the .so it loaded.          *|
 |*                                                                            *|
+|* KernelABI.def restates every function compiled code calls, every struct   *|
+|* and every constant as a table the compiler builds its calls from; a test  *|
+|* (KernelABITest) holds this header to it. Change both together.            *|
+|*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 #ifndef NN_RUNTIME_KERNELS_H
 #define NN_RUNTIME_KERNELS_H

@@ -1,0 +1,296 @@
+//===- Contraction.cpp - GEMM and convolution as kernel calls -------------===//
+//
+// Part of nn-lower-to-kernel-calls (KernelCalls.h): nn.matmul (2-D),
+// nn.linear and nn.conv, alone with the consumers their epilogue absorbs,
+// or leading an nn.fused group, become nn_rt_sgemm / nn_rt_conv2d_* calls,
+// their constant weights packed once by @prepare.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelCalls.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "nn-lower-to-kernel-calls"
+
+using namespace mlir;
+using namespace mlir::nn;
+using namespace mlir::nn::kernel_calls;
+namespace abi = mlir::nn::kernel_abi;
+
+namespace {
+
+/// `value` reshaped between [d0, ..., dn] and [d0 * ... * dn-1, dn] (either
+/// direction, `type` being the target): nn.linear's leading dimensions are
+/// the GEMM's rows. A rank-1 side is one row.
+Value reshapeRows(PatternRewriter &rewriter, Location loc, Value value,
+                  RankedTensorType type) {
+  auto from = llvm::cast<RankedTensorType>(value.getType());
+  if (from.getRank() == type.getRank())
+    return value;
+  bool expand = type.getRank() > from.getRank();
+  // The rank of the side that is not the GEMM's [rows, cols].
+  int64_t rank = from.getRank() == 2 ? type.getRank() : from.getRank();
+  SmallVector<ReassociationIndices> groups;
+  if (rank == 1) {
+    groups.push_back({0, 1});
+  } else {
+    ReassociationIndices leading;
+    for (int64_t i = 0; i + 1 < rank; ++i)
+      leading.push_back(i);
+    groups = {leading, {rank - 1}};
+  }
+  if (expand)
+    return rewriter.create<tensor::ExpandShapeOp>(loc, type, value, groups);
+  return rewriter.create<tensor::CollapseShapeOp>(loc, type, value, groups);
+}
+
+/// Emits the kernel call that computes `contraction` (its operands mapped
+/// through `outside`) with the epilogue `e`, at the rewriter's insertion
+/// point; returns the result, of the contraction's type.
+Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
+                 OutsideFn outside, const KernelEpilogue &e, Packer &packer) {
+  Location loc = contraction->getLoc();
+  CallBuilder cb(rewriter, loc);
+  auto resultType =
+      llvm::cast<RankedTensorType>(contraction->getResult(0).getType());
+
+  if (auto conv = llvm::dyn_cast<ConvOp>(contraction)) {
+    // The kernel reads NCHW / OIHW row-major.
+    Value input = outside(conv.getInput()), weight = outside(conv.getWeight());
+    ArrayRef<int64_t> in = llvm::cast<RankedTensorType>(input.getType()).getShape(),
+                      w = llvm::cast<RankedTensorType>(weight.getType()).getShape(),
+                      out = resultType.getShape();
+    ArrayRef<int64_t> stride = conv.getStride(), padding = conv.getPadding(),
+                      dilation = conv.getDilation();
+    // The geometry decides the kernel, and so the packed weight's layout.
+    auto geometry = [&](CallBuilder &p, std::optional<Value> weightPtr) {
+      SmallVector<Value> args = {p.i64(in[1]), p.i64(in[2]), p.i64(in[3]),
+                                 p.i64(w[0]),  p.i64(w[2]),  p.i64(w[3])};
+      if (weightPtr)
+        args.push_back(*weightPtr);
+      for (int64_t v : {stride[0], stride[1], padding[0], padding[1],
+                        dilation[0], dilation[1], out[2], out[3]})
+        args.push_back(p.i64(v));
+      return args;
+    };
+    std::string layout;
+    {
+      llvm::raw_string_ostream os(layout);
+      for (ArrayRef<int64_t> part : {in, out, stride, padding, dilation}) {
+        llvm::interleaveComma(part, os);
+        os << ';';
+      }
+    }
+    // A state-only weight is packed once by @prepare (depthwise reads its
+    // weights as they are).
+    Value packed =
+        isDepthwise(conv)
+            ? Value()
+            : packer.packed(
+                  rewriter, loc, weight, PackKind::convWeight, layout,
+                  [&](CallBuilder &p) {
+                    return p.call(
+                        contraction,
+                        abi::Function::nn_rt_conv2d_pack_weight_size,
+                        geometry(p, std::nullopt))[0];
+                  },
+                  [&](CallBuilder &p, Value source, Value buffer) {
+                    Value ptr = p.pointer(p.readView(source, true)).first;
+                    SmallVector<Value> args = geometry(p, ptr);
+                    args.push_back(buffer);
+                    p.call(contraction, abi::Function::nn_rt_conv2d_pack_weight, args);
+                  });
+    Value inPtr = cb.pointer(cb.readView(input, true)).first;
+    Value wPtr = packed ? packed : cb.pointer(cb.readView(weight, true)).first;
+    Value epilogue = cb.epilogue(contraction, e);
+    auto [alloc, outPtr] = cb.output(resultType);
+    if (isDepthwise(conv))
+      cb.call(contraction, abi::Function::nn_rt_conv2d_depthwise_nchw,
+              {cb.i64(in[0]), cb.i64(in[1]), cb.i64(in[2]), cb.i64(in[3]),
+               inPtr, cb.i64(w[2]), cb.i64(w[3]), wPtr, cb.i64(stride[0]),
+               cb.i64(stride[1]), cb.i64(padding[0]), cb.i64(padding[1]),
+               cb.i64(dilation[0]), cb.i64(dilation[1]), cb.i64(out[2]),
+               cb.i64(out[3]), outPtr, epilogue});
+    else
+      cb.call(contraction,
+              packed ? abi::Function::nn_rt_conv2d_nchw_packed
+                     : abi::Function::nn_rt_conv2d_nchw,
+              {cb.i64(in[0]), cb.i64(in[1]), cb.i64(in[2]), cb.i64(in[3]),
+               inPtr, cb.i64(w[0]), cb.i64(w[2]), cb.i64(w[3]), wPtr,
+               cb.i64(stride[0]), cb.i64(stride[1]), cb.i64(padding[0]),
+               cb.i64(padding[1]), cb.i64(dilation[0]), cb.i64(dilation[1]),
+               cb.i64(out[2]), cb.i64(out[3]), outPtr, epilogue});
+    return cb.result(alloc, resultType);
+  }
+
+  // C[M, N] = A[M, K] x B[K, N].
+  Value lhs, rhs;
+  bool transposed; // B[k, n] = rhs[n, k] (nn.linear's weight)
+  int64_t M, N, K;
+  if (auto matmul = llvm::dyn_cast<MatmulOp>(contraction)) {
+    lhs = outside(matmul.getLhs()), rhs = outside(matmul.getRhs());
+    transposed = false;
+    M = resultType.getDimSize(0), N = resultType.getDimSize(1);
+    K = llvm::cast<RankedTensorType>(lhs.getType()).getDimSize(1);
+  } else {
+    auto linear = llvm::cast<LinearOp>(contraction);
+    auto input = llvm::cast<RankedTensorType>(linear.getInput().getType());
+    K = input.getShape().back(), N = resultType.getShape().back();
+    M = input.getNumElements() / K;
+    lhs = reshapeRows(rewriter, loc, outside(linear.getInput()),
+                      RankedTensorType::get({M, K}, rewriter.getF32Type()));
+    rhs = outside(linear.getWeight()), transposed = true;
+  }
+  /// B's address and strides (swapped for a transposed operand).
+  auto bOperand = [&](CallBuilder &p, Value value) {
+    auto [ptr, strides] = p.pointer(p.readView(value));
+    return transposed ? std::make_tuple(ptr, strides[1], strides[0])
+                      : std::make_tuple(ptr, strides[0], strides[1]);
+  };
+  Value packed = packer.packed(
+      rewriter, loc, rhs,
+      transposed ? PackKind::linearWeight : PackKind::matmulRhs,
+      /*layout=*/"", [&](CallBuilder &p) {
+        return p.call(contraction, abi::Function::nn_rt_sgemm_pack_b_size,
+                      {p.i64(K), p.i64(N)})[0];
+      },
+      [&](CallBuilder &p, Value source, Value buffer) {
+        auto [ptr, rs, cs] = bOperand(p, source);
+        p.call(contraction, abi::Function::nn_rt_sgemm_pack_b,
+               {p.i64(K), p.i64(N), ptr, rs, cs, buffer});
+      });
+  auto [aPtr, aStrides] = cb.pointer(cb.readView(lhs));
+  Value epilogue = cb.epilogue(contraction, e);
+  auto outType = RankedTensorType::get({M, N}, rewriter.getF32Type());
+  auto [alloc, cPtr] = cb.output(outType);
+  if (packed) {
+    cb.call(contraction, abi::Function::nn_rt_sgemm_packed_b,
+            {cb.i64(M), cb.i64(N), cb.i64(K), aPtr, aStrides[0], aStrides[1],
+             packed, cPtr, cb.i64(N), cb.i32(0), epilogue});
+  } else {
+    auto [bPtr, rsB, csB] = bOperand(cb, rhs);
+    cb.call(contraction, abi::Function::nn_rt_sgemm,
+            {cb.i64(M), cb.i64(N), cb.i64(K), aPtr, aStrides[0], aStrides[1],
+             bPtr, rsB, csB, cPtr, cb.i64(N), cb.i32(0), epilogue});
+  }
+  return reshapeRows(rewriter, loc, cb.result(alloc, outType), resultType);
+}
+
+/// A contraction outside any group, with the consumers its epilogue
+/// absorbs (conv → add → relu written as separate ops).
+template <typename OpTy>
+struct ContractionToKernel : public OpRewritePattern<OpTy> {
+  ContractionToKernel(MLIRContext *context, Packer &packer)
+      : OpRewritePattern<OpTy>(context), packer(packer) {}
+  Packer &packer;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    if (op->template getParentOfType<FusedOp>())
+      return rewriter.notifyMatchFailure(
+          op, "inside an nn.fused group (lowered with its group)");
+    if (const char *why = whyNoKernel(op))
+      return rewriter.notifyMatchFailure(op, why);
+    auto same = [](Value v) { return v; };
+    KernelEpilogue e = matchEpilogue(op, same);
+    // An addend is defined before the consumer that reads it, maybe after op.
+    rewriter.setInsertionPoint(e.absorbed.empty() ? op.getOperation()
+                                                  : e.absorbed.back());
+    Value result = emitKernel(rewriter, op, same, e, packer);
+    rewriter.replaceAllUsesWith(e.result, result);
+    for (Operation *consumer : llvm::reverse(e.absorbed))
+      rewriter.eraseOp(consumer);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// A pointwise nn.fused group computing `ops` (cloned in order), returning
+/// `yielded`; `outside` maps every value they read from beyond themselves to
+/// a value at the insertion point.
+Value buildPointwiseGroup(PatternRewriter &rewriter, Location loc,
+                          ArrayRef<Operation *> ops, Value yielded,
+                          const IRMapping &outside, Type resultType) {
+  llvm::SmallPtrSet<Operation *, 8> inside(ops.begin(), ops.end());
+  llvm::SetVector<Value> leaves;
+  for (Operation *op : ops)
+    for (Value operand : op->getOperands())
+      if (!inside.contains(operand.getDefiningOp()))
+        leaves.insert(operand);
+  SmallVector<Value> inputs;
+  for (Value leaf : leaves)
+    inputs.push_back(outside.lookup(leaf));
+  auto group = rewriter.create<FusedOp>(loc, resultType, inputs);
+  OpBuilder::InsertionGuard guard(rewriter);
+  SmallVector<Location> locs(inputs.size(), loc);
+  Block *block = rewriter.createBlock(&group.getBody(), {},
+                                      ValueRange(inputs).getTypes(), locs);
+  IRMapping mapping;
+  for (auto [leaf, arg] : llvm::zip(leaves, block->getArguments()))
+    mapping.map(leaf, arg);
+  for (Operation *op : ops)
+    rewriter.clone(*op, mapping);
+  rewriter.create<YieldOp>(loc, mapping.lookup(yielded));
+  return group.getResult();
+}
+
+/// An nn.fused group led by a contraction: the contraction and the prefix
+/// of its epilogue the kernel's store applies become one kernel call; the
+/// rest (gelu, sigmoid, a chain reading other epilogue values, ...) stays a
+/// pointwise group over the kernel's result, one loop nest as before.
+struct FusedGroupToKernel : public OpRewritePattern<FusedOp> {
+  FusedGroupToKernel(MLIRContext *context, Packer &packer)
+      : OpRewritePattern(context), packer(packer) {}
+  Packer &packer;
+  LogicalResult matchAndRewrite(FusedOp op,
+                                PatternRewriter &rewriter) const override {
+    Operation *anchor = op.getAnchor();
+    if (!anchor)
+      return rewriter.notifyMatchFailure(op, "no contraction in the group");
+    if (const char *why = whyNoKernel(anchor))
+      return rewriter.notifyMatchFailure(op, why);
+    Block &body = op.getBody().front();
+    Value yielded = op.getYielded();
+    if (yielded.getParentBlock() != &body || llvm::isa<BlockArgument>(yielded))
+      return rewriter.notifyMatchFailure(op, "the group returns an input");
+
+    IRMapping outside;
+    for (auto [arg, input] : llvm::zip(body.getArguments(), op.getInputs()))
+      outside.map(arg, input);
+    KernelEpilogue e = matchEpilogue(
+        anchor, [&](Value v) { return outside.lookupOrNull(v); });
+    LLVM_DEBUG(llvm::dbgs() << "nn-lower-to-kernel-calls: group at "
+                            << op.getLoc() << " keeps " << e.absorbed.size()
+                            << " consumers in the kernel's store\n");
+    rewriter.setInsertionPoint(op);
+    Value result = emitKernel(rewriter, anchor, [&](Value v) {
+      return outside.lookupOrNull(v);
+    }, e, packer);
+
+    SmallVector<Operation *> rest;
+    for (Operation &inner : body.without_terminator())
+      if (&inner != anchor && !llvm::is_contained(e.absorbed, &inner))
+        rest.push_back(&inner);
+    if (!rest.empty()) {
+      outside.map(e.result, result);
+      result = buildPointwiseGroup(rewriter, op.getLoc(), rest, yielded,
+                                   outside, op.getType());
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void kernel_calls::populateContractionPatterns(RewritePatternSet &patterns,
+                                               Packer &packer) {
+  patterns.add<ContractionToKernel<MatmulOp>, ContractionToKernel<LinearOp>,
+               ContractionToKernel<ConvOp>, FusedGroupToKernel>(
+      patterns.getContext(), packer);
+}

@@ -1,0 +1,52 @@
+//===- LowerToKernelCalls.cpp - Heavy nn ops to nn_kernels calls ----------===//
+//
+// Implements nn-lower-to-kernel-calls (see Passes.td and KernelCalls.h for
+// its pieces): the contraction and batched patterns run once over the
+// module's existing ops, then the packer numbers the context's slots.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelCalls.h"
+
+#include "nn/Conversion/Passes.h"
+
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::nn {
+#define GEN_PASS_DEF_LOWERTOKERNELCALLSPASS
+#include "nn/Conversion/Passes.h.inc"
+} // namespace mlir::nn
+
+using namespace mlir;
+using namespace mlir::nn;
+using namespace mlir::nn::kernel_calls;
+namespace abi = mlir::nn::kernel_abi;
+
+namespace {
+
+struct LowerToKernelCallsPass
+    : public nn::impl::LowerToKernelCallsPassBase<LowerToKernelCallsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // The calls declare the kernels as KernelABI.def types them: a symbol
+    // of one of their names that is something else is refused up front.
+    for (abi::Function function : abi::functions())
+      if (module.lookupSymbol(abi::name(function)) &&
+          failed(abi::declare(module, function, module.getLoc())))
+        return signalPassFailure();
+    Packer packer;
+    if (failed(packer.init(module)))
+      return signalPassFailure();
+    RewritePatternSet patterns(&getContext());
+    populateContractionPatterns(patterns, packer);
+    populateBatchedPatterns(patterns);
+    GreedyRewriteConfig config;
+    config.maxIterations = 1;
+    // Each op is rewritten once; no folding of unrelated ops.
+    config.strictMode = GreedyRewriteStrictness::ExistingOps;
+    (void)applyPatternsAndFoldGreedily(module, std::move(patterns), config);
+    packer.finish(module);
+  }
+};
+
+} // namespace
