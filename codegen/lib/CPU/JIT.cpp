@@ -33,8 +33,7 @@ kernelSymbols(llvm::orc::MangleAndInterner interner) {
     symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
                                llvm::JITSymbolFlags::Exported};
   };
-#define NN_RT_FUNCTION(name, ...)                                              \
-  add(#name, reinterpret_cast<void *>(&name));
+#define NN_RT_FUNCTION(name, ...) add(#name, reinterpret_cast<void *>(&name));
 #include "nn/Runtime/KernelABI.def"
   return symbols;
 }

@@ -98,8 +98,7 @@ ArrayRef<Function> kernel_abi::functions() {
   return all;
 }
 
-FunctionType kernel_abi::functionType(MLIRContext *context,
-                                      Function function) {
+FunctionType kernel_abi::functionType(MLIRContext *context, Function function) {
   const Signature &s = signature(function);
   SmallVector<Type> arguments;
   for (Kind kind : s.arguments)
@@ -120,8 +119,8 @@ llvm::FunctionType *kernel_abi::functionType(llvm::LLVMContext &context,
                                  /*isVarArg=*/false);
 }
 
-FailureOr<func::FuncOp> kernel_abi::declare(ModuleOp module,
-                                            Function function, Location loc) {
+FailureOr<func::FuncOp> kernel_abi::declare(ModuleOp module, Function function,
+                                            Location loc) {
   StringRef symbol = name(function);
   FunctionType type = functionType(module.getContext(), function);
   Operation *existing = module.lookupSymbol(symbol);
@@ -134,14 +133,13 @@ FailureOr<func::FuncOp> kernel_abi::declare(ModuleOp module,
   auto callee = llvm::dyn_cast<func::FuncOp>(existing);
   if (!callee)
     return existing->emitError()
-           << "'" << symbol << "' is a function of nn_kernels, of type "
-           << type << ", but this module defines it as a '"
-           << existing->getName() << "'";
+           << "'" << symbol << "' is a function of nn_kernels, of type " << type
+           << ", but this module defines it as a '" << existing->getName()
+           << "'";
   if (callee.getFunctionType() != type)
     return callee.emitError()
-           << "'" << symbol << "' is a function of nn_kernels, of type "
-           << type << ", but this module declares it as "
-           << callee.getFunctionType();
+           << "'" << symbol << "' is a function of nn_kernels, of type " << type
+           << ", but this module declares it as " << callee.getFunctionType();
   return callee;
 }
 

@@ -267,8 +267,8 @@ struct OutlineParallelLoopsPass
     });
     if (loops.empty())
       return;
-    auto parallelFor = abi::declare(
-        module, abi::Function::nn_rt_parallel_for, module.getLoc());
+    auto parallelFor = abi::declare(module, abi::Function::nn_rt_parallel_for,
+                                    module.getLoc());
     if (failed(parallelFor))
       return signalPassFailure();
     for (auto [loop, parent] : loops)

@@ -343,8 +343,8 @@ struct PlanBuffersPass
         if (failed(declared))
           return signalPassFailure();
         acquire = *declared;
-        declared = abi::declare(
-            module, abi::Function::nn_rt_workspace_release, module.getLoc());
+        declared = abi::declare(module, abi::Function::nn_rt_workspace_release,
+                                module.getLoc());
         if (failed(declared))
           return signalPassFailure();
         release = *declared;

@@ -65,7 +65,8 @@ using CField = std::conditional_t<Count == 0, typename CType<K>::type,
 TEST(KernelABITest, EveryFunctionIsDeclaredAsTheTableSays) {
   using namespace abi;
 #define NN_RT_FUNCTION(name, result, ...)                                      \
-  EXPECT_TRUE((std::is_same_v<decltype(::name), CFunction<result, __VA_ARGS__>>)) \
+  EXPECT_TRUE(                                                                 \
+      (std::is_same_v<decltype(::name), CFunction<result, __VA_ARGS__>>))      \
       << #name " in nn/Runtime/Kernels.h differs from KernelABI.def";
 #include "nn/Runtime/KernelABI.def"
 }
@@ -137,8 +138,8 @@ TEST(KernelABITest, EveryFunctionOfTheHeaderIsInTheTable) {
     EXPECT_TRUE(table.count(name) || kCalledByTheRuntimeOnly.count(name))
         << name << " is declared in Kernels.h but not in KernelABI.def";
   }
-  EXPECT_EQ(declared, static_cast<int>(table.size() +
-                                       kCalledByTheRuntimeOnly.size()));
+  EXPECT_EQ(declared,
+            static_cast<int>(table.size() + kCalledByTheRuntimeOnly.size()));
 }
 
 template <typename T> std::string print(const T &value) {
@@ -151,9 +152,9 @@ template <typename T> std::string print(const T &value) {
 TEST(KernelABITest, TheCompilersTypesAreTheTables) {
   mlir::MLIRContext context;
   context.loadDialect<mlir::LLVM::LLVMDialect>();
-  EXPECT_EQ(print(abi::functionType(&context,
-                                    abi::Function::nn_rt_parallel_for)),
-            "(i64, (!llvm.ptr, i64, i64) -> (), !llvm.ptr) -> ()");
+  EXPECT_EQ(
+      print(abi::functionType(&context, abi::Function::nn_rt_parallel_for)),
+      "(i64, (!llvm.ptr, i64, i64) -> (), !llvm.ptr) -> ()");
   EXPECT_EQ(print(abi::structType(&context, "nn_rt_epilogue")),
             "!llvm.struct<(array<2 x struct<(ptr, i64, i64, i64)>>, i32, f32, "
             "f32, f32)>");

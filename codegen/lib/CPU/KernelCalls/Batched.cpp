@@ -192,9 +192,8 @@ MatrixResult matrixResult(CallBuilder &cb, Operation *anchor,
     batch.push_back(cb.i64(d < 0 ? 0 : strides[d]));
   }
   auto [alloc, ptr] = cb.output(bufferType);
-  Value matrix = cb.matrix(anchor, ptr, batch,
-                              cb.i64(strides[rank - 2]),
-                              cb.i64(strides[rank - 1]));
+  Value matrix = cb.matrix(anchor, ptr, batch, cb.i64(strides[rank - 2]),
+                           cb.i64(strides[rank - 1]));
   return {matrix, alloc, bufferType};
 }
 
@@ -216,16 +215,16 @@ struct BatchedMatmulToKernel : public OpRewritePattern<MatmulOp> {
     auto same = [](Value v) { return v; };
     KernelEpilogue e = matchEpilogue(op, same);
     Operation *permute = absorbableOutputPermute(e.result);
-    rewriter.setInsertionPoint(permute             ? permute
+    rewriter.setInsertionPoint(permute              ? permute
                                : e.absorbed.empty() ? op.getOperation()
                                                     : e.absorbed.back());
     CallBuilder cb(rewriter, op.getLoc());
     auto resultType = llvm::cast<RankedTensorType>(op.getType());
     ArrayRef<int64_t> shape = resultType.getShape();
-    int64_t rank = shape.size(), K = llvm::cast<RankedTensorType>(
-                                         op.getLhs().getType())
-                                         .getShape()
-                                         .back();
+    int64_t rank = shape.size(),
+            K = llvm::cast<RankedTensorType>(op.getLhs().getType())
+                    .getShape()
+                    .back();
     SmallVector<int64_t> lhsShape(shape), rhsShape(shape);
     lhsShape.back() = K;
     rhsShape[rank - 2] = K;
@@ -302,6 +301,5 @@ struct AttentionToKernel
 } // namespace
 
 void kernel_calls::populateBatchedPatterns(RewritePatternSet &patterns) {
-  patterns.add<BatchedMatmulToKernel, AttentionToKernel>(
-      patterns.getContext());
+  patterns.add<BatchedMatmulToKernel, AttentionToKernel>(patterns.getContext());
 }

@@ -63,9 +63,10 @@ Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
   if (auto conv = llvm::dyn_cast<ConvOp>(contraction)) {
     // The kernel reads NCHW / OIHW row-major.
     Value input = outside(conv.getInput()), weight = outside(conv.getWeight());
-    ArrayRef<int64_t> in = llvm::cast<RankedTensorType>(input.getType()).getShape(),
-                      w = llvm::cast<RankedTensorType>(weight.getType()).getShape(),
-                      out = resultType.getShape();
+    ArrayRef<int64_t>
+        in = llvm::cast<RankedTensorType>(input.getType()).getShape(),
+        w = llvm::cast<RankedTensorType>(weight.getType()).getShape(),
+        out = resultType.getShape();
     ArrayRef<int64_t> stride = conv.getStride(), padding = conv.getPadding(),
                       dilation = conv.getDilation();
     // The geometry decides the kernel, and so the packed weight's layout.
@@ -95,16 +96,16 @@ Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
             : packer.packed(
                   rewriter, loc, weight, PackKind::convWeight, layout,
                   [&](CallBuilder &p) {
-                    return p.call(
-                        contraction,
-                        abi::Function::nn_rt_conv2d_pack_weight_size,
-                        geometry(p, std::nullopt))[0];
+                    return p.call(contraction,
+                                  abi::Function::nn_rt_conv2d_pack_weight_size,
+                                  geometry(p, std::nullopt))[0];
                   },
                   [&](CallBuilder &p, Value source, Value buffer) {
                     Value ptr = p.pointer(p.readView(source, true)).first;
                     SmallVector<Value> args = geometry(p, ptr);
                     args.push_back(buffer);
-                    p.call(contraction, abi::Function::nn_rt_conv2d_pack_weight, args);
+                    p.call(contraction, abi::Function::nn_rt_conv2d_pack_weight,
+                           args);
                   });
     Value inPtr = cb.pointer(cb.readView(input, true)).first;
     Value wPtr = packed ? packed : cb.pointer(cb.readView(weight, true)).first;
@@ -156,7 +157,8 @@ Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
   Value packed = packer.packed(
       rewriter, loc, rhs,
       transposed ? PackKind::linearWeight : PackKind::matmulRhs,
-      /*layout=*/"", [&](CallBuilder &p) {
+      /*layout=*/"",
+      [&](CallBuilder &p) {
         return p.call(contraction, abi::Function::nn_rt_sgemm_pack_b_size,
                       {p.i64(K), p.i64(N)})[0];
       },
@@ -262,15 +264,15 @@ struct FusedGroupToKernel : public OpRewritePattern<FusedOp> {
     IRMapping outside;
     for (auto [arg, input] : llvm::zip(body.getArguments(), op.getInputs()))
       outside.map(arg, input);
-    KernelEpilogue e = matchEpilogue(
-        anchor, [&](Value v) { return outside.lookupOrNull(v); });
+    KernelEpilogue e =
+        matchEpilogue(anchor, [&](Value v) { return outside.lookupOrNull(v); });
     LLVM_DEBUG(llvm::dbgs() << "nn-lower-to-kernel-calls: group at "
                             << op.getLoc() << " keeps " << e.absorbed.size()
                             << " consumers in the kernel's store\n");
     rewriter.setInsertionPoint(op);
-    Value result = emitKernel(rewriter, anchor, [&](Value v) {
-      return outside.lookupOrNull(v);
-    }, e, packer);
+    Value result = emitKernel(
+        rewriter, anchor, [&](Value v) { return outside.lookupOrNull(v); }, e,
+        packer);
 
     SmallVector<Operation *> rest;
     for (Operation &inner : body.without_terminator())

@@ -97,8 +97,7 @@ const char *kernel_calls::whyNoBatchedKernel(Operation *op) {
 
 bool kernel_calls::isBatchedMatmul(Operation *op) {
   auto matmul = llvm::dyn_cast<MatmulOp>(op);
-  return matmul &&
-         llvm::cast<RankedTensorType>(matmul.getType()).getRank() > 2;
+  return matmul && llvm::cast<RankedTensorType>(matmul.getType()).getRank() > 2;
 }
 
 namespace {
@@ -112,8 +111,8 @@ struct GemmDims {
 
 /// [..., M, N]: the batch dims are the images, M the rows, N the columns.
 GemmDims batchedGemmDims(Operation *op) {
-  int64_t rank = llvm::cast<RankedTensorType>(op->getResult(0).getType())
-                     .getRank();
+  int64_t rank =
+      llvm::cast<RankedTensorType>(op->getResult(0).getType()).getRank();
   GemmDims dims;
   for (int64_t d = 0; d + 2 < rank; ++d)
     dims.images.push_back(d);
@@ -211,7 +210,8 @@ KernelEpilogue kernel_calls::matchEpilogue(Operation *contraction,
       break;
     if (auto add = llvm::dyn_cast<AddOp>(user)) {
       Value other = add.getLhs() == e.result ? add.getRhs() : add.getLhs();
-      if (static_cast<int64_t>(e.addends.size()) == abi::kMaxAddends || other == e.result)
+      if (static_cast<int64_t>(e.addends.size()) == abi::kMaxAddends ||
+          other == e.result)
         break;
       Value value = outside(other);
       std::optional<Addend> addend =

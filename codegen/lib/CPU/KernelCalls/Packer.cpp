@@ -66,8 +66,7 @@ LogicalResult Packer::init(ModuleOp module) {
            << " but @prepare has " << denseSlots
            << " results: the context has slots that are not @prepare's "
               "(packed already?)";
-  auto bytes =
-      module->getAttrOfType<DenseI64ArrayAttr>(NNAttr::kContextBytes);
+  auto bytes = module->getAttrOfType<DenseI64ArrayAttr>(NNAttr::kContextBytes);
   int64_t sizes = bytes ? bytes.size() : 0;
   if (sizes != denseSlots)
     return module.emitError()
@@ -123,8 +122,7 @@ Value Packer::sourceInPrepare(Value operand) {
   // init() checked the slot.
   if (auto slot =
           func.getArgAttrOfType<IntegerAttr>(index, NNAttr::kContextSlot))
-    return prepare.getBody().front().getTerminator()->getOperand(
-        slot.getInt());
+    return prepare.getBody().front().getTerminator()->getOperand(slot.getInt());
   auto name = func.getArgAttrOfType<StringAttr>(index, NNAttr::kState);
   // State forward writes (declared writable) changes after bind.
   auto writable =
@@ -185,8 +183,8 @@ void Packer::finish(ModuleOp module) {
     else
       buffer = b.create<LLVM::LoadOp>(
           cast.getLoc(), cb.ptrType,
-          b.create<LLVM::GEPOp>(cast.getLoc(), cb.ptrType, cb.ptrType,
-                                context, ArrayRef<LLVM::GEPArg>{slot}));
+          b.create<LLVM::GEPOp>(cast.getLoc(), cb.ptrType, cb.ptrType, context,
+                                ArrayRef<LLVM::GEPArg>{slot}));
     cast.getResult(0).replaceAllUsesWith(buffer);
     cast.erase();
   }

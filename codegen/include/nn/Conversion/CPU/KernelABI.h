@@ -59,8 +59,7 @@ ArrayRef<Function> functions();
 FunctionType functionType(MLIRContext *context, Function function);
 
 /// `function`'s type in LLVM IR.
-llvm::FunctionType *functionType(llvm::LLVMContext &context,
-                                 Function function);
+llvm::FunctionType *functionType(llvm::LLVMContext &context, Function function);
 
 /// Declares `function` (private) in `module` unless it already is, at the
 /// start of the module (at `loc`); an existing symbol of the name with
