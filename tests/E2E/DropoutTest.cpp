@@ -207,7 +207,7 @@ TEST(DropoutTrainingTest, TheDescriptionListsTheStateOnlyInTraining) {
   EXPECT_TRUE(artifact->description().has_rng);
   EXPECT_EQ(artifact->description().rng_draws, 72u);
   EXPECT_NE(artifact->description_json().find(
-                R"("rng":{"draws":72,"dtype":"I64","name":"rng","shape":[2]})"),
+                R"("rng":{"name":"rng","shape":[2],"dtype":"I64","draws":72})"),
             std::string::npos)
       << artifact->description_json();
 

@@ -14,6 +14,7 @@
 #include "nn/Conversion/CPU/KernelABI.h"
 #include "nn/Conversion/Passes.h"
 #include "nn/IR/NNOps.h"
+#include "nn/Runtime/ArtifactDescription.h"
 #include "nn/Runtime/CpuFeatures.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,7 +24,6 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/MC/MCSubtargetInfo.h"
-#include "llvm/Support/JSON.h"
 
 namespace mlir::nn {
 #define GEN_PASS_DEF_DESCRIBEARTIFACTPASS
@@ -56,24 +56,25 @@ StringRef mlir::nn::safetensorsDTypeName(Type type) {
   return "";
 }
 
-/// {"name", "shape", "dtype"} of a tensor crossing the boundary.
-static FailureOr<llvm::json::Object>
-describeTensor(Location loc, StringRef name, Type type) {
+/// The name, shape and dtype of a tensor crossing the boundary.
+static FailureOr<::nn::TensorInfo> describeTensor(Location loc, StringRef name,
+                                                 Type type) {
   auto tensor = llvm::dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())
     return emitError(loc) << "'" << name
                           << "' must be a statically shaped tensor, got "
                           << type;
-  StringRef dtype = safetensorsDTypeName(tensor.getElementType());
-  if (dtype.empty())
+  std::optional<::nn::DType> dtype = ::nn::dtype_from_safetensors_name(
+      safetensorsDTypeName(tensor.getElementType()));
+  if (!dtype)
     return emitError(loc) << "'" << name << "' has element type "
                           << tensor.getElementType()
                           << ", which compiled artifacts do not support";
-  llvm::json::Array shape;
-  for (int64_t d : tensor.getShape())
-    shape.push_back(d);
-  return llvm::json::Object{
-      {"name", name.str()}, {"shape", std::move(shape)}, {"dtype", dtype.str()}};
+  ::nn::TensorInfo info;
+  info.name = name.str();
+  info.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+  info.dtype = *dtype;
+  return info;
 }
 
 /// The boundary name of argument/result `index`: its `nn.name` attribute or
@@ -134,20 +135,17 @@ static void collectIndexBounds(Value value, SmallVectorImpl<IndexBound> &out) {
   }
 }
 
-/// The description's "index_checks" of an input: one {"op", "high",
-/// "ignore"?, "where"?} per op that indexes with its values, so the runtime
-/// refuses an out-of-range index before the compiled code reads out of
-/// bounds (PyTorch raises there too).
-static llvm::json::Array describeIndexChecks(Value input) {
+/// The index checks of an input: one per op that indexes with its values,
+/// so the runtime refuses an out-of-range index before the compiled code
+/// reads out of bounds (PyTorch raises there too).
+static std::vector<::nn::IndexCheck> describeIndexChecks(Value input) {
   SmallVector<IndexBound> bounds;
   collectIndexBounds(input, bounds);
-  llvm::json::Array checks;
+  std::vector<::nn::IndexCheck> checks;
   for (const IndexBound &bound : bounds) {
-    llvm::json::Object check{{"op", bound.op.str()}, {"high", bound.high}};
-    if (bound.ignore)
-      check["ignore"] = *bound.ignore;
+    ::nn::IndexCheck check{bound.op.str(), "", bound.high, bound.ignore};
     if (auto name = llvm::dyn_cast<NameLoc>(bound.loc))
-      check["where"] = name.getName().str();
+      check.where = name.getName().str();
     checks.push_back(std::move(check));
   }
   return checks;
@@ -206,52 +204,43 @@ FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
     return module.emitError() << "no function '" << funcName
                               << "' to compile";
 
-  llvm::json::Array state;
+  ::nn::ArtifactDescription description;
   llvm::DenseSet<StringAttr> written = writtenState(module);
   for (Operation &op : module.getBody()->getOperations()) {
-    FailureOr<llvm::json::Object> entry = failure();
+    FailureOr<::nn::TensorInfo> tensor = failure();
+    ::nn::StateInfo entry;
     if (auto param = llvm::dyn_cast<ParameterOp>(op)) {
-      entry = describeTensor(op.getLoc(), param.getSymName(), param.getType());
-      if (succeeded(entry)) {
-        (*entry)["kind"] = "parameter";
-        (*entry)["persistent"] = true;
-        (*entry)["requires_grad"] = !param.getFrozen();
-      }
+      tensor = describeTensor(op.getLoc(), param.getSymName(), param.getType());
+      entry.requires_grad = !param.getFrozen();
     } else if (auto buffer = llvm::dyn_cast<BufferOp>(op)) {
-      entry = describeTensor(op.getLoc(), buffer.getSymName(), buffer.getType());
-      if (succeeded(entry)) {
-        (*entry)["kind"] = "buffer";
-        (*entry)["persistent"] = buffer.getPersistent();
-        (*entry)["requires_grad"] = false;
-        // An optimizer's state before its first step.
-        if (buffer->hasAttr(NNAttr::kStartsAtZero))
-          (*entry)["starts_at_zero"] = true;
-      }
+      tensor = describeTensor(op.getLoc(), buffer.getSymName(), buffer.getType());
+      entry.is_buffer = true;
+      entry.persistent = buffer.getPersistent();
+      entry.requires_grad = false;
+      // An optimizer's state before its first step.
+      entry.starts_at_zero = buffer->hasAttr(NNAttr::kStartsAtZero);
     } else {
       continue;
     }
-    if (failed(entry))
+    if (failed(tensor))
       return failure();
+    static_cast<::nn::TensorInfo &>(entry) = std::move(*tensor);
     // Every other state_dict name of the tensor (nn-tie-weights), and
     // whether it is passed to forward (unused state is not).
-    llvm::json::Array aliases;
     if (auto names = op.getAttrOfType<ArrayAttr>("aliases"))
       for (auto alias : names.getAsValueRange<StringAttr>())
-        aliases.push_back(alias.str());
-    (*entry)["aliases"] = std::move(aliases);
-    (*entry)["argument"] = isStateUsed(
+        entry.aliases.push_back(alias.str());
+    entry.argument = isStateUsed(
         module, op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()));
     if (ElementsAttr value = embeddedValue(&op, written)) {
       if (!llvm::isa<DenseElementsAttr>(value))
         return op.emitOpError("embeds a value the artifact cannot hold: ")
                << "only dense<...> elements are embedded";
-      (*entry)["embedded"] = true;
+      entry.embedded = true;
     }
-    state.push_back(std::move(*entry));
+    description.state.push_back(std::move(entry));
   }
 
-  llvm::json::Array inputs, outputs;
-  std::optional<llvm::json::Object> rng;
   FunctionType type = func.getFunctionType();
   for (auto [i, input] : llvm::enumerate(type.getInputs())) {
     // The random generator state (nn.rng) is no user input: the runtime
@@ -263,8 +252,12 @@ FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
       auto entry = describeTensor(func.getLoc(), "rng", input);
       if (failed(entry))
         return failure();
-      (*entry)["draws"] = draws.getInt();
-      rng = std::move(*entry);
+      if (entry->shape != ::nn::Shape{2} || entry->dtype != ::nn::DType::i64)
+        return func.emitError() << "the nn.rng argument must be a "
+                                   "tensor<2xi64>, got "
+                                << input;
+      description.has_rng = true;
+      description.rng_draws = static_cast<uint64_t>(draws.getInt());
       continue;
     }
     auto entry = describeTensor(func.getLoc(),
@@ -272,13 +265,11 @@ FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
                                 input);
     if (failed(entry))
       return failure();
-    if (llvm::json::Array checks = describeIndexChecks(func.getArgument(i));
-        !checks.empty())
-      (*entry)["index_checks"] = std::move(checks);
+    entry->index_checks = describeIndexChecks(func.getArgument(i));
     // A hyper-parameter of a training step: the value it was traced with.
     if (auto value = func.getArgAttrOfType<FloatAttr>(i, NNAttr::kDefault))
-      (*entry)["default"] = value.getValueAsDouble();
-    inputs.push_back(std::move(*entry));
+      entry->default_value = value.getValueAsDouble();
+    description.inputs.push_back(std::move(*entry));
   }
   for (auto [i, result] : llvm::enumerate(type.getResults())) {
     auto entry = describeTensor(
@@ -286,19 +277,9 @@ FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
         result);
     if (failed(entry))
       return failure();
-    outputs.push_back(std::move(*entry));
+    description.outputs.push_back(std::move(*entry));
   }
-
-  llvm::json::Object description{{"abi_version", NN_ARTIFACT_ABI_VERSION},
-                                 {"state", std::move(state)},
-                                 {"inputs", std::move(inputs)},
-                                 {"outputs", std::move(outputs)}};
-  if (rng)
-    description["rng"] = std::move(*rng);
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << llvm::json::Value(std::move(description));
-  return os.str();
+  return ::nn::to_json(description);
 }
 
 /// Where the artifact's C entry points find each argument of a lowered
@@ -515,37 +496,28 @@ static bool targetHasFeature(const llvm::TargetMachine &machine,
 }
 
 /// `description` completed with what only lowering and the target decide:
-/// "workspace_bytes", the arena nn-plan-buffers gave `funcName` (its
+/// the workspace, the arena nn-plan-buffers gave `funcName` (its
 /// `nn.workspace_bytes`, removed here as LLVM IR has no place for it; 0 when
-/// it has none), and "target", the CPU the code is generated for and every
+/// it has none), and the target, the CPU the code is generated for and every
 /// ISA feature of it that the runtime checks before loading.
 static FailureOr<std::string>
-completeDescription(ModuleOp module, StringRef description, StringRef funcName,
+completeDescription(ModuleOp module, StringRef text, StringRef funcName,
                     const llvm::TargetMachine &machine) {
-  int64_t bytes = 0;
+  absl::StatusOr<::nn::ArtifactDescription> description =
+      ::nn::parse_artifact_description(text, "the module's description");
+  if (!description.ok())
+    return module.emitError() << std::string(description.status().message());
   if (auto func = module.lookupSymbol<FunctionOpInterface>(funcName)) {
     if (auto attr = func->getAttrOfType<IntegerAttr>(NNAttr::kWorkspaceBytes))
-      bytes = attr.getInt();
+      description->workspace_bytes = attr.getInt();
     func->removeAttr(NNAttr::kWorkspaceBytes);
   }
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(description);
-  if (!json)
-    return module.emitError() << "the artifact description is not JSON: "
-                              << llvm::toString(json.takeError());
-  llvm::json::Object *object = json->getAsObject();
-  if (!object)
-    return module.emitError("the artifact description is not a JSON object");
-  (*object)["workspace_bytes"] = bytes;
-  llvm::json::Array features;
+  description->target_cpu = machine.getTargetCPU().str();
+  description->target_features.clear();
   for (const std::string &feature : ::nn::checkable_cpu_features())
     if (targetHasFeature(machine, feature))
-      features.push_back(feature);
-  (*object)["target"] = llvm::json::Object{
-      {"cpu", machine.getTargetCPU().str()}, {"features", std::move(features)}};
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << *json;
-  return os.str();
+      description->target_features.push_back(feature);
+  return ::nn::to_json(*description);
 }
 
 FailureOr<std::unique_ptr<llvm::Module>>

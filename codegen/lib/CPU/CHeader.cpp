@@ -1,12 +1,12 @@
 //===- CHeader.cpp - A typed C header for a compiled model ----------------===//
 
 #include "nn/Conversion/CPU/CHeader.h"
+#include "nn/Runtime/ArtifactDescription.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir::nn;
@@ -43,39 +43,28 @@ llvm::Error error(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-/// The tensors of the description's list `key`, with identifiers unique
-/// within the list.
-llvm::Expected<std::vector<CTensor>> tensorsOf(const llvm::json::Object &root,
-                                               llvm::StringRef key) {
-  const llvm::json::Array *list = root.getArray(key);
-  if (!list)
-    return error("the description has no '" + key + "' list");
+/// `list` (the description's inputs or outputs) as C declares them, with
+/// identifiers unique within the list.
+llvm::Expected<std::vector<CTensor>>
+tensorsOf(const std::vector<::nn::TensorInfo> &list) {
   std::vector<CTensor> tensors;
   llvm::StringSet<> taken;
-  for (const llvm::json::Value &entry : *list) {
-    const llvm::json::Object *object = entry.getAsObject();
-    std::optional<llvm::StringRef> name =
-        object ? object->getString("name") : std::nullopt;
-    std::optional<llvm::StringRef> dtype =
-        object ? object->getString("dtype") : std::nullopt;
-    const llvm::json::Array *shape = object ? object->getArray("shape") : nullptr;
-    if (!name || !dtype || !shape)
-      return error("a tensor of '" + key + "' lacks a name, dtype or shape");
+  for (const ::nn::TensorInfo &info : list) {
     CTensor tensor;
-    tensor.name = name->str();
-    tensor.dtype = dtype->str();
-    if (!cTypeOf(*dtype, tensor.cType, tensor.dtypeEnum))
-      return error("'" + *name + "' has dtype " + *dtype + ", which C cannot hold");
-    for (const llvm::json::Value &dim : *shape) {
-      std::optional<int64_t> size = dim.getAsInteger();
-      if (!size || *size <= 0)
-        return error("'" + *name +
+    tensor.name = info.name;
+    tensor.dtype = std::string(::nn::dtype_safetensors_name(info.dtype));
+    if (!cTypeOf(tensor.dtype, tensor.cType, tensor.dtypeEnum))
+      return error("'" + info.name + "' has dtype " + tensor.dtype +
+                   ", which C cannot hold");
+    for (int64_t size : info.shape) {
+      if (size <= 0)
+        return error("'" + info.name +
                      "' has a dimension of size 0, which a C array cannot have");
-      tensor.shape.push_back(*size);
+      tensor.shape.push_back(size);
     }
-    tensor.identifier = cIdentifier(*name);
+    tensor.identifier = cIdentifier(info.name);
     for (int suffix = 2; !taken.insert(tensor.identifier).second; ++suffix)
-      tensor.identifier = cIdentifier(*name) + "_" + std::to_string(suffix);
+      tensor.identifier = cIdentifier(info.name) + "_" + std::to_string(suffix);
     tensors.push_back(std::move(tensor));
   }
   return tensors;
@@ -149,16 +138,14 @@ std::string mlir::nn::cIdentifier(llvm::StringRef text) {
 llvm::Expected<std::string> mlir::nn::writeCHeader(llvm::StringRef description,
                                                    llvm::StringRef name,
                                                    llvm::StringRef source) {
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(description);
-  if (!json)
-    return json.takeError();
-  const llvm::json::Object *root = json->getAsObject();
-  if (!root)
-    return error("the description is not a JSON object");
-  llvm::Expected<std::vector<CTensor>> inputs = tensorsOf(*root, "inputs");
+  absl::StatusOr<::nn::ArtifactDescription> parsed =
+      ::nn::parse_artifact_description(description, source.str());
+  if (!parsed.ok())
+    return error(std::string(parsed.status().message()));
+  llvm::Expected<std::vector<CTensor>> inputs = tensorsOf(parsed->inputs);
   if (!inputs)
     return inputs.takeError();
-  llvm::Expected<std::vector<CTensor>> outputs = tensorsOf(*root, "outputs");
+  llvm::Expected<std::vector<CTensor>> outputs = tensorsOf(parsed->outputs);
   if (!outputs)
     return outputs.takeError();
 

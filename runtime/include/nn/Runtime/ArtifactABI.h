@@ -17,6 +17,10 @@
 |*    "workspace_bytes": 1048576,                                             *|
 |*    "target":  {"cpu": "haswell", "features": ["avx", "avx2", "fma", ...]}} *|
 |*                                                                            *|
+|* nn/Runtime/ArtifactDescription.h holds the description as a typed struct, *|
+|* with the one writer (the compiler's) and the one reader (the runtime's).   *|
+|* Fields come in the order above; a reader ignores fields it does not know.  *|
+|*                                                                            *|
 |* "workspace_bytes" (optional) is the arena forward takes from the calling   *|
 |* thread's workspace for its planned intermediates. "target" (optional)      *|
 |* names the CPU the code was generated for and every ISA feature it may      *|
