@@ -13,6 +13,9 @@
 
 #include "gmock/gmock.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace nn::testing {
 namespace {
 
@@ -234,16 +237,53 @@ TEST(TransformerLayerTest, SeparateProjectionsWhenKdimOrVdimDiffer) {
   EXPECT_THAT(repr(*mha), ::testing::HasSubstr("bias=False"));
 }
 
+/// The largest magnitude, the mean and the variance of `t`'s elements.
+struct Moments {
+  double max = 0, mean = 0, variance = 0;
+};
+Moments momentsOf(const Tensor &t) {
+  Moments m;
+  double sum = 0, sumSquares = 0;
+  int64_t n = t.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    double v = t.item_as_double(i);
+    m.max = std::max(m.max, std::abs(v));
+    sum += v;
+    sumSquares += v * v;
+  }
+  m.mean = sum / static_cast<double>(n);
+  m.variance = sumSquares / static_cast<double>(n) - m.mean * m.mean;
+  return m;
+}
+
 TEST(TransformerLayerTest, MultiheadAttentionInitializesAsPyTorch) {
+  // PyTorch's _reset_parameters: in_proj_weight xavier_uniform_, both
+  // biases zeros; out_proj.weight keeps Linear's kaiming_uniform_(a=√5),
+  // U(-1/√in, 1/√in). U(-b, b) has mean 0 and variance b²/3; with 12,288
+  // and 4,096 samples the sample mean lies within 4 standard errors of 0
+  // and the sample variance within 5% of b²/3 (its relative standard error
+  // is √(0.8/n) < 1.4%): a wrong bound, or a normal distribution of the
+  // same variance (whose largest sample exceeds b), fails.
   manual_seed(0);
-  MultiheadAttention mha(8, 2);
-  for (int64_t i = 0; i < 24; ++i)
+  MultiheadAttention mha(64, 4);
+  for (int64_t i = 0; i < mha->in_proj_bias.numel(); ++i)
     EXPECT_EQ(mha->in_proj_bias.item_as_double(i), 0.0);
-  for (int64_t i = 0; i < 8; ++i)
+  for (int64_t i = 0; i < mha->out_proj->bias.numel(); ++i)
     EXPECT_EQ(mha->out_proj->bias.item_as_double(i), 0.0);
-  double bound = std::sqrt(6.0 / (8 + 24)); // xavier_uniform_ on [24, 8]
-  for (int64_t i = 0; i < mha->in_proj_weight.numel(); ++i)
-    EXPECT_LE(std::abs(mha->in_proj_weight.item_as_double(i)), bound);
+  auto expectUniform = [](const Tensor &w, double bound, const char *what) {
+    Moments m = momentsOf(w);
+    double n = static_cast<double>(w.numel());
+    EXPECT_LE(m.max, bound) << what;
+    EXPECT_GE(m.max, 0.99 * bound) << what;
+    EXPECT_LE(std::abs(m.mean), 4 * bound / std::sqrt(3 * n)) << what;
+    EXPECT_NEAR(m.variance, bound * bound / 3, 0.05 * bound * bound / 3)
+        << what;
+  };
+  // xavier_uniform_ on [192, 64]: b = √(6 / (64 + 192)).
+  expectUniform(mha->in_proj_weight, std::sqrt(6.0 / (64 + 192)),
+                "in_proj_weight");
+  expectUniform(mha->out_proj->weight, 1.0 / std::sqrt(64.0),
+                "out_proj.weight");
 }
 
 TEST(TransformerLayerTest, EncoderLayerPrintsAsPyTorch) {

@@ -22,6 +22,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -122,10 +123,50 @@ TEST_P(ModelGoldenTest, PyTorchWeightsLoadStrictlyBitForBit) {
   }
 }
 
-TEST_P(ModelGoldenTest, Traces) {
+/// The MLIR type of a tensor of `shape` and `dtype`: "tensor<2x16xf32>".
+std::string tensorType(const Shape &shape, DType dtype) {
+  static const std::map<DType, std::string> kElement = {
+      {DType::f32, "f32"}, {DType::f64, "f64"},  {DType::f16, "f16"},
+      {DType::bf16, "bf16"}, {DType::i64, "i64"}, {DType::i32, "i32"},
+      {DType::i8, "i8"},   {DType::u8, "ui8"},   {DType::boolean, "i1"}};
+  std::string type = "tensor<";
+  for (int64_t d : shape)
+    type += std::to_string(d) + "x";
+  return type + kElement.at(dtype) + ">";
+}
+
+/// How many times `pattern` occurs in `text`.
+ptrdiff_t count(const std::string &text, const std::string &pattern) {
+  std::regex re(pattern);
+  return std::distance(std::sregex_iterator(text.begin(), text.end(), re),
+                       std::sregex_iterator());
+}
+
+TEST_P(ModelGoldenTest, TracesEveryStateEntryAndTheInputs) {
   model->eval();
-  EXPECT_THAT(GetParam().trace(model).to_string(),
-              HasSubstr("func.func @forward"));
+  std::string ir = GetParam().trace(model).to_string();
+  // Every state_dict entry is declared once, by its name, with its shape
+  // and dtype; a tied one names the symbol it is tied to.
+  for (const auto &[name, tensor] : model->state_dict()) {
+    std::string declared = "@\"?" + std::regex_replace(name, std::regex("\\."),
+                                                       "\\.") +
+                           "\"? : " + tensorType(tensor.shape(), tensor.dtype());
+    EXPECT_EQ(count(ir, "nn\\.(parameter|buffer) " + declared), 1)
+        << name << " as " << tensorType(tensor.shape(), tensor.dtype())
+        << " in\n"
+        << ir;
+  }
+  // Non-persistent buffers are traced too, so at least as many symbols.
+  EXPECT_GE(count(ir, "nn\\.(parameter|buffer) @"),
+            static_cast<ptrdiff_t>(model->state_dict().size()));
+  // One forward, taking the example inputs in order.
+  std::string signature = "func\\.func @forward\\(";
+  for (size_t i = 0; i < GetParam().inputs.size(); ++i) {
+    const TensorSpec &spec = GetParam().inputs[i];
+    signature += std::string(i ? ", " : "") + "%arg" + std::to_string(i) +
+                 ": " + tensorType(spec.shape, spec.dtype) + "( \\{[^}]*\\})?";
+  }
+  EXPECT_EQ(count(ir, signature + "\\)"), 1) << signature << " in\n" << ir;
 }
 
 INSTANTIATE_TEST_SUITE_P(SeedModels, ModelGoldenTest,
