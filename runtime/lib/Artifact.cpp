@@ -26,7 +26,6 @@
 namespace nn {
 namespace {
 
-
 /// Refuses code that needs an ISA feature this CPU lacks: running it would
 /// die of SIGILL at its first such instruction.
 absl::Status checkCpu(const ArtifactDescription &description,

@@ -26,8 +26,8 @@ absl::Status descriptionError(const std::string &source,
 }
 
 /// Parses {"name", "shape", "dtype"} into `info`.
-absl::Status parseTensorInfo(const json::Value &value, const std::string &source,
-                             TensorInfo &info) {
+absl::Status parseTensorInfo(const json::Value &value,
+                             const std::string &source, TensorInfo &info) {
   if (!value.isObject())
     return descriptionError(source, "a tensor entry is not an object");
   const json::Value *name = value.find("name");
@@ -41,15 +41,15 @@ absl::Status parseTensorInfo(const json::Value &value, const std::string &source
   for (const json::Value &dim : shape->getArray()) {
     std::optional<int64_t> d = dim.getInteger();
     if (!d || *d < 0)
-      return descriptionError(source, absl::StrCat("'", info.name,
-                                                   "' has a bad shape"));
+      return descriptionError(
+          source, absl::StrCat("'", info.name, "' has a bad shape"));
     info.shape.push_back(*d);
   }
   std::optional<DType> parsed = dtype_from_safetensors_name(dtype->getString());
   if (!parsed)
-    return descriptionError(source, absl::StrCat("'", info.name,
-                                                 "' has unknown dtype ",
-                                                 dtype->getString()));
+    return descriptionError(source,
+                            absl::StrCat("'", info.name, "' has unknown dtype ",
+                                         dtype->getString()));
   info.dtype = *parsed;
   int64_t bytes = static_cast<int64_t>(dtype_size(info.dtype));
   for (int64_t d : info.shape)
@@ -67,8 +67,8 @@ absl::Status parseTensorInfo(const json::Value &value, const std::string &source
   }
   if (const json::Value *checks = value.find("index_checks")) {
     auto bad = [&] {
-      return descriptionError(source, absl::StrCat("'", info.name,
-                                                   "' has bad index_checks"));
+      return descriptionError(
+          source, absl::StrCat("'", info.name, "' has bad index_checks"));
     };
     if (!checks->isArray() || info.dtype != DType::i64)
       return bad();
@@ -109,16 +109,16 @@ parse_artifact_description(std::string_view text, const std::string &source) {
     return descriptionError(source, "abi_version is missing");
   if (*version->getInteger() != NN_ARTIFACT_ABI_VERSION)
     return descriptionError(
-        source, absl::StrCat("abi_version is ", *version->getInteger(),
-                             ", this runtime reads version ",
-                             NN_ARTIFACT_ABI_VERSION));
+        source,
+        absl::StrCat("abi_version is ", *version->getInteger(),
+                     ", this runtime reads version ", NN_ARTIFACT_ABI_VERSION));
 
   ArtifactDescription description;
   auto list = [&](const char *key) -> absl::StatusOr<const json::Array *> {
     const json::Value *v = root->find(key);
     if (!v || !v->isArray())
-      return descriptionError(source, absl::StrCat("'", key,
-                                                   "' is not a list"));
+      return descriptionError(source,
+                              absl::StrCat("'", key, "' is not a list"));
     return &v->getArray();
   };
   absl::StatusOr<const json::Array *> state = list("state");
@@ -131,8 +131,8 @@ parse_artifact_description(std::string_view text, const std::string &source) {
     const json::Value *kind = entry.find("kind");
     if (!kind || !kind->isString() ||
         (kind->getString() != "parameter" && kind->getString() != "buffer"))
-      return descriptionError(source, absl::StrCat("'", info.name,
-                                                   "' has no valid kind"));
+      return descriptionError(
+          source, absl::StrCat("'", info.name, "' has no valid kind"));
     info.is_buffer = kind->getString() == "buffer";
     if (const json::Value *p = entry.find("persistent"); p && p->isBool())
       info.persistent = p->getBool();
@@ -146,12 +146,12 @@ parse_artifact_description(std::string_view text, const std::string &source) {
       info.starts_at_zero = z->getBool();
     if (const json::Value *aliases = entry.find("aliases")) {
       if (!aliases->isArray())
-        return descriptionError(source, absl::StrCat("'", info.name,
-                                                     "' has bad aliases"));
+        return descriptionError(
+            source, absl::StrCat("'", info.name, "' has bad aliases"));
       for (const json::Value &alias : aliases->getArray()) {
         if (!alias.isString())
-          return descriptionError(source, absl::StrCat("'", info.name,
-                                                       "' has bad aliases"));
+          return descriptionError(
+              source, absl::StrCat("'", info.name, "' has bad aliases"));
         info.aliases.push_back(alias.getString());
       }
     }
@@ -214,9 +214,10 @@ json::Value tensorJson(const TensorInfo &info) {
   json::Array shape;
   for (int64_t d : info.shape)
     shape.emplace_back(d);
-  json::Object object = {{"name", info.name},
-                         {"shape", std::move(shape)},
-                         {"dtype", std::string(dtype_safetensors_name(info.dtype))}};
+  json::Object object = {
+      {"name", info.name},
+      {"shape", std::move(shape)},
+      {"dtype", std::string(dtype_safetensors_name(info.dtype))}};
   if (!info.index_checks.empty()) {
     json::Array checks;
     for (const IndexCheck &check : info.index_checks) {

@@ -18,8 +18,8 @@
 #include "nn/Runtime/CpuFeatures.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
@@ -58,7 +58,7 @@ StringRef mlir::nn::safetensorsDTypeName(Type type) {
 
 /// The name, shape and dtype of a tensor crossing the boundary.
 static FailureOr<::nn::TensorInfo> describeTensor(Location loc, StringRef name,
-                                                 Type type) {
+                                                  Type type) {
   auto tensor = llvm::dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())
     return emitError(loc) << "'" << name
@@ -213,7 +213,8 @@ FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
       tensor = describeTensor(op.getLoc(), param.getSymName(), param.getType());
       entry.requires_grad = !param.getFrozen();
     } else if (auto buffer = llvm::dyn_cast<BufferOp>(op)) {
-      tensor = describeTensor(op.getLoc(), buffer.getSymName(), buffer.getType());
+      tensor =
+          describeTensor(op.getLoc(), buffer.getSymName(), buffer.getType());
       entry.is_buffer = true;
       entry.persistent = buffer.getPersistent();
       entry.requires_grad = false;

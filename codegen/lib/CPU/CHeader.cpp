@@ -58,8 +58,9 @@ tensorsOf(const std::vector<::nn::TensorInfo> &list) {
                    ", which C cannot hold");
     for (int64_t size : info.shape) {
       if (size <= 0)
-        return error("'" + info.name +
-                     "' has a dimension of size 0, which a C array cannot have");
+        return error(
+            "'" + info.name +
+            "' has a dimension of size 0, which a C array cannot have");
       tensor.shape.push_back(size);
     }
     tensor.identifier = cIdentifier(info.name);

@@ -126,9 +126,9 @@ TEST_P(ModelGoldenTest, PyTorchWeightsLoadStrictlyBitForBit) {
 /// The MLIR type of a tensor of `shape` and `dtype`: "tensor<2x16xf32>".
 std::string tensorType(const Shape &shape, DType dtype) {
   static const std::map<DType, std::string> kElement = {
-      {DType::f32, "f32"}, {DType::f64, "f64"},  {DType::f16, "f16"},
+      {DType::f32, "f32"},   {DType::f64, "f64"}, {DType::f16, "f16"},
       {DType::bf16, "bf16"}, {DType::i64, "i64"}, {DType::i32, "i32"},
-      {DType::i8, "i8"},   {DType::u8, "ui8"},   {DType::boolean, "i1"}};
+      {DType::i8, "i8"},     {DType::u8, "ui8"},  {DType::boolean, "i1"}};
   std::string type = "tensor<";
   for (int64_t d : shape)
     type += std::to_string(d) + "x";
@@ -148,9 +148,9 @@ TEST_P(ModelGoldenTest, TracesEveryStateEntryAndTheInputs) {
   // Every state_dict entry is declared once, by its name, with its shape
   // and dtype; a tied one names the symbol it is tied to.
   for (const auto &[name, tensor] : model->state_dict()) {
-    std::string declared = "@\"?" + std::regex_replace(name, std::regex("\\."),
-                                                       "\\.") +
-                           "\"? : " + tensorType(tensor.shape(), tensor.dtype());
+    std::string declared =
+        "@\"?" + std::regex_replace(name, std::regex("\\."), "\\.") +
+        "\"? : " + tensorType(tensor.shape(), tensor.dtype());
     EXPECT_EQ(count(ir, "nn\\.(parameter|buffer) " + declared), 1)
         << name << " as " << tensorType(tensor.shape(), tensor.dtype())
         << " in\n"

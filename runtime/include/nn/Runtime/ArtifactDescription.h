@@ -107,7 +107,6 @@ parse_artifact_description(std::string_view json, const std::string &source);
 /// parse_artifact_description reads it back equal.
 std::string to_json(const ArtifactDescription &description);
 
-
 } // namespace nn
 
 #endif // NN_RUNTIME_ARTIFACTDESCRIPTION_H
