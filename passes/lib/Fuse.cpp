@@ -13,6 +13,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 
@@ -73,7 +74,8 @@ SmallVector<Operation *> groupBody(Operation *op) {
 }
 
 /// consumer(producer(...), others...) → nn.fused { producer; consumer }.
-/// Either side may itself be a group, whose body is copied in.
+/// Either side may itself be a group: a producer group grows in place, a
+/// consumer group's body is copied in.
 struct FuseProducerIntoPointwiseConsumer : public RewritePattern {
   FuseProducerIntoPointwiseConsumer(MLIRContext *context)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
@@ -108,7 +110,115 @@ struct FuseProducerIntoPointwiseConsumer : public RewritePattern {
     Operation *producer = fusedValue.getDefiningOp();
     LLVM_DEBUG(llvm::dbgs() << "nn-fuse: " << *consumer << " absorbs "
                             << *producer << "\n");
+    if (auto group = llvm::dyn_cast<FusedOp>(producer))
+      extendGroup(group, fusedValue, consumer, rewriter);
+    else if (auto group = llvm::dyn_cast<FusedOp>(consumer))
+      absorbProducer(group, fusedValue, producer, rewriter);
+    else
+      createGroup(producer, fusedValue, consumer, resultType, rewriter);
+    return success();
+  }
 
+private:
+  /// The ops `op` computes cloned at the rewriter's insertion point, `op`'s
+  /// operands (a group's inputs) read through `mapping`; returns the value
+  /// `op` yields.
+  static Value cloneBody(Operation *op, IRMapping &mapping,
+                         PatternRewriter &rewriter) {
+    // A group's arguments stand for its inputs.
+    if (auto group = llvm::dyn_cast<FusedOp>(op))
+      for (auto [arg, input] :
+           llvm::zip(group.getBody().getArguments(), group.getInputs()))
+        mapping.map(arg, mapping.lookup(input));
+    Operation *last = nullptr;
+    for (Operation *inner : groupBody(op))
+      last = rewriter.clone(*inner, mapping);
+    if (auto group = llvm::dyn_cast<FusedOp>(op))
+      return mapping.lookup(group.getYielded());
+    return last->getResult(0);
+  }
+
+  /// `consumer` appended to the group `producer` in place: its other
+  /// operands become new inputs (after the group's own, as createGroup
+  /// orders them) and its ops go before the yield. Growing the group this
+  /// way costs the consumer's size, not the group's, so a chain of N
+  /// pointwise ops is fused in O(N) (rebuilding the group at every step
+  /// was O(N^2)). The group keeps its location; each op inside has its own.
+  static void extendGroup(FusedOp group, Value fusedValue,
+                          Operation *consumer, PatternRewriter &rewriter) {
+    // The consumer's other operands may be defined after the group: the
+    // group moves down to the consumer (its only user).
+    rewriter.moveOpBefore(group, consumer);
+    Block &body = group.getBody().front();
+    Operation *yield = body.getTerminator();
+    IRMapping mapping;
+    for (auto [arg, input] : llvm::zip(body.getArguments(), group.getInputs()))
+      mapping.map(input, arg);
+    mapping.map(fusedValue, yield->getOperand(0));
+    rewriter.modifyOpInPlace(group, [&] {
+      for (Value operand : consumer->getOperands()) {
+        if (mapping.contains(operand))
+          continue;
+        group->insertOperands(group->getNumOperands(), operand);
+        mapping.map(operand, body.addArgument(operand.getType(),
+                                              operand.getLoc()));
+      }
+    });
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(yield);
+    Value result = cloneBody(consumer, mapping, rewriter);
+    rewriter.modifyOpInPlace(yield, [&] { yield->setOperand(0, result); });
+    rewriter.replaceOp(consumer, group.getResult());
+  }
+
+  /// The op `producer` moved to the front of the group `consumer` in place,
+  /// its operands first among the group's inputs and the input that stood
+  /// for its result gone: the group createGroup would build, at the cost of
+  /// the producer and the inputs, not of the group's body.
+  static void absorbProducer(FusedOp group, Value fusedValue,
+                             Operation *producer, PatternRewriter &rewriter) {
+    Block &body = group.getBody().front();
+    llvm::SetVector<Value> producerInputs(producer->operand_begin(),
+                                          producer->operand_end());
+    unsigned added = producerInputs.size();
+    IRMapping mapping;
+    rewriter.modifyOpInPlace(group, [&] {
+      group->insertOperands(0, producerInputs.getArrayRef());
+      for (auto [i, input] : llvm::enumerate(producerInputs))
+        mapping.map(input, body.insertArgument(static_cast<unsigned>(i),
+                                               input.getType(),
+                                               input.getLoc()));
+    });
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(&body);
+    Value produced = rewriter.clone(*producer, mapping)->getResult(0);
+    // The old arguments that stand for the producer's result or for one of
+    // its operands (now an argument in front) go.
+    llvm::BitVector gone(body.getNumArguments());
+    for (unsigned i = added, e = body.getNumArguments(); i < e; ++i) {
+      Value input = group->getOperand(i);
+      Value replacement = input == fusedValue ? produced
+                                              : mapping.lookupOrNull(input);
+      if (!replacement)
+        continue;
+      rewriter.replaceAllUsesWith(body.getArgument(i), replacement);
+      gone.set(i);
+    }
+    rewriter.modifyOpInPlace(group, [&] {
+      body.eraseArguments(gone);
+      for (int i = static_cast<int>(gone.size()) - 1; i >= 0; --i)
+        if (gone.test(static_cast<unsigned>(i)))
+          group->eraseOperand(static_cast<unsigned>(i));
+    });
+    rewriter.eraseOp(producer);
+  }
+
+  /// consumer(producer(...), others...) → nn.fused { producer; consumer },
+  /// the consumer possibly a group (of pointwise ops) whose body is copied
+  /// in.
+  static void createGroup(Operation *producer, Value fusedValue,
+                          Operation *consumer, RankedTensorType resultType,
+                          PatternRewriter &rewriter) {
     // The group's inputs: the producer's, then the consumer's others.
     llvm::SetVector<Value> inputs(producer->operand_begin(),
                                   producer->operand_end());
@@ -116,8 +226,10 @@ struct FuseProducerIntoPointwiseConsumer : public RewritePattern {
       if (operand != fusedValue)
         inputs.insert(operand);
 
-    Location loc = rewriter.getFusedLoc({producer->getLoc(), consumer->getLoc()});
-    auto fused = rewriter.create<FusedOp>(loc, resultType, inputs.getArrayRef());
+    Location loc =
+        rewriter.getFusedLoc({producer->getLoc(), consumer->getLoc()});
+    auto fused =
+        rewriter.create<FusedOp>(loc, resultType, inputs.getArrayRef());
     OpBuilder::InsertionGuard guard(rewriter);
     SmallVector<Location> argLocs;
     for (Value input : inputs)
@@ -128,30 +240,12 @@ struct FuseProducerIntoPointwiseConsumer : public RewritePattern {
     IRMapping mapping;
     for (auto [input, arg] : llvm::zip(inputs, body->getArguments()))
       mapping.map(input, arg);
-    // A group's arguments stand for its inputs (for the consumer, the fused
-    // value is the producer's result, mapped below first).
-    auto mapArguments = [&](Operation *op) {
-      if (auto group = llvm::dyn_cast<FusedOp>(op))
-        for (auto [arg, input] :
-             llvm::zip(group.getBody().getArguments(), group.getInputs()))
-          mapping.map(arg, mapping.lookup(input));
-    };
-    auto cloneBody = [&](Operation *op) -> Value {
-      mapArguments(op);
-      Operation *last = nullptr;
-      for (Operation *inner : groupBody(op))
-        last = rewriter.clone(*inner, mapping);
-      if (auto group = llvm::dyn_cast<FusedOp>(op))
-        return mapping.lookup(group.getYielded());
-      return last->getResult(0);
-    };
-    mapping.map(fusedValue, cloneBody(producer));
-    Value result = cloneBody(consumer);
+    mapping.map(fusedValue, cloneBody(producer, mapping, rewriter));
+    Value result = cloneBody(consumer, mapping, rewriter);
     rewriter.create<YieldOp>(loc, result);
 
     rewriter.replaceOp(consumer, fused.getResult());
     rewriter.eraseOp(producer);
-    return success();
   }
 };
 
@@ -159,8 +253,12 @@ struct FusePass : public nn::impl::FusePassBase<FusePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FuseProducerIntoPointwiseConsumer>(&getContext());
+    // Producers before their consumers, so a chain grows one group in place
+    // (extendGroup) instead of merging groups pairwise.
+    GreedyRewriteConfig config;
+    config.useTopDownTraversal = true;
     if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
+                                            std::move(patterns), config)))
       signalPassFailure();
   }
 };

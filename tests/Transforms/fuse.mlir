@@ -200,3 +200,47 @@ func.func @unknown_ops(%x: tensor<3xf32>) -> tensor<3xf32> {
   %r = nn.relu %s : tensor<3xf32>
   return %r : tensor<3xf32>
 }
+
+// -----
+
+// A group grows in place: the chain relu → relu → add becomes one group
+// that moves down past the softmax its add reads (a value defined after
+// the group began), which becomes its last input.
+// CHECK-LABEL: func.func @group_grows_past_a_later_value
+// CHECK-SAME: (%[[X:.+]]: tensor<2x8xf32>, %[[Y:.+]]: tensor<2x8xf32>)
+// CHECK: %[[S:.+]] = nn.softmax %[[Y]]
+// CHECK-NEXT: %[[G:.+]] = nn.fused(%[[X]], %[[S]])
+// CHECK-NEXT: ^bb0(%[[A:.+]]: tensor<2x8xf32>, %[[B:.+]]: tensor<2x8xf32>):
+// CHECK-NEXT: %[[R0:.+]] = nn.relu %[[A]]
+// CHECK-NEXT: %[[R1:.+]] = nn.relu %[[R0]]
+// CHECK-NEXT: %[[SUM:.+]] = nn.add %[[R1]], %[[B]]
+// CHECK-NEXT: nn.yield %[[SUM]]
+// CHECK: return %[[G]]
+func.func @group_grows_past_a_later_value(%x: tensor<2x8xf32>, %y: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %r0 = nn.relu %x : tensor<2x8xf32>
+  %r1 = nn.relu %r0 : tensor<2x8xf32>
+  %s = nn.softmax %y, dim = -1 : tensor<2x8xf32>
+  %z = nn.add %r1, %s : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %z : tensor<2x8xf32>
+}
+
+// -----
+
+// A group absorbs a producer of one of its inputs in place: the producer's
+// operands come first among the inputs (an operand the group already had
+// moves to the front), its op first in the body.
+// CHECK-LABEL: func.func @group_absorbs_a_side_producer
+// CHECK-SAME: (%[[X:.+]]: tensor<2x8xf32>, %[[Y:.+]]: tensor<2x8xf32>)
+// CHECK: %[[G:.+]] = nn.fused(%[[Y]], %[[X]])
+// CHECK-NEXT: ^bb0(%[[A:.+]]: tensor<2x8xf32>, %[[B:.+]]: tensor<2x8xf32>):
+// CHECK-NEXT: %[[P:.+]] = nn.mul %[[A]], %[[B]]
+// CHECK-NEXT: %[[R:.+]] = nn.relu %[[B]]
+// CHECK-NEXT: %[[SUM:.+]] = nn.add %[[R]], %[[P]]
+// CHECK-NEXT: nn.yield %[[SUM]]
+// CHECK: return %[[G]]
+func.func @group_absorbs_a_side_producer(%x: tensor<2x8xf32>, %y: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %p = nn.mul %y, %x : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %r = nn.relu %x : tensor<2x8xf32>
+  %z = nn.add %r, %p : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %z : tensor<2x8xf32>
+}
