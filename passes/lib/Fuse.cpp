@@ -144,8 +144,8 @@ private:
   /// way costs the consumer's size, not the group's, so a chain of N
   /// pointwise ops is fused in O(N) (rebuilding the group at every step
   /// was O(N^2)). The group keeps its location; each op inside has its own.
-  static void extendGroup(FusedOp group, Value fusedValue,
-                          Operation *consumer, PatternRewriter &rewriter) {
+  static void extendGroup(FusedOp group, Value fusedValue, Operation *consumer,
+                          PatternRewriter &rewriter) {
     // The consumer's other operands may be defined after the group: the
     // group moves down to the consumer (its only user).
     rewriter.moveOpBefore(group, consumer);
@@ -160,8 +160,8 @@ private:
         if (mapping.contains(operand))
           continue;
         group->insertOperands(group->getNumOperands(), operand);
-        mapping.map(operand, body.addArgument(operand.getType(),
-                                              operand.getLoc()));
+        mapping.map(operand,
+                    body.addArgument(operand.getType(), operand.getLoc()));
       }
     });
     OpBuilder::InsertionGuard guard(rewriter);
@@ -185,9 +185,9 @@ private:
     rewriter.modifyOpInPlace(group, [&] {
       group->insertOperands(0, producerInputs.getArrayRef());
       for (auto [i, input] : llvm::enumerate(producerInputs))
-        mapping.map(input, body.insertArgument(static_cast<unsigned>(i),
-                                               input.getType(),
-                                               input.getLoc()));
+        mapping.map(input,
+                    body.insertArgument(static_cast<unsigned>(i),
+                                        input.getType(), input.getLoc()));
     });
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPointToStart(&body);
@@ -197,8 +197,8 @@ private:
     llvm::BitVector gone(body.getNumArguments());
     for (unsigned i = added, e = body.getNumArguments(); i < e; ++i) {
       Value input = group->getOperand(i);
-      Value replacement = input == fusedValue ? produced
-                                              : mapping.lookupOrNull(input);
+      Value replacement =
+          input == fusedValue ? produced : mapping.lookupOrNull(input);
       if (!replacement)
         continue;
       rewriter.replaceAllUsesWith(body.getArgument(i), replacement);
@@ -257,8 +257,8 @@ struct FusePass : public nn::impl::FusePassBase<FusePass> {
     // (extendGroup) instead of merging groups pairwise.
     GreedyRewriteConfig config;
     config.useTopDownTraversal = true;
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns), config)))
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns),
+                                            config)))
       signalPassFailure();
   }
 };
