@@ -51,3 +51,22 @@ module {
     return %x : tensor<99999999999x99999999999xf32>
   }
 }
+
+// -----
+
+// The generator state the runtime passes is an int64[2] {seed, base}.
+module {
+  // expected-error @+1 {{the nn.rng argument must be a tensor<2xi64>, got 'tensor<3xi64>'}}
+  func.func @forward(%x: tensor<2xf32>, %rng: tensor<3xi64> {nn.rng = 4 : i64}) -> tensor<2xf32> {
+    return %x : tensor<2xf32>
+  }
+}
+
+// -----
+
+module {
+  // expected-error @+1 {{the nn.rng argument must be the last one and draw a count >= 0}}
+  func.func @forward(%rng: tensor<2xi64> {nn.rng = 4 : i64}, %x: tensor<2xf32>) -> tensor<2xf32> {
+    return %x : tensor<2xf32>
+  }
+}
