@@ -150,10 +150,8 @@ Value matrixOperand(CallBuilder &cb, Operation *anchor, Value tensor,
     return baseStrides[view.dims[t]];
   };
   SmallVector<Value> batch;
-  for (int64_t i = 0; i < abi::kMaxBatchDims; ++i) {
-    int64_t d = i - (abi::kMaxBatchDims - (full - 2));
-    batch.push_back(d < 0 ? cb.i64(0) : stride(d));
-  }
+  for (int64_t d = 0; d < full - 2; ++d)
+    batch.push_back(stride(d));
   Value row = stride(full - 2), col = stride(full - 1);
   if (transpose)
     std::swap(row, col);
@@ -187,10 +185,8 @@ MatrixResult matrixResult(CallBuilder &cb, Operation *anchor,
   for (int64_t i = 0; i < rank; ++i)
     strides[perm[i]] = bufferStrides[i];
   SmallVector<Value> batch;
-  for (int64_t i = 0; i < abi::kMaxBatchDims; ++i) {
-    int64_t d = i - (abi::kMaxBatchDims - (rank - 2));
-    batch.push_back(cb.i64(d < 0 ? 0 : strides[d]));
-  }
+  for (int64_t d = 0; d < rank - 2; ++d)
+    batch.push_back(cb.i64(strides[d]));
   auto [alloc, ptr] = cb.output(bufferType);
   Value matrix = cb.matrix(anchor, ptr, batch, cb.i64(strides[rank - 2]),
                            cb.i64(strides[rank - 1]));

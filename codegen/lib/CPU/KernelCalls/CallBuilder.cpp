@@ -158,8 +158,11 @@ Value CallBuilder::matrix(Operation *anchor, Value ptr,
                           ArrayRef<Value> batchStrides, Value row, Value col) {
   StructValue s(*this, "nn_rt_matrix");
   s.set("data", ptr);
+  // Fewer batch dims than the struct holds are its last ones; the leading
+  // ones stay 0 (broadcast over a batch size of 1).
+  int64_t pad = abi::kMaxBatchDims - static_cast<int64_t>(batchStrides.size());
   for (auto [i, stride] : llvm::enumerate(batchStrides))
-    s.set("batch_strides", static_cast<int64_t>(i), stride);
+    s.set("batch_strides", pad + static_cast<int64_t>(i), stride);
   s.set("row_stride", row).set("col_stride", col);
   return spill(anchor, s.get());
 }

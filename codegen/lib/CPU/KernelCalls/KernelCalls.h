@@ -131,7 +131,9 @@ public:
   /// does nothing.
   Value epilogue(Operation *anchor, const KernelEpilogue &e);
 
-  /// An nn_rt_matrix {ptr, batch strides, row, col} in a stack slot.
+  /// An nn_rt_matrix {ptr, batch strides, row, col} in a stack slot; the
+  /// strides of a kernel's batch dims (at most NN_RT_MAX_BATCH_DIMS), which
+  /// the struct holds right-aligned, as batchSizes() pads the sizes.
   Value matrix(Operation *anchor, Value ptr, ArrayRef<Value> batchStrides,
                Value row, Value col);
 
