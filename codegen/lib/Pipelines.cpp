@@ -9,6 +9,7 @@
 #include "nn/Conversion/CPU/EmbedState.h"
 #include "nn/Conversion/Passes.h"
 #include "nn/Conversion/ScalarBodyInterface.h"
+#include "nn/Kernel/KernelDialect.h"
 
 #include "nn/IR/NNDialect.h"
 
@@ -40,7 +41,8 @@ using namespace mlir::nn;
 /// contiguous buffer, and results become out-parameters the caller provides.
 static constexpr const char *kBufferize =
     "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=identity-layout-map},"
+    "function-boundary-type-conversion=identity-layout-map}";
+static constexpr const char *kAfterBufferize =
     "buffer-results-to-out-params{hoist-static-allocs},"
     "buffer-deallocation-pipeline";
 static constexpr const char *kToLLVM =
@@ -88,7 +90,7 @@ static void addLowering(OpPassManager &pm, CompileStage last) {
   // What depends on the state alone moves into @prepare (run at bind).
   pm.addPass(createHoistStateComputationsPass());
   pm.addPass(createLowerStateToArgumentsPass());
-  pm.addPass(createLowerToKernelCallsPass());
+  pm.addPass(createConvertNNToKernelPass());
   if (last == CompileStage::Kernels)
     return;
   pm.addNestedPass<func::FuncOp>(createConvertNNToLinalgPass());
@@ -103,6 +105,9 @@ static void addLowering(OpPassManager &pm, CompileStage last) {
   // Inputs stay read-only, and no result is an input's buffer.
   pm.addNestedPass<func::FuncOp>(createIsolateArgumentsPass());
   parse(kBufferize);
+  // The kernel ops, now on memrefs, become calls.
+  pm.addPass(createLowerKernelOpsPass());
+  parse(kAfterBufferize);
   // Statically sized intermediates share one per-call arena (before
   // outlining, so a parallel loop's buffers are planned with the function).
   pm.addPass(createPlanBuffersPass());
@@ -142,8 +147,9 @@ void mlir::nn::registerCodegenDialects(DialectRegistry &registry) {
   registerAllExtensions(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
-  registry.insert<NNDialect>();
+  registry.insert<NNDialect, kernel::KernelDialect>();
   registerScalarBodies(registry);
+  kernel::registerBufferizableOpInterfaceExternalModels(registry);
 }
 
 void mlir::nn::registerConversionPasses() {

@@ -65,7 +65,6 @@ const DeclaredAttr kDeclared[] = {
     {NNAttr::kContextSlot, onArgument, isAttr<IntegerAttr>, "an integer"},
     {NNAttr::kContextSlots, onOp, isAttr<IntegerAttr>, "an integer"},
     {NNAttr::kContextBytes, onOp, isAttr<DenseI64ArrayAttr>, "an array<i64>"},
-    {NNAttr::kPackedSlot, onOp, isAttr<IntegerAttr>, "an integer"},
     {NNAttr::kWorkspaceBytes, onOp, isAttr<IntegerAttr>, "an integer"},
     {NNAttr::kArtifactDescription, onOp, isAttr<StringAttr>, "a string"},
 };

@@ -2,7 +2,7 @@
 //
 // Each case mirrors the one of the same name in tests/reference/ops/fused.py.
 // Compiled with nn-optimize (the default), every case is one nn.fused group
-// that nn-lower-to-kernel-calls turns into a micro-kernel call applying the
+// that convert-nn-to-kernel turns into a micro-kernel call applying the
 // bias, residual and activation in its store (gelu and silu: the kernel,
 // then a pointwise loop), so these compare the kernels' epilogues with
 // PyTorch.

@@ -543,7 +543,7 @@ mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
     return failure();
   // The context's layout and how each entry point's arguments are supplied,
   // from the attributes nn-hoist-state-computations and
-  // nn-lower-to-kernel-calls left.
+  // convert-nn-to-kernel left.
   ContextLayout layout;
   if (auto slots = module->getAttrOfType<IntegerAttr>(NNAttr::kContextSlots))
     layout.slots = slots.getInt();

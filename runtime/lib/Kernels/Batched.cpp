@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-// nn-lower-to-kernel-calls builds nn_rt_matrix as the LLVM struct
+// nn-lower-kernel-ops builds nn_rt_matrix as the LLVM struct
 // {ptr, i64 x 6} and the batch sizes as [4 x i64].
 static_assert(NN_RT_MAX_BATCH_DIMS == 4 &&
                   offsetof(nn_rt_matrix, batch_strides) == 8 &&

@@ -19,8 +19,9 @@
 #include <strings.h>
 #include <unistd.h>
 
-// nn-lower-to-kernel-calls (codegen/lib/LowerToKernelCalls.cpp) builds
-// nn_rt_epilogue as the LLVM struct {(ptr, i64 x 3) x 2, i32, f32 x 3}.
+// nn-lower-kernel-ops builds nn_rt_epilogue as the LLVM struct
+// {(ptr, i64 x 3) x 2, i32, f32 x 3} (KernelABI.def; KernelABITest checks
+// every field).
 static_assert(sizeof(nn_rt_addend) == 32 && NN_RT_MAX_ADDENDS == 2 &&
                   offsetof(nn_rt_epilogue, activation) == 64 &&
                   offsetof(nn_rt_epilogue, slope) == 76 &&

@@ -3,7 +3,7 @@
 cases() yields (name, fn, inputs) as every op family does (see
 generate_op_goldens.py); the C++ twins are in tests/E2E/OpsFusedTest.cpp.
 Compiled with nn-optimize, each becomes an nn.fused group that
-nn-lower-to-kernel-calls turns into a micro-kernel call whose store applies
+convert-nn-to-kernel turns into a micro-kernel call whose store applies
 the bias, residual and activation (or, for gelu and silu, a kernel call
 followed by a pointwise loop). Sizes are not multiples of the register
 tiles (6x16 AVX2, 12x32 AVX-512), and some reductions are longer than one

@@ -7,6 +7,8 @@
 #ifndef NN_CONVERSION_PASSES_H
 #define NN_CONVERSION_PASSES_H
 
+#include "nn/Kernel/KernelDialect.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"

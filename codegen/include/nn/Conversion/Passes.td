@@ -84,7 +84,7 @@ def HoistStateComputationsPass
     constants; forward receives those values as leading arguments marked
     `nn.context_slot = <i>` and only reads them. This is batch-norm folding
     and `nn-fold-scalar-mul`'s `W * s` done at bind time instead of on every
-    call. nn-lower-to-kernel-calls later adds the packing of state-only
+    call. convert-nn-to-kernel later adds the packing of state-only
     weights to `@prepare`.
 
     An op moves when it is pure, has no region that could read values from
@@ -201,57 +201,53 @@ def IsolateArgumentsPass
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
-def LowerToKernelCallsPass
-    : Pass<"nn-lower-to-kernel-calls", "::mlir::ModuleOp"> {
-  let summary = "Call the runtime's packed micro-kernels for matmul, linear "
-                "and convolution";
+def ConvertNNToKernelPass
+    : Pass<"convert-nn-to-kernel", "::mlir::ModuleOp"> {
+  let summary = "Make matmul, linear, convolution and attention nn_kernel "
+                "ops, the micro-kernel calls on tensors";
   let description = [{
-    Replaces the heavy ops by calls into nn_kernels (runtime/include/nn/
-    Runtime/Kernels.h): 2-D `nn.matmul` and `nn.linear` become
-    `nn_rt_sgemm`, 2-D `nn.conv` with `groups 1` becomes `nn_rt_conv2d_nchw`
-    (a direct kernel, or an implicit GEMM), a depthwise one (`groups` =
-    input channels = output channels) `nn_rt_conv2d_depthwise_nchw`,
-    whether the op stands alone or leads an `nn.fused` group. The kernel applies an epilogue in its store (`nn_rt_epilogue`):
-    the op's bias, then the chain of its single-use consumers that fits,
-    in order: up to two `nn.add`s of a tensor broadcast to the result along
-    whole GEMM rows/columns (a residual, a per-channel or per-feature
-    vector), then one `nn.relu`, `nn.clamp` (relu6, hardtanh) or
-    `nn.leaky_relu`. The rest of a group (gelu, silu, sigmoid, a chain that
-    reads other epilogue values, ...) stays a pointwise `nn.fused` group over
-    the kernel's result, which convert-nn-to-linalg makes one loop nest.
+    Replaces the heavy ops by nn_kernel ops (nn/Kernel/KernelOps.td), each
+    one call of a micro-kernel, destination-passing on tensors: 2-D
+    `nn.matmul` and `nn.linear` become `nn_kernel.gemm` (nn.linear's weight
+    as a transposed B), 2-D `nn.conv` with `groups 1` `nn_kernel.conv2d`,
+    a depthwise one (`groups` = input channels = output channels)
+    `nn_kernel.conv2d ... depthwise`, whether the op stands alone or leads
+    an `nn.fused` group. The kernel applies an epilogue in its store
+    (`#nn_kernel.epilogue`): the op's bias, then the chain of its single-use
+    consumers that fits, in order: up to two `nn.add`s of a tensor broadcast
+    to the result along whole GEMM rows/columns (a residual, a per-channel
+    or per-feature vector), then one `nn.relu`, `nn.clamp` (relu6,
+    hardtanh) or `nn.leaky_relu`. The rest of a group (gelu, silu, sigmoid,
+    a chain that reads other epilogue values, ...) stays a pointwise
+    `nn.fused` group over the kernel's result, which convert-nn-to-linalg
+    makes one loop nest.
 
     `nn.matmul` with batch dimensions (up to four) becomes
-    `nn_rt_sgemm_batched`, with the same epilogue (each batch index is an
+    `nn_kernel.batch_matmul`, with the same epilogue (each batch index is an
     image of the addends), and `nn.scaled_dot_product_attention` without
     dropout (f32; no mask, a float mask or `causal`) becomes
-    `nn_rt_attention`, which fuses q·kᵀ, the scaled, masked softmax and ·v
-    per block of queries. Both read an operand through the `nn.permute` /
-    `nn.transpose` that made it and through an `nn.split` piece or its
-    dimension-splitting `nn.reshape` (attention's head split: strided views,
-    no copies), and write a single-use permute of their result that keeps
-    the last dimension last (the head merge) directly in that order.
+    `nn_kernel.attention`, which fuses q·kᵀ, the scaled, masked softmax and
+    ·v per block of queries. Both read an operand through the `nn.permute` /
+    `nn.transpose` that made it (the op's `*_perm` attribute) and through
+    an `nn.split` piece or its dimension-splitting `nn.reshape` (attention's
+    head split: a `tensor.extract_slice` and `tensor.expand_shape`, strided
+    views once bufferized, no copies), and write a single-use permute of
+    their result that keeps the last dimension last (the head merge)
+    directly in that order (`out_perm`).
 
-    Operands are read through `bufferization.to_memref` (any strides: a
-    transposed operand is only a stride change; addends contiguous), the
-    result is a fresh 64-byte aligned `memref.alloc` handed back with
-    `bufferization.to_tensor restrict writable`, so one-shot bufferization
-    sees an ordinary new buffer. The epilogue struct is stored into an
-    `llvm.alloca` slot of the function's entry block (no global state: the
-    compiled forward stays re-entrant). The kernels are declared, and their
-    structs laid out, as runtime/include/nn/Runtime/KernelABI.def says; a
-    symbol of the module named as a kernel but of another type is an error.
+    Each op writes a `tensor.empty`; nothing here holds a memref or a
+    pointer. nn-lower-kernel-ops makes the calls after bufferization.
 
     When the module has a `@prepare` (nn-hoist-state-computations), a B
     operand or convolution weight that is the same on every call (a state
     argument forward never writes, or a value forward reads from a context
-    slot) is packed there once: `@prepare` and every public function get an
-    `!llvm.ptr {nn.context}` argument; `@prepare` calls
-    `nn_rt_context_buffer` for a new slot (after the dense ones;
-    `nn.context_slots` counts them) and `nn_rt_sgemm_pack_b` /
-    `nn_rt_conv2d_pack_weight` into it, and forward loads the slot and calls
-    `nn_rt_sgemm_packed_b` / `nn_rt_conv2d_nchw_packed`. One operand read by
-    several calls is packed once. A function that reads no slot loses its
-    context argument again.
+    slot) is packed there once: `@prepare` and every public function get a
+    `!nn_kernel.context {nn.context}` argument; `@prepare` packs into a new
+    slot (after the dense ones; `nn.context_slots` counts them) with
+    `nn_kernel.pack_gemm_b` / `nn_kernel.pack_conv2d_weight`, and forward
+    reads it with `nn_kernel.packed`, a `!nn_kernel.packed` operand of the
+    kernel op. One operand read by several ops is packed once. A function
+    that reads no slot loses its context argument again.
 
     A dense slot whose forward argument nothing reads any more (a
     batch-norm-folded weight that only a packed kernel read) is dropped:
@@ -268,7 +264,9 @@ def LowerToKernelCallsPass
     one nn-hoist-state-computations leaves: `@prepare` one block,
     `nn.context_slots` and `nn.context_bytes` counting its results (no
     packed slots yet), and every `nn.context_slot` argument in a function
-    with a body, naming one of `@prepare`'s results and of its type.
+    with a body, naming one of `@prepare`'s results and of its type. A
+    symbol named as one of the kernels but of another type is an error too
+    (nn-lower-kernel-ops declares them).
 
     Runs after nn-lower-state-to-arguments and before convert-nn-to-linalg,
     which lowers whatever is left (other element types, grouped or 1-D
@@ -286,14 +284,12 @@ def LowerToKernelCallsPass
       nn.yield %2 : tensor<64x256xf32>
     }
     ```
-    After (pointers are the aligned base plus the offset, as `!llvm.ptr`;
-    the epilogue holds {bias, 0, 0, 1} and {residual, 0, 256, 1}):
+    After:
     ```mlir
-    %out = memref.alloc() {alignment = 64 : i64} : memref<64x256xf32>
-    llvm.store %epilogue, %slot : !llvm.struct<(...)>, !llvm.ptr
-    call @nn_rt_sgemm(%c64, %c256, %c784, %xp, %c784, %c1, %wp, %c1, %c784,
-                      %outp, %c256, %false, %slot) : (...) -> ()
-    %t = bufferization.to_tensor %out restrict writable : memref<64x256xf32>
+    %e = tensor.empty() : tensor<64x256xf32>
+    %t = nn_kernel.gemm %x, %w addends(%b, %r : tensor<256xf32>, tensor<64x256xf32>)
+        epilogue <add [0, 0, 1], add [0, 256, 1]> outs(%e : tensor<64x256xf32>)
+        transpose_b : tensor<64x784xf32>, tensor<256x784xf32> -> tensor<64x256xf32>
     %y = nn.fused (%t) : (tensor<64x256xf32>) -> tensor<64x256xf32> {
     ^bb0(%v: tensor<64x256xf32>):
       %0 = nn.gelu %v : tensor<64x256xf32>
@@ -302,12 +298,54 @@ def LowerToKernelCallsPass
     ```
   }];
   let dependentDialects = [
-    "::mlir::bufferization::BufferizationDialect",
-    "::mlir::memref::MemRefDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::nn::kernel::KernelDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def LowerKernelOpsPass : Pass<"nn-lower-kernel-ops", "::mlir::ModuleOp"> {
+  let summary = "Call the CPU's micro-kernels for the nn_kernel ops";
+  let description = [{
+    After one-shot bufferization: each nn_kernel op on memrefs becomes the
+    call of its function of the runtime's nn_kernels (runtime/include/nn/
+    Runtime/Kernels.h): `nn_kernel.gemm` `nn_rt_sgemm` (or
+    `nn_rt_sgemm_packed_b` with a packed B), `nn_kernel.conv2d`
+    `nn_rt_conv2d_nchw`, `nn_rt_conv2d_nchw_packed` or
+    `nn_rt_conv2d_depthwise_nchw`, `nn_kernel.batch_matmul`
+    `nn_rt_sgemm_batched`, `nn_kernel.attention` `nn_rt_attention`;
+    `nn_kernel.pack_*` the packing function into a buffer from
+    `nn_rt_context_buffer`, `nn_kernel.packed` a load of the context's slot.
+    The model's `!nn_kernel.context` arguments become `!llvm.ptr`.
+
+    Operands cross as `!llvm.ptr` (a memref's aligned base plus its offset)
+    and strides (`memref.extract_strided_metadata`), so a transposed or
+    sliced operand is passed without a copy. The epilogue and matrix
+    structs are stored into `llvm.alloca` slots of the function's entry
+    block (no global state: the compiled forward stays re-entrant). The
+    kernels are declared, and their structs laid out, as
+    runtime/include/nn/Runtime/KernelABI.def says.
+
+    Fails, at the op, on an nn_kernel op still on tensors.
+
+    ```mlir
+    nn_kernel.gemm %x, %w addends(%b : memref<256xf32>)
+        epilogue <add [0, 0, 1], relu> outs(%out : memref<64x256xf32>)
+        transpose_b : memref<64x784xf32>, memref<256x784xf32>
+    ```
+    becomes
+    ```mlir
+    llvm.store %epilogue, %slot : !llvm.struct<(...)>, !llvm.ptr
+    call @nn_rt_sgemm(%c64, %c256, %c784, %xp, %c784, %c1, %wp, %c1, %c784,
+                      %outp, %c256, %false, %slot) : (...) -> ()
+    ```
+  }];
+  let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",
     "::mlir::LLVM::LLVMDialect",
-    "::mlir::tensor::TensorDialect",
+    "::mlir::memref::MemRefDialect",
   ];
 }
 

@@ -1,8 +1,8 @@
 //===- Batched.cpp - Batched matmul and attention as kernel calls ---------===//
 //
-// Part of nn-lower-to-kernel-calls (KernelCalls.h): nn.matmul with batch
-// dimensions becomes nn_rt_sgemm_batched, nn.scaled_dot_product_attention
-// without dropout nn_rt_attention, both reading their operands through
+// Part of convert-nn-to-kernel (KernelCalls.h): nn.matmul with batch
+// dimensions becomes nn_kernel.batch_matmul, nn.scaled_dot_product_attention
+// without dropout nn_kernel.attention, both reading their operands through
 // permutes and split pieces (strides, no copies) and writing a head-merging
 // permute of their result in place.
 //
@@ -130,71 +130,38 @@ Operation *absorbableOutputPermute(Value value) {
   return user;
 }
 
-/// `tensor` as the nn_rt_matrix operand of a kernel that walks `shape`
-/// ([batch..., rows, cols]): its dims aligned right against `shape`, a
-/// missing or size-1 dim broadcast (stride 0) as nn.matmul and attention's
-/// mask do, read through nn.permute / nn.transpose without a copy.
-/// `transpose` swaps rows and columns (keyᵀ).
-Value matrixOperand(CallBuilder &cb, Operation *anchor, Value tensor,
-                    ArrayRef<int64_t> shape, bool transpose = false) {
+/// `tensor` as a kernel op reads it: the tensor it was viewed from through
+/// nn.permute / nn.transpose and split pieces (no copies), and the
+/// permutation that reads it (null: none).
+std::pair<Value, DenseI64ArrayAttr> operandView(OpBuilder &b, Location loc,
+                                                Value tensor) {
+  if (!tensor)
+    return {nullptr, nullptr};
   PermutedView view = peelPermutes(tensor);
-  view.base = stridedSource(cb.b, cb.loc, view.base);
-  auto [ptr, baseStrides] = cb.pointer(cb.readView(view.base));
-  auto type = llvm::cast<RankedTensorType>(tensor.getType());
-  int64_t rank = type.getRank(), full = shape.size();
-  // The stride of dimension d of `shape`.
-  auto stride = [&](int64_t d) -> Value {
-    int64_t t = d - (full - rank);
-    if (t < 0 || (type.getDimSize(t) == 1 && shape[d] != 1))
-      return cb.i64(0);
-    return baseStrides[view.dims[t]];
-  };
-  SmallVector<Value> batch;
-  for (int64_t d = 0; d < full - 2; ++d)
-    batch.push_back(stride(d));
-  Value row = stride(full - 2), col = stride(full - 1);
-  if (transpose)
-    std::swap(row, col);
-  return cb.matrix(anchor, ptr, batch, row, col);
+  Value base = stridedSource(b, loc, view.base);
+  bool identity = llvm::equal(
+      view.dims, llvm::seq<int64_t>(0, static_cast<int64_t>(view.dims.size())));
+  return {base, identity ? nullptr : b.getDenseI64ArrayAttr(view.dims)};
 }
 
-/// A kernel's result of type `resultType` in a fresh buffer laid out in the
-/// order of `permute` (an nn.permute / nn.transpose of the result, or null:
-/// row-major).
-struct MatrixResult {
-  /// The nn_rt_matrix the kernel writes through.
-  Value matrix;
-  /// The buffer and its type (the permute's when there is one).
-  Value alloc;
-  RankedTensorType type;
-};
-
-MatrixResult matrixResult(CallBuilder &cb, Operation *anchor,
-                          RankedTensorType resultType, Operation *permute) {
-  int64_t rank = resultType.getRank();
-  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-  auto bufferType = resultType;
-  if (permute) {
-    perm = *viewPermutation(permute);
-    bufferType = llvm::cast<RankedTensorType>(permute->getResult(0).getType());
-  }
-  // Row-major strides of the buffer, then of the result's dims in it.
-  SmallVector<int64_t> bufferStrides(rank, 1), strides(rank);
-  for (int64_t d = rank - 2; d >= 0; --d)
-    bufferStrides[d] = bufferStrides[d + 1] * bufferType.getDimSize(d + 1);
-  for (int64_t i = 0; i < rank; ++i)
-    strides[perm[i]] = bufferStrides[i];
-  SmallVector<Value> batch;
-  for (int64_t d = 0; d < rank - 2; ++d)
-    batch.push_back(cb.i64(strides[d]));
-  auto [alloc, ptr] = cb.output(bufferType);
-  Value matrix = cb.matrix(anchor, ptr, batch, cb.i64(strides[rank - 2]),
-                           cb.i64(strides[rank - 1]));
-  return {matrix, alloc, bufferType};
+/// The init of a kernel op writing `resultType` in the order of `permute`
+/// (an nn.permute / nn.transpose of the result, or null: row-major), and
+/// the permutation (null: none).
+std::pair<Value, DenseI64ArrayAttr> resultView(OpBuilder &b, Location loc,
+                                               RankedTensorType resultType,
+                                               Operation *permute) {
+  if (!permute)
+    return {b.create<tensor::EmptyOp>(loc, resultType.getShape(),
+                                      resultType.getElementType()),
+            nullptr};
+  auto type = llvm::cast<RankedTensorType>(permute->getResult(0).getType());
+  return {b.create<tensor::EmptyOp>(loc, type.getShape(),
+                                    type.getElementType()),
+          b.getDenseI64ArrayAttr(*viewPermutation(permute))};
 }
 
-/// nn.matmul with batch dimensions: one nn_rt_sgemm_batched over views of
-/// its operands (a broadcast operand has batch stride 0, a transposed one
+/// nn.matmul with batch dimensions: one nn_kernel.batch_matmul over views
+/// of its operands (a broadcast operand has batch stride 0, a transposed one
 /// swapped strides), with the epilogue the 2-D form gets (each batch index
 /// is an image of the addends) and a head-merging permute written in place.
 struct BatchedMatmulToKernel : public OpRewritePattern<MatmulOp> {
@@ -214,26 +181,16 @@ struct BatchedMatmulToKernel : public OpRewritePattern<MatmulOp> {
     rewriter.setInsertionPoint(permute              ? permute
                                : e.absorbed.empty() ? op.getOperation()
                                                     : e.absorbed.back());
-    CallBuilder cb(rewriter, op.getLoc());
-    auto resultType = llvm::cast<RankedTensorType>(op.getType());
-    ArrayRef<int64_t> shape = resultType.getShape();
-    int64_t rank = shape.size(),
-            K = llvm::cast<RankedTensorType>(op.getLhs().getType())
-                    .getShape()
-                    .back();
-    SmallVector<int64_t> lhsShape(shape), rhsShape(shape);
-    lhsShape.back() = K;
-    rhsShape[rank - 2] = K;
-    Value a = matrixOperand(cb, op, op.getLhs(), lhsShape);
-    Value b = matrixOperand(cb, op, op.getRhs(), rhsShape);
-    Value epilogue = cb.epilogue(op, e);
-    MatrixResult c = matrixResult(cb, op, resultType, permute);
-    cb.call(op, abi::Function::nn_rt_sgemm_batched,
-            {cb.batchSizes(op, shape.drop_back(2)), cb.i64(shape[rank - 2]),
-             cb.i64(shape[rank - 1]), cb.i64(K), a, b, c.matrix, cb.i32(0),
-             epilogue});
+    Location loc = op.getLoc();
+    auto [a, aPerm] = operandView(rewriter, loc, op.getLhs());
+    auto [b, bPerm] = operandView(rewriter, loc, op.getRhs());
+    auto [init, outPerm] = resultView(
+        rewriter, loc, llvm::cast<RankedTensorType>(op.getType()), permute);
+    auto kernelOp = rewriter.create<kernel::BatchMatmulOp>(
+        loc, init.getType(), a, b, addendValues(e), init, aPerm, bPerm,
+        outPerm, epilogueAttr(rewriter.getContext(), e));
     rewriter.replaceAllUsesWith(permute ? permute->getResult(0) : e.result,
-                                cb.result(c.alloc, c.type));
+                                kernelOp.getResult());
     if (permute)
       rewriter.eraseOp(permute);
     for (Operation *consumer : llvm::reverse(e.absorbed))
@@ -243,7 +200,7 @@ struct BatchedMatmulToKernel : public OpRewritePattern<MatmulOp> {
   }
 };
 
-/// nn.scaled_dot_product_attention without dropout: one nn_rt_attention
+/// nn.scaled_dot_product_attention without dropout: one nn_kernel.attention
 /// (q·kᵀ, the scaled and masked softmax and ·v fused per query block, the
 /// scores never written out), reading the head-split views in place and
 /// writing a head-merging permute of its result directly.
@@ -254,36 +211,24 @@ struct AttentionToKernel
                                 PatternRewriter &rewriter) const override {
     if (const char *why = whyNoBatchedKernel(op))
       return rewriter.notifyMatchFailure(op, why);
-    auto resultType = llvm::cast<RankedTensorType>(op.getType());
-    ArrayRef<int64_t> shape = resultType.getShape();
-    int64_t rank = shape.size();
-    auto keyType = llvm::cast<RankedTensorType>(op.getKey().getType());
-    int64_t L = shape[rank - 2], Ev = shape[rank - 1];
-    int64_t S = keyType.getDimSize(keyType.getRank() - 2);
-    int64_t E = keyType.getShape().back();
-    SmallVector<int64_t> qShape(shape), kShape(shape), vShape(shape),
-        maskShape(shape);
-    qShape.back() = E;
-    kShape[rank - 2] = S, kShape.back() = E;
-    vShape[rank - 2] = S;
-    maskShape.back() = S;
-
     Operation *permute = absorbableOutputPermute(op.getResult());
     rewriter.setInsertionPoint(permute ? permute : op.getOperation());
-    CallBuilder cb(rewriter, op.getLoc());
-    Value q = matrixOperand(cb, op, op.getQuery(), qShape);
-    Value k = matrixOperand(cb, op, op.getKey(), kShape);
-    Value v = matrixOperand(cb, op, op.getValue(), vShape);
-    Value mask = op.getAttnMask()
-                     ? matrixOperand(cb, op, op.getAttnMask(), maskShape)
-                     : cb.null();
-    MatrixResult out = matrixResult(cb, op, resultType, permute);
-    cb.call(op, abi::Function::nn_rt_attention,
-            {cb.batchSizes(op, shape.drop_back(2)), cb.i64(L), cb.i64(S),
-             cb.i64(E), cb.i64(Ev), q, k, v, mask, out.matrix,
-             cb.f32(static_cast<float>(op.getScaleOrDefault())),
-             cb.i32(op.getIsCausal() ? 1 : 0)});
-    Value result = cb.result(out.alloc, out.type);
+    Location loc = op.getLoc();
+    auto [q, qPerm] = operandView(rewriter, loc, op.getQuery());
+    auto [k, kPerm] = operandView(rewriter, loc, op.getKey());
+    auto [v, vPerm] = operandView(rewriter, loc, op.getValue());
+    auto [mask, maskPerm] = operandView(rewriter, loc, op.getAttnMask());
+    auto [init, outPerm] = resultView(
+        rewriter, loc, llvm::cast<RankedTensorType>(op.getType()), permute);
+    Value result =
+        rewriter
+            .create<kernel::AttentionOp>(
+                loc, init.getType(), q, k, v, mask, init,
+                rewriter.getF32FloatAttr(
+                    static_cast<float>(op.getScaleOrDefault())),
+                op.getIsCausal() ? rewriter.getUnitAttr() : nullptr, qPerm,
+                kPerm, vPerm, maskPerm, outPerm)
+            .getResult();
     if (permute) {
       rewriter.replaceOp(permute, result);
       rewriter.eraseOp(op);

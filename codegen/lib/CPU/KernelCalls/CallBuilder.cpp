@@ -1,10 +1,9 @@
 //===- CallBuilder.cpp - The operands of a kernel call, and the call ------===//
 //
-// Part of nn-lower-to-kernel-calls (KernelCalls.h). Operands cross as
-// `!llvm.ptr` built from the aligned base pointer and the offset of
-// `bufferization.to_memref`, with the strides read from
-// `memref.extract_strided_metadata`, so whatever layout bufferization picks
-// is passed through without a copy. The structs are built field by field
+// Part of nn-lower-kernel-ops (KernelCalls.h). Operands cross as
+// `!llvm.ptr` built from a memref's aligned base pointer and offset, with
+// the strides read from `memref.extract_strided_metadata`, so whatever
+// layout bufferization picked is passed through without a copy. The structs are built field by field
 // as KernelABI.def lays them out.
 //
 //===----------------------------------------------------------------------===//
@@ -12,7 +11,6 @@
 #include "KernelCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
@@ -42,19 +40,6 @@ Value CallBuilder::toI64(Value index) {
   return b.create<arith::IndexCastOp>(loc, b.getI64Type(), index);
 }
 
-Value CallBuilder::readView(Value tensor, bool contiguous) {
-  auto type = llvm::cast<RankedTensorType>(tensor.getType());
-  SmallVector<int64_t> dynamic(type.getRank(), ShapedType::kDynamic);
-  auto layout =
-      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, dynamic);
-  auto memrefType =
-      contiguous
-          ? MemRefType::get(type.getShape(), type.getElementType())
-          : MemRefType::get(type.getShape(), type.getElementType(), layout);
-  return b.create<bufferization::ToMemrefOp>(loc, memrefType, tensor,
-                                             /*read_only=*/true);
-}
-
 std::pair<Value, SmallVector<Value>> CallBuilder::pointer(Value memref) {
   auto meta = b.create<memref::ExtractStridedMetadataOp>(loc, memref);
   Value base = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, memref);
@@ -66,20 +51,6 @@ std::pair<Value, SmallVector<Value>> CallBuilder::pointer(Value memref) {
   for (Value s : meta.getStrides())
     strides.push_back(toI64(s));
   return {ptr, strides};
-}
-
-std::pair<Value, Value> CallBuilder::output(RankedTensorType type) {
-  auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
-  Value alloc =
-      b.create<memref::AllocOp>(loc, memrefType, b.getI64IntegerAttr(64));
-  Value base = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, alloc);
-  return {alloc, b.create<LLVM::IntToPtrOp>(loc, ptrType, toI64(base))};
-}
-
-Value CallBuilder::result(Value alloc, RankedTensorType type) {
-  return b.create<bufferization::ToTensorOp>(loc, type, alloc,
-                                             /*restrict=*/true,
-                                             /*writable=*/true);
 }
 
 Value CallBuilder::spill(Operation *anchor, Value value) {
@@ -134,23 +105,25 @@ private:
 
 } // namespace
 
-Value CallBuilder::epilogue(Operation *anchor, const KernelEpilogue &e) {
-  if (e.addends.empty() && e.activation == abi::kActNone)
+Value CallBuilder::epilogue(Operation *anchor, kernel::EpilogueAttr e,
+                           ValueRange addends) {
+  if (!e || (addends.empty() && e.getActivation() == kernel::Activation::none))
     return null();
   StructValue s(*this, "nn_rt_epilogue");
-  for (auto [i, a] : llvm::enumerate(e.addends)) {
+  for (auto [i, addend] : llvm::enumerate(addends)) {
     auto set = [&, i = static_cast<int64_t>(i)](StringRef member, Value v) {
       s.set("addends", i, "nn_rt_addend", member, v);
     };
-    set("data", pointer(readView(a.tensor, /*contiguous=*/true)).first);
-    set("image_stride", i64(a.image));
-    set("row_stride", i64(a.row));
-    set("col_stride", i64(a.col));
+    ArrayRef<int64_t> strides = e.getStrides(i);
+    set("data", pointer(addend).first);
+    set("image_stride", i64(strides[0]));
+    set("row_stride", i64(strides[1]));
+    set("col_stride", i64(strides[2]));
   }
-  s.set("activation", i32(e.activation))
-      .set("min", f32(e.min))
-      .set("max", f32(e.max))
-      .set("slope", f32(e.slope));
+  s.set("activation", i32(static_cast<int32_t>(e.getActivation())))
+      .set("min", f32(e.getMin().convertToFloat()))
+      .set("max", f32(e.getMax().convertToFloat()))
+      .set("slope", f32(e.getSlope().convertToFloat()));
   return spill(anchor, s.get());
 }
 

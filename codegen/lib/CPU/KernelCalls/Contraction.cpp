@@ -1,8 +1,8 @@
 //===- Contraction.cpp - GEMM and convolution as kernel calls -------------===//
 //
-// Part of nn-lower-to-kernel-calls (KernelCalls.h): nn.matmul (2-D),
+// Part of convert-nn-to-kernel (KernelCalls.h): nn.matmul (2-D),
 // nn.linear and nn.conv, alone with the consumers their epilogue absorbs,
-// or leading an nn.fused group, become nn_rt_sgemm / nn_rt_conv2d_* calls,
+// or leading an nn.fused group, become nn_kernel.gemm / nn_kernel.conv2d,
 // their constant weights packed once by @prepare.
 //
 //===----------------------------------------------------------------------===//
@@ -16,7 +16,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/Debug.h"
 
-#define DEBUG_TYPE "nn-lower-to-kernel-calls"
+#define DEBUG_TYPE "convert-nn-to-kernel"
 
 using namespace mlir;
 using namespace mlir::nn;
@@ -50,84 +50,62 @@ Value reshapeRows(PatternRewriter &rewriter, Location loc, Value value,
   return rewriter.create<tensor::CollapseShapeOp>(loc, type, value, groups);
 }
 
-/// Emits the kernel call that computes `contraction` (its operands mapped
+/// A fresh tensor for a kernel op to write.
+Value init(PatternRewriter &rewriter, Location loc, RankedTensorType type) {
+  return rewriter.create<tensor::EmptyOp>(loc, type.getShape(),
+                                          type.getElementType());
+}
+
+/// Emits the kernel op that computes `contraction` (its operands mapped
 /// through `outside`) with the epilogue `e`, at the rewriter's insertion
 /// point; returns the result, of the contraction's type.
 Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
                  OutsideFn outside, const KernelEpilogue &e, Packer &packer) {
   Location loc = contraction->getLoc();
-  CallBuilder cb(rewriter, loc);
   auto resultType =
       llvm::cast<RankedTensorType>(contraction->getResult(0).getType());
+  kernel::EpilogueAttr epilogue =
+      epilogueAttr(rewriter.getContext(), e);
+  SmallVector<Value> addends = addendValues(e);
 
   if (auto conv = llvm::dyn_cast<ConvOp>(contraction)) {
     // The kernel reads NCHW / OIHW row-major.
     Value input = outside(conv.getInput()), weight = outside(conv.getWeight());
-    ArrayRef<int64_t>
-        in = llvm::cast<RankedTensorType>(input.getType()).getShape(),
-        w = llvm::cast<RankedTensorType>(weight.getType()).getShape(),
-        out = resultType.getShape();
-    ArrayRef<int64_t> stride = conv.getStride(), padding = conv.getPadding(),
-                      dilation = conv.getDilation();
+    ArrayRef<int64_t> in =
+        llvm::cast<RankedTensorType>(input.getType()).getShape();
+    DenseI64ArrayAttr stride = conv.getStrideAttr(),
+                      padding = conv.getPaddingAttr(),
+                      dilation = conv.getDilationAttr();
     // The geometry decides the kernel, and so the packed weight's layout.
-    auto geometry = [&](CallBuilder &p, std::optional<Value> weightPtr) {
-      SmallVector<Value> args = {p.i64(in[1]), p.i64(in[2]), p.i64(in[3]),
-                                 p.i64(w[0]),  p.i64(w[2]),  p.i64(w[3])};
-      if (weightPtr)
-        args.push_back(*weightPtr);
-      for (int64_t v : {stride[0], stride[1], padding[0], padding[1],
-                        dilation[0], dilation[1], out[2], out[3]})
-        args.push_back(p.i64(v));
-      return args;
-    };
     std::string layout;
     {
       llvm::raw_string_ostream os(layout);
-      for (ArrayRef<int64_t> part : {in, out, stride, padding, dilation}) {
+      for (ArrayRef<int64_t> part :
+           {in, resultType.getShape(), stride.asArrayRef(),
+            padding.asArrayRef(), dilation.asArrayRef()}) {
         llvm::interleaveComma(part, os);
         os << ';';
       }
     }
     // A state-only weight is packed once by @prepare (depthwise reads its
     // weights as they are).
+    bool depthwise = isDepthwise(conv);
     Value packed =
-        isDepthwise(conv)
-            ? Value()
-            : packer.packed(
-                  rewriter, loc, weight, PackKind::convWeight, layout,
-                  [&](CallBuilder &p) {
-                    return p.call(contraction,
-                                  abi::Function::nn_rt_conv2d_pack_weight_size,
-                                  geometry(p, std::nullopt))[0];
-                  },
-                  [&](CallBuilder &p, Value source, Value buffer) {
-                    Value ptr = p.pointer(p.readView(source, true)).first;
-                    SmallVector<Value> args = geometry(p, ptr);
-                    args.push_back(buffer);
-                    p.call(contraction, abi::Function::nn_rt_conv2d_pack_weight,
-                           args);
-                  });
-    Value inPtr = cb.pointer(cb.readView(input, true)).first;
-    Value wPtr = packed ? packed : cb.pointer(cb.readView(weight, true)).first;
-    Value epilogue = cb.epilogue(contraction, e);
-    auto [alloc, outPtr] = cb.output(resultType);
-    if (isDepthwise(conv))
-      cb.call(contraction, abi::Function::nn_rt_conv2d_depthwise_nchw,
-              {cb.i64(in[0]), cb.i64(in[1]), cb.i64(in[2]), cb.i64(in[3]),
-               inPtr, cb.i64(w[2]), cb.i64(w[3]), wPtr, cb.i64(stride[0]),
-               cb.i64(stride[1]), cb.i64(padding[0]), cb.i64(padding[1]),
-               cb.i64(dilation[0]), cb.i64(dilation[1]), cb.i64(out[2]),
-               cb.i64(out[3]), outPtr, epilogue});
-    else
-      cb.call(contraction,
-              packed ? abi::Function::nn_rt_conv2d_nchw_packed
-                     : abi::Function::nn_rt_conv2d_nchw,
-              {cb.i64(in[0]), cb.i64(in[1]), cb.i64(in[2]), cb.i64(in[3]),
-               inPtr, cb.i64(w[0]), cb.i64(w[2]), cb.i64(w[3]), wPtr,
-               cb.i64(stride[0]), cb.i64(stride[1]), cb.i64(padding[0]),
-               cb.i64(padding[1]), cb.i64(dilation[0]), cb.i64(dilation[1]),
-               cb.i64(out[2]), cb.i64(out[3]), outPtr, epilogue});
-    return cb.result(alloc, resultType);
+        depthwise ? Value()
+                  : packer.packed(rewriter, loc, weight, PackKind::convWeight,
+                                  layout,
+                                  [&](OpBuilder &b, Value source,
+                                      Value context, int64_t slot) {
+                                    b.create<kernel::PackConv2dWeightOp>(
+                                        loc, source, context, slot,
+                                        b.getDenseI64ArrayAttr(in.drop_front()),
+                                        stride, padding, dilation);
+                                  });
+    auto op = rewriter.create<kernel::Conv2dOp>(
+        loc, resultType, input, packed ? packed : weight, addends,
+        init(rewriter, loc, resultType), stride, padding, dilation, depthwise,
+        epilogue);
+    return op.getResult();
   }
 
   // C[M, N] = A[M, K] x B[K, N].
@@ -138,7 +116,6 @@ Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
     lhs = outside(matmul.getLhs()), rhs = outside(matmul.getRhs());
     transposed = false;
     M = resultType.getDimSize(0), N = resultType.getDimSize(1);
-    K = llvm::cast<RankedTensorType>(lhs.getType()).getDimSize(1);
   } else {
     auto linear = llvm::cast<LinearOp>(contraction);
     auto input = llvm::cast<RankedTensorType>(linear.getInput().getType());
@@ -148,40 +125,18 @@ Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
                       RankedTensorType::get({M, K}, rewriter.getF32Type()));
     rhs = outside(linear.getWeight()), transposed = true;
   }
-  /// B's address and strides (swapped for a transposed operand).
-  auto bOperand = [&](CallBuilder &p, Value value) {
-    auto [ptr, strides] = p.pointer(p.readView(value));
-    return transposed ? std::make_tuple(ptr, strides[1], strides[0])
-                      : std::make_tuple(ptr, strides[0], strides[1]);
-  };
   Value packed = packer.packed(
       rewriter, loc, rhs,
       transposed ? PackKind::linearWeight : PackKind::matmulRhs,
       /*layout=*/"",
-      [&](CallBuilder &p) {
-        return p.call(contraction, abi::Function::nn_rt_sgemm_pack_b_size,
-                      {p.i64(K), p.i64(N)})[0];
-      },
-      [&](CallBuilder &p, Value source, Value buffer) {
-        auto [ptr, rs, cs] = bOperand(p, source);
-        p.call(contraction, abi::Function::nn_rt_sgemm_pack_b,
-               {p.i64(K), p.i64(N), ptr, rs, cs, buffer});
+      [&](OpBuilder &b, Value source, Value context, int64_t slot) {
+        b.create<kernel::PackGemmBOp>(loc, source, context, slot, transposed);
       });
-  auto [aPtr, aStrides] = cb.pointer(cb.readView(lhs));
-  Value epilogue = cb.epilogue(contraction, e);
   auto outType = RankedTensorType::get({M, N}, rewriter.getF32Type());
-  auto [alloc, cPtr] = cb.output(outType);
-  if (packed) {
-    cb.call(contraction, abi::Function::nn_rt_sgemm_packed_b,
-            {cb.i64(M), cb.i64(N), cb.i64(K), aPtr, aStrides[0], aStrides[1],
-             packed, cPtr, cb.i64(N), cb.i32(0), epilogue});
-  } else {
-    auto [bPtr, rsB, csB] = bOperand(cb, rhs);
-    cb.call(contraction, abi::Function::nn_rt_sgemm,
-            {cb.i64(M), cb.i64(N), cb.i64(K), aPtr, aStrides[0], aStrides[1],
-             bPtr, rsB, csB, cPtr, cb.i64(N), cb.i32(0), epilogue});
-  }
-  return reshapeRows(rewriter, loc, cb.result(alloc, outType), resultType);
+  auto op = rewriter.create<kernel::GemmOp>(
+      loc, outType, lhs, packed ? packed : rhs, addends,
+      init(rewriter, loc, outType), transposed, epilogue);
+  return reshapeRows(rewriter, loc, op.getResult(), resultType);
 }
 
 /// A contraction outside any group, with the consumers its epilogue
@@ -266,7 +221,7 @@ struct FusedGroupToKernel : public OpRewritePattern<FusedOp> {
       outside.map(arg, input);
     KernelEpilogue e =
         matchEpilogue(anchor, [&](Value v) { return outside.lookupOrNull(v); });
-    LLVM_DEBUG(llvm::dbgs() << "nn-lower-to-kernel-calls: group at "
+    LLVM_DEBUG(llvm::dbgs() << "convert-nn-to-kernel: group at "
                             << op.getLoc() << " keeps " << e.absorbed.size()
                             << " consumers in the kernel's store\n");
     rewriter.setInsertionPoint(op);

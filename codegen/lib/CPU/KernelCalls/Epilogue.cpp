@@ -1,6 +1,6 @@
 //===- Epilogue.cpp - Which ops the kernels take, and their epilogues -----===//
 //
-// Part of nn-lower-to-kernel-calls (KernelCalls.h).
+// Part of convert-nn-to-kernel (KernelCalls.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -237,4 +237,23 @@ KernelEpilogue kernel_calls::matchEpilogue(Operation *contraction,
     e.result = user->getResult(0);
   }
   return e;
+}
+
+kernel::EpilogueAttr kernel_calls::epilogueAttr(MLIRContext *context,
+                                                const KernelEpilogue &e) {
+  if (e.addends.empty() && e.activation == abi::kActNone)
+    return nullptr;
+  SmallVector<int64_t> strides;
+  for (const Addend &a : e.addends)
+    strides.append({a.image, a.row, a.col});
+  return kernel::EpilogueAttr::get(
+      context, strides, static_cast<kernel::Activation>(e.activation),
+      APFloat(e.min), APFloat(e.max), APFloat(e.slope));
+}
+
+SmallVector<Value> kernel_calls::addendValues(const KernelEpilogue &e) {
+  SmallVector<Value> values;
+  for (const Addend &a : e.addends)
+    values.push_back(a.tensor);
+  return values;
 }

@@ -1,21 +1,29 @@
-//===- KernelCalls.h - nn-lower-to-kernel-calls, its pieces ----*- C++ -*-===//
+//===- KernelCalls.h - The kernel ops and their calls, in pieces -*- C++ -*-===//
 //
-// nn-lower-to-kernel-calls (see Passes.td) makes nn.matmul, nn.linear, 2-D
-// nn.conv (groups 1, or depthwise), batched nn.matmul and
-// nn.scaled_dot_product_attention, alone or leading an nn.fused group, calls
-// of the runtime's micro-kernels (nn/Runtime/Kernels.h). Its pieces, one
-// file each:
+// Two passes, one file per piece:
+//
+// convert-nn-to-kernel (before convert-nn-to-linalg, on tensors) makes
+// nn.matmul, nn.linear, 2-D nn.conv (groups 1, or depthwise), batched
+// nn.matmul and nn.scaled_dot_product_attention, alone or leading an
+// nn.fused group, nn_kernel ops (nn/Kernel/KernelOps.td):
 //
 // - Epilogue.cpp: which ops the kernels take, and which consumers a
 //   kernel's store applies (matchEpilogue: bias, up to two broadcast adds,
 //   then relu, clamp or leaky_relu; what it cannot apply stays pointwise).
-// - CallBuilder.cpp: the operands of a call, as KernelABI.def types them
-//   (pointers from `bufferization.to_memref` views, the epilogue and matrix
-//   structs in stack slots), and the call.
 // - Packer.cpp: weights packed once in @prepare, in the model's context.
 // - Contraction.cpp: GEMM and convolution, alone or leading a group.
 // - Batched.cpp: batched matmul and attention, read through permutes and
 //   split pieces without copies.
+// - ConvertNNToKernel.cpp: the pass.
+//
+// nn-lower-kernel-ops (after one-shot bufferization, on memrefs) makes each
+// nn_kernel op the call of its function of the runtime's nn_kernels
+// (nn/Runtime/Kernels.h):
+//
+// - CallBuilder.cpp: the operands of a call, as KernelABI.def types them
+//   (pointers and strides of memrefs, the epilogue and matrix structs in
+//   stack slots), and the call.
+// - LowerKernelOps.cpp: the pass, one call per op.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NN_CODEGEN_CPU_KERNELCALLS_KERNELCALLS_H
@@ -23,6 +31,7 @@
 
 #include "nn/Conversion/CPU/KernelABI.h"
 #include "nn/IR/NNOps.h"
+#include "nn/Kernel/KernelDialect.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/PatternMatch.h"
@@ -93,6 +102,12 @@ using OutsideFn = function_ref<Value(Value)>;
 /// not fit; the caller keeps everything after it.
 KernelEpilogue matchEpilogue(Operation *contraction, OutsideFn outside);
 
+/// `e` as the kernel ops' epilogue attribute (null when it does nothing);
+/// its addends are the op's `addends` operands, in order.
+kernel::EpilogueAttr epilogueAttr(MLIRContext *context,
+                                  const KernelEpilogue &e);
+SmallVector<Value> addendValues(const KernelEpilogue &e);
+
 //===----------------------------------------------------------------------===//
 // CallBuilder.cpp
 //===----------------------------------------------------------------------===//
@@ -108,28 +123,18 @@ public:
   Value null();
   Value toI64(Value index);
 
-  /// `tensor` as a read-only memref: of any strides and offset, or
-  /// `contiguous` (row-major; bufferization copies into a new buffer when
-  /// it cannot prove the tensor's buffer already is).
-  Value readView(Value tensor, bool contiguous = false);
-
   /// The address of element 0 of `memref` and its strides (in elements).
   std::pair<Value, SmallVector<Value>> pointer(Value memref);
-
-  /// A fresh, aligned, identity-layout buffer of `type` and its address.
-  std::pair<Value, Value> output(RankedTensorType type);
-
-  /// The tensor a kernel wrote into `alloc`.
-  Value result(Value alloc, RankedTensorType type);
 
   /// `value` stored in a stack slot of `anchor`'s function, allocated in its
   /// entry block (so a call in a loop reuses it), which keeps the compiled
   /// function re-entrant: the kernels take their structs by pointer.
   Value spill(Operation *anchor, Value value);
 
-  /// A pointer to an nn_rt_epilogue holding `e`, or a null pointer when `e`
-  /// does nothing.
-  Value epilogue(Operation *anchor, const KernelEpilogue &e);
+  /// A pointer to an nn_rt_epilogue holding `e` and the `addends`
+  /// (row-major memrefs), or a null pointer when `e` does nothing.
+  Value epilogue(Operation *anchor, kernel::EpilogueAttr e,
+                 ValueRange addends);
 
   /// An nn_rt_matrix {ptr, batch strides, row, col} in a stack slot; the
   /// strides of a kernel's batch dims (at most NN_RT_MAX_BATCH_DIMS), which
@@ -161,48 +166,42 @@ enum class PackKind { linearWeight, matmulRhs, convWeight };
 
 /// Packs state-only kernel operands once, in @prepare (made by
 /// nn-hoist-state-computations), into buffers of the artifact's context,
-/// where the kernel calls of forward read them packed. Without a @prepare
+/// where the kernel ops of forward read them packed. Without a @prepare
 /// nothing is packed ahead and every call packs its operands itself.
 ///
 /// The context's slots are the dense ones (@prepare's results, which the
 /// other functions read as `nn.context_slot` arguments), then the packed
-/// ones. Which dense slots stay is known only once every kernel is lowered:
-/// one that nothing reads any more (a batch-norm-folded weight that only
-/// feeds a packing) is dropped, and the packed slots' numbers follow the
-/// dense slots that stay. So while the patterns run, a packed slot is only
-/// its index among the packed slots, and its buffer is a placeholder: an
-/// `unrealized_conversion_cast` to `!llvm.ptr` marked `nn.packed_slot`, of
-/// the context and the byte count in @prepare (where nn_rt_context_buffer
-/// allocates it), of the context elsewhere (where it is loaded from the
-/// context). finish() numbers every slot once and replaces the placeholders.
+/// ones. Which dense slots stay is known only once every kernel is
+/// lowered: one that nothing reads any more (a batch-norm-folded weight
+/// that only feeds a packing) is dropped, and the packed slots' numbers
+/// follow the dense slots that stay. So while the patterns run, the `slot`
+/// of an `nn_kernel.pack_*` / `nn_kernel.packed` op is its index among the
+/// packed slots; finish() adds the number of dense slots that stay.
 class Packer {
 public:
   /// Finds @prepare and checks that the module's context is the one
   /// nn-hoist-state-computations leaves (one dense slot per @prepare result,
   /// each read as its result's type, no packed slots yet), then gives every
-  /// public function a context argument: @prepare fills the slots, the
+  /// public function a `!nn_kernel.context` argument: @prepare fills the slots, the
   /// others read them (translateToArtifactIR passes it; unused ones are
   /// removed by finish()). Without a @prepare there is nothing to check.
   LogicalResult init(ModuleOp module);
 
-  /// Emits into @prepare the packing of the value it has for an operand:
-  /// `size` returns the byte count the packing needs (it may call the
-  /// size function), `pack` packs `source` into `buffer`.
-  using SizeFn = function_ref<Value(CallBuilder &)>;
-  using PackFn = function_ref<void(CallBuilder &, Value source, Value buffer)>;
+  /// Emits at the builder's insertion point in @prepare the nn_kernel.pack_*
+  /// op that packs `source` into slot `slot` of `context`.
+  using PackFn = function_ref<void(OpBuilder &, Value source, Value context,
+                                   int64_t slot)>;
 
-  /// The packed form of `operand` for `kind` and `layout`, read from
-  /// forward's context at the rewriter's insertion point, or null when it
-  /// cannot be packed ahead. On first use of (operand, kind, layout), `size`
-  /// and `pack` emit the packing into @prepare; the packer allocates the
-  /// slot's buffer in between.
+  /// The packed form of `operand` for `kind` and `layout`, an
+  /// nn_kernel.packed read from forward's context at the rewriter's
+  /// insertion point, or null when it cannot be packed ahead. On first use
+  /// of (operand, kind, layout), `pack` emits the packing into @prepare.
   Value packed(PatternRewriter &rewriter, Location loc, Value operand,
-               PackKind kind, StringRef layout, SizeFn size, PackFn pack);
+               PackKind kind, StringRef layout, PackFn pack);
 
-  /// Drops the dense slots no function reads any more, numbers the slots and
-  /// puts the packed slots' buffers in place of their placeholders, records
-  /// the slot count and drops the context argument of functions that read
-  /// no slot.
+  /// Drops the dense slots no function reads any more, numbers the packed
+  /// slots after the ones that stay, records the slot count and drops the
+  /// context argument of functions that read no slot.
   void finish(ModuleOp module);
 
 private:

@@ -1,6 +1,6 @@
 //===- Packer.cpp - Weights packed once, in the model's context -----------===//
 //
-// Part of nn-lower-to-kernel-calls (KernelCalls.h): the Packer class.
+// Part of convert-nn-to-kernel (KernelCalls.h): the Packer class.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,7 +10,7 @@
 #include "llvm/ADT/BitVector.h"
 #include "llvm/Support/Debug.h"
 
-#define DEBUG_TYPE "nn-lower-to-kernel-calls"
+#define DEBUG_TYPE "convert-nn-to-kernel"
 
 using namespace mlir;
 using namespace mlir::nn;
@@ -25,16 +25,6 @@ Value contextArgument(FunctionOpInterface func) {
     if (func.getArgAttr(i, NNAttr::kContext))
       return func.getArgument(i);
   return nullptr;
-}
-
-/// A placeholder for the buffer of packed slot `index` (see the class
-/// comment).
-Value slotBuffer(OpBuilder &b, Location loc, ValueRange operands,
-                 int64_t index) {
-  auto cast = b.create<UnrealizedConversionCastOp>(
-      loc, LLVM::LLVMPointerType::get(b.getContext()), operands);
-  cast->setAttr(NNAttr::kPackedSlot, b.getI64IntegerAttr(index));
-  return cast.getResult(0);
 }
 
 /// The (argument, dense slot) pairs of `func`'s `nn.context_slot`
@@ -97,11 +87,11 @@ LogicalResult Packer::init(ModuleOp module) {
                                 << " reads context slots but has no body";
     }
   }
-  auto ptrType = LLVM::LLVMPointerType::get(module.getContext());
+  auto contextType = kernel::ContextType::get(module.getContext());
   for (auto func : module.getOps<func::FuncOp>())
     if (func.isPublic() && !func.isDeclaration() && !contextArgument(func))
       func.insertArgument(
-          func.getNumArguments(), ptrType,
+          func.getNumArguments(), contextType,
           DictionaryAttr::get(
               module.getContext(),
               {NamedAttribute(
@@ -136,8 +126,7 @@ Value Packer::sourceInPrepare(Value operand) {
 }
 
 Value Packer::packed(PatternRewriter &rewriter, Location loc, Value operand,
-                     PackKind kind, StringRef layout, SizeFn size,
-                     PackFn pack) {
+                     PackKind kind, StringRef layout, PackFn pack) {
   Value source = sourceInPrepare(operand);
   if (!source)
     return nullptr;
@@ -153,46 +142,31 @@ Value Packer::packed(PatternRewriter &rewriter, Location loc, Value operand,
   if (inserted) {
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(prepare.getBody().front().getTerminator());
-    CallBuilder cb(rewriter, loc);
-    Value bytes = size(cb);
-    pack(cb, source,
-         slotBuffer(rewriter, loc, {prepareContext, bytes}, it->second));
+    pack(rewriter, source, prepareContext, it->second);
   }
-  return slotBuffer(rewriter, loc, {context}, it->second);
+  auto type = kernel::PackedType::get(
+      rewriter.getContext(),
+      llvm::cast<ShapedType>(operand.getType()).getShape());
+  return rewriter.create<kernel::PackedOp>(loc, type, context, it->second);
 }
 
 void Packer::finish(ModuleOp module) {
   if (!prepare)
     return;
   int64_t firstPacked = dropUnreadDenseSlots(module);
-  SmallVector<UnrealizedConversionCastOp> placeholders;
-  module.walk([&](UnrealizedConversionCastOp cast) {
-    if (cast->hasAttr(NNAttr::kPackedSlot))
-      placeholders.push_back(cast);
+  Builder b(module.getContext());
+  auto number = [&](Operation *op) {
+    auto slot = op->getAttrOfType<IntegerAttr>("slot");
+    op->setAttr("slot", b.getI64IntegerAttr(firstPacked + slot.getInt()));
+  };
+  module.walk([&](Operation *op) {
+    if (llvm::isa<kernel::PackedOp, kernel::PackGemmBOp,
+                  kernel::PackConv2dWeightOp>(op))
+      number(op);
   });
-  for (UnrealizedConversionCastOp cast : placeholders) {
-    auto slot = static_cast<int32_t>(
-        firstPacked +
-        cast->getAttrOfType<IntegerAttr>(NNAttr::kPackedSlot).getInt());
-    OpBuilder b(cast);
-    CallBuilder cb(b, cast.getLoc());
-    Value context = cast.getOperand(0), buffer;
-    if (cast.getNumOperands() == 2) // @prepare's, with the byte count
-      buffer = cb.call(cast, abi::Function::nn_rt_context_buffer,
-                       {context, cb.i64(slot), cast.getOperand(1)})[0];
-    else
-      buffer = b.create<LLVM::LoadOp>(
-          cast.getLoc(), cb.ptrType,
-          b.create<LLVM::GEPOp>(cast.getLoc(), cb.ptrType, cb.ptrType, context,
-                                ArrayRef<LLVM::GEPArg>{slot}));
-    cast.getResult(0).replaceAllUsesWith(buffer);
-    cast.erase();
-  }
-  module->setAttr(
-      NNAttr::kContextSlots,
-      Builder(module.getContext())
-          .getI64IntegerAttr(firstPacked +
-                             static_cast<int64_t>(packedSlots.size())));
+  module->setAttr(NNAttr::kContextSlots,
+                  b.getI64IntegerAttr(firstPacked +
+                                      static_cast<int64_t>(packedSlots.size())));
   for (auto func : module.getOps<func::FuncOp>())
     if (func != prepare)
       if (Value context = contextArgument(func); context && context.use_empty())
@@ -243,7 +217,7 @@ int64_t Packer::dropUnreadDenseSlots(ModuleOp module) {
   module->setAttr(NNAttr::kContextBytes, b.getDenseI64ArrayAttr(bytes));
   prepare.getBody().front().getTerminator()->eraseOperands(unread);
   prepare.eraseResults(unread);
-  LLVM_DEBUG(llvm::dbgs() << "nn-lower-to-kernel-calls: " << unread.count()
+  LLVM_DEBUG(llvm::dbgs() << "convert-nn-to-kernel: " << unread.count()
                           << " dense context slots only fed a packing\n");
   return kept;
 }

@@ -71,9 +71,6 @@ def NN_Dialect : Dialect {
     "::mlir::IntegerAttr":$context_slots,
     // ...and the byte size of each dense one (the results of @prepare).
     "::mlir::DenseI64ArrayAttr":$context_bytes,
-    // Op inside nn-lower-to-kernel-calls: the packed slot a placeholder
-    // stands for (never leaves the pass).
-    "::mlir::IntegerAttr":$packed_slot,
     // Function: the bytes of the per-call arena nn-plan-buffers gave it.
     "::mlir::IntegerAttr":$workspace_bytes,
     // Module: the artifact's JSON description (nn-describe-artifact).

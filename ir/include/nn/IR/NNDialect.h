@@ -43,8 +43,6 @@ struct NNAttr {
       NNDialect::ContextSlotsAttrHelper::getNameStr();
   static constexpr StringLiteral kContextBytes =
       NNDialect::ContextBytesAttrHelper::getNameStr();
-  static constexpr StringLiteral kPackedSlot =
-      NNDialect::PackedSlotAttrHelper::getNameStr();
   static constexpr StringLiteral kWorkspaceBytes =
       NNDialect::WorkspaceBytesAttrHelper::getNameStr();
   static constexpr StringLiteral kArtifactDescription =

@@ -1,4 +1,4 @@
-// RUN: nn-opt %s -nn-lower-to-kernel-calls -split-input-file -verify-diagnostics
+// RUN: nn-opt %s -convert-nn-to-kernel -split-input-file -verify-diagnostics
 
 // The pass numbers the context's slots from the layout
 // nn-hoist-state-computations leaves (one dense slot per result of @prepare,

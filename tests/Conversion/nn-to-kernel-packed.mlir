@@ -1,24 +1,18 @@
-// RUN: nn-opt %s -nn-hoist-state-computations -nn-lower-state-to-arguments -nn-lower-to-kernel-calls -split-input-file | FileCheck %s
+// RUN: nn-opt %s -nn-hoist-state-computations -nn-lower-state-to-arguments -convert-nn-to-kernel -split-input-file | FileCheck %s --implicit-check-not=llvm --implicit-check-not=call
 
 // A linear weight forward never writes is packed once by @prepare into
 // context slot 0; forward loads the slot and calls the packed GEMM. The
 // weight read by two linears is packed once.
 // CHECK: module attributes {{{.*}}nn.context_slots = 1 : i64}
 // CHECK-LABEL: func.func @prepare
-// CHECK-SAME: (%[[W:.+]]: tensor<3x4xf32> {nn.state = "w"}, %[[CTX:.+]]: !llvm.ptr {nn.context})
-// CHECK: %[[SIZE:.+]] = call @nn_rt_sgemm_pack_b_size(%{{.+}}, %{{.+}}) : (i64, i64) -> i64
-// CHECK: %[[BUF:.+]] = call @nn_rt_context_buffer(%[[CTX]], %{{.+}}, %[[SIZE]])
-// CHECK: bufferization.to_memref %[[W]]
-// CHECK: call @nn_rt_sgemm_pack_b(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[BUF]])
-// CHECK-NOT: nn_rt_sgemm_pack_b
-// CHECK: return
+// CHECK-SAME: (%[[W:.+]]: tensor<3x4xf32> {nn.state = "w"}, %[[CTX:.+]]: !nn_kernel.context {nn.context})
+// CHECK-NEXT: nn_kernel.pack_gemm_b %[[W]] into %[[CTX]][0] transpose_b : tensor<3x4xf32>
+// CHECK-NEXT: return
 // CHECK-LABEL: func.func @forward
-// CHECK-SAME: (%{{.+}}: tensor<3x4xf32> {nn.state = "w"}, %[[X:.+]]: tensor<2x4xf32>, %[[FCTX:.+]]: !llvm.ptr {nn.context})
-// CHECK: %[[SLOT:.+]] = llvm.getelementptr %[[FCTX]][0]
-// CHECK: %[[PACKED:.+]] = llvm.load %[[SLOT]]
-// CHECK: call @nn_rt_sgemm_packed_b(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[PACKED]],
-// CHECK: call @nn_rt_sgemm_packed_b
-// CHECK-NOT: call @nn_rt_sgemm(
+// CHECK-SAME: (%{{.+}}: tensor<3x4xf32> {nn.state = "w"}, %[[X:.+]]: tensor<2x4xf32>, %[[FCTX:.+]]: !nn_kernel.context {nn.context})
+// CHECK: %[[PACKED:.+]] = nn_kernel.packed %[[FCTX]][0] : <3x4>
+// CHECK: nn_kernel.gemm %[[X]], %[[PACKED]] outs(%{{.*}} : tensor<2x3xf32>) transpose_b : tensor<2x4xf32>, !nn_kernel.packed<3x4>
+// CHECK: nn_kernel.gemm %[[X]], %{{.*}} transpose_b : tensor<2x4xf32>, !nn_kernel.packed<3x4>
 nn.parameter @w : tensor<3x4xf32>
 func.func @forward(%x: tensor<2x4xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
   %w = nn.load @w : tensor<3x4xf32>
@@ -38,16 +32,13 @@ func.func @forward(%x: tensor<2x4xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
 // CHECK-LABEL: func.func @prepare
 // CHECK-SAME: ({{.+}}) {
 // CHECK: %[[W2:.+]] = nn.mul
-// CHECK: call @nn_rt_conv2d_pack_weight_size
-// CHECK: %[[BUF:.+]] = call @nn_rt_context_buffer(%{{.+}}, %c0_i64{{(_[0-9]+)?}}, %{{.+}})
-// CHECK: bufferization.to_memref %[[W2]]
-// CHECK: call @nn_rt_conv2d_pack_weight({{.+}}, %[[BUF]])
+// CHECK: nn_kernel.pack_conv2d_weight %[[W2]] into %{{.+}}[0] input_size [3, 4, 4] stride [1, 1] padding [1, 1] dilation [1, 1] : tensor<8x3x3x3xf32>
 // CHECK: return{{$}}
 // CHECK-LABEL: func.func @forward
 // CHECK-NOT: nn.context_slot
 // CHECK-SAME: {
-// CHECK: llvm.getelementptr %{{.+}}[0]
-// CHECK: call @nn_rt_conv2d_nchw_packed
+// CHECK: %[[PACKED:.+]] = nn_kernel.packed %{{.+}}[0] : <8x3x3x3>
+// CHECK: nn_kernel.conv2d %{{.+}}, %[[PACKED]]
 nn.parameter @w : tensor<8x3x3x3xf32>
 nn.parameter @s : tensor<8x1x1x1xf32>
 func.func @forward(%x: tensor<1x3x4x4xf32>) -> tensor<1x8x4x4xf32> {
@@ -71,21 +62,18 @@ func.func @forward(%x: tensor<1x3x4x4xf32>) -> tensor<1x8x4x4xf32> {
 // CHECK-SAME: -> (tensor<8xf32>, tensor<8xf32>)
 // CHECK: %[[B1:.+]] = nn.add
 // CHECK: %[[B2:.+]] = nn.add
-// CHECK: call @nn_rt_context_buffer(%{{.+}}, %c2_i64{{(_[0-9]+)?}}, %{{.+}})
-// CHECK: call @nn_rt_sgemm_pack_b(
-// CHECK: call @nn_rt_context_buffer(%{{.+}}, %c3_i64{{(_[0-9]+)?}}, %{{.+}})
-// CHECK: call @nn_rt_conv2d_pack_weight(
-// CHECK: call @nn_rt_context_buffer(%{{.+}}, %c4_i64{{(_[0-9]+)?}}, %{{.+}})
-// CHECK: call @nn_rt_conv2d_pack_weight(
+// CHECK: nn_kernel.pack_gemm_b %{{.+}} into %{{.+}}[2] transpose_b : tensor<8x8xf32>
+// CHECK: nn_kernel.pack_conv2d_weight %{{.+}} into %{{.+}}[3] input_size [8, 4, 4]
+// CHECK: nn_kernel.pack_conv2d_weight %{{.+}} into %{{.+}}[4] input_size [3, 4, 4]
 // CHECK: return %[[B1]], %[[B2]] : tensor<8xf32>, tensor<8xf32>
 // CHECK-LABEL: func.func @forward
-// CHECK-SAME: %{{[a-z0-9]+}}: tensor<8xf32> {nn.context_slot = 0 : i64}, %{{[a-z0-9]+}}: tensor<8xf32> {nn.context_slot = 1 : i64}, %{{[a-z0-9]+}}: tensor<1x3x4x4xf32>, %{{[a-z0-9]+}}: tensor<2x8xf32>, %{{[a-z0-9]+}}: !llvm.ptr {nn.context})
-// CHECK: llvm.getelementptr %{{.+}}[4]
-// CHECK: call @nn_rt_conv2d_nchw_packed
-// CHECK: llvm.getelementptr %{{.+}}[3]
-// CHECK: call @nn_rt_conv2d_nchw_packed
-// CHECK: llvm.getelementptr %{{.+}}[2]
-// CHECK: call @nn_rt_sgemm_packed_b
+// CHECK-SAME: %[[S0:[a-z0-9]+]]: tensor<8xf32> {nn.context_slot = 0 : i64}, %[[S1:[a-z0-9]+]]: tensor<8xf32> {nn.context_slot = 1 : i64}, %{{[a-z0-9]+}}: tensor<1x3x4x4xf32>, %{{[a-z0-9]+}}: tensor<2x8xf32>, %{{[a-z0-9]+}}: !nn_kernel.context {nn.context})
+// CHECK: %[[P4:.+]] = nn_kernel.packed %{{.+}}[4] : <8x3x3x3>
+// CHECK: nn_kernel.conv2d %{{.+}}, %[[P4]] addends(%[[S0]] : tensor<8xf32>)
+// CHECK: %[[P3:.+]] = nn_kernel.packed %{{.+}}[3] : <8x8x3x3>
+// CHECK: nn_kernel.conv2d %{{.+}}, %[[P3]] addends(%[[S1]] : tensor<8xf32>)
+// CHECK: %[[P2:.+]] = nn_kernel.packed %{{.+}}[2] : <8x8>
+// CHECK: nn_kernel.gemm %{{.+}}, %[[P2]]
 nn.parameter @w1 : tensor<8x3x3x3xf32>
 nn.parameter @w2 : tensor<8x8x3x3xf32>
 nn.parameter @s : tensor<8x1x1x1xf32>
@@ -119,15 +107,13 @@ func.func @forward(%x: tensor<1x3x4x4xf32>, %h: tensor<2x8xf32>) -> (tensor<1x8x
 // CHECK: module attributes {nn.context_bytes = array<i64: 864, 288>, nn.context_slots = 3 : i64}
 // CHECK-LABEL: func.func @prepare
 // CHECK-SAME: -> (tensor<8x3x3x3xf32>, tensor<8x1x3x3xf32>)
-// CHECK: call @nn_rt_context_buffer(%{{.+}}, %c2_i64{{(_[0-9]+)?}}, %{{.+}})
-// CHECK: call @nn_rt_conv2d_pack_weight(
-// CHECK-NOT: call @nn_rt_conv2d_pack_weight(
+// CHECK: nn_kernel.pack_conv2d_weight %{{.+}} into %{{.+}}[2]
+// CHECK-NOT: nn_kernel.pack_conv2d_weight
 // CHECK-LABEL: func.func @forward
 // CHECK-SAME: %[[W:[a-z0-9]+]]: tensor<8x3x3x3xf32> {nn.context_slot = 0 : i64}, %[[D:[a-z0-9]+]]: tensor<8x1x3x3xf32> {nn.context_slot = 1 : i64}
-// CHECK: llvm.getelementptr %{{.+}}[2]
-// CHECK: call @nn_rt_conv2d_nchw_packed
-// CHECK: bufferization.to_memref %[[D]]
-// CHECK: call @nn_rt_conv2d_depthwise_nchw
+// CHECK: %[[P:.+]] = nn_kernel.packed %{{.+}}[2] : <8x3x3x3>
+// CHECK: nn_kernel.conv2d %{{.+}}, %[[P]]
+// CHECK: nn_kernel.conv2d %{{.+}}, %[[D]] outs({{.*}}) {{.*}} depthwise
 // CHECK: return %{{.+}}, %{{.+}}, %[[W]]
 nn.parameter @w : tensor<8x3x3x3xf32>
 nn.parameter @d : tensor<8x1x3x3xf32>
@@ -150,15 +136,16 @@ func.func @forward(%x: tensor<1x3x4x4xf32>) -> (tensor<1x8x4x4xf32>, tensor<1x8x
 // convolution of the first geometry reuses its slot.
 // CHECK: module attributes {nn.context_bytes = array<i64>, nn.context_slots = 2 : i64}
 // CHECK-LABEL: func.func @prepare
-// CHECK-COUNT-2: call @nn_rt_conv2d_pack_weight(
-// CHECK-NOT: call @nn_rt_conv2d_pack_weight(
+// CHECK: nn_kernel.pack_conv2d_weight %{{.+}} into %{{.+}}[0] input_size [3, 8, 8] stride [1, 1]
+// CHECK: nn_kernel.pack_conv2d_weight %{{.+}} into %{{.+}}[1] input_size [3, 8, 8] stride [2, 2]
+// CHECK-NOT: nn_kernel.pack_conv2d_weight
 // CHECK-LABEL: func.func @forward
-// CHECK: llvm.getelementptr %{{.+}}[0]
-// CHECK: call @nn_rt_conv2d_nchw_packed
-// CHECK: llvm.getelementptr %{{.+}}[1]
-// CHECK: call @nn_rt_conv2d_nchw_packed
-// CHECK: llvm.getelementptr %{{.+}}[0]
-// CHECK: call @nn_rt_conv2d_nchw_packed
+// CHECK: nn_kernel.packed %{{.+}}[0]
+// CHECK: nn_kernel.conv2d {{.*}} stride [1, 1]
+// CHECK: nn_kernel.packed %{{.+}}[1]
+// CHECK: nn_kernel.conv2d {{.*}} stride [2, 2]
+// CHECK: nn_kernel.packed %{{.+}}[0]
+// CHECK: nn_kernel.conv2d {{.*}} stride [1, 1]
 nn.parameter @w : tensor<8x3x3x3xf32>
 func.func @forward(%x: tensor<1x3x8x8xf32>) -> (tensor<1x8x8x8xf32>, tensor<1x8x4x4xf32>, tensor<1x8x8x8xf32>) {
   %w = nn.load @w : tensor<8x3x3x3xf32>
@@ -177,11 +164,11 @@ func.func @forward(%x: tensor<1x3x8x8xf32>) -> (tensor<1x8x8x8xf32>, tensor<1x8x
 // CHECK-LABEL: func.func @prepare
 // CHECK-NOT: pack
 // CHECK-LABEL: func.func @forward
-// CHECK-NOT: !llvm.ptr {nn.context}
+// CHECK-NOT: !nn_kernel.context {nn.context}
 // CHECK-SAME: {
 // CHECK-NOT: packed
-// CHECK: call @nn_rt_sgemm(
-// CHECK: call @nn_rt_sgemm(
+// CHECK: nn_kernel.gemm %{{.+}}, %{{.+}} outs({{.*}}) : tensor<2x4xf32>, tensor<4x4xf32>
+// CHECK: nn_kernel.gemm %{{.+}}, %{{.+}} outs({{.*}}) : tensor<2x4xf32>, tensor<4x4xf32>
 nn.buffer @m : tensor<4x4xf32> persistent
 func.func @forward(%x: tensor<2x4xf32>, %r: tensor<4x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
   %y = nn.matmul %x, %r : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>

@@ -1,8 +1,8 @@
-//===- LowerToKernelCalls.cpp - Heavy nn ops to nn_kernels calls ----------===//
+//===- ConvertNNToKernel.cpp - Heavy nn ops to nn_kernel ops -------------===//
 //
-// Implements nn-lower-to-kernel-calls (see Passes.td and KernelCalls.h for
-// its pieces): the contraction and batched patterns run once over the
-// module's existing ops, then the packer numbers the context's slots.
+// Implements convert-nn-to-kernel (see Passes.td and KernelCalls.h for its
+// pieces): the contraction and batched patterns run once over the module's
+// existing ops, then the packer numbers the context's slots.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,7 +13,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::nn {
-#define GEN_PASS_DEF_LOWERTOKERNELCALLSPASS
+#define GEN_PASS_DEF_CONVERTNNTOKERNELPASS
 #include "nn/Conversion/Passes.h.inc"
 } // namespace mlir::nn
 
@@ -24,8 +24,8 @@ namespace abi = mlir::nn::kernel_abi;
 
 namespace {
 
-struct LowerToKernelCallsPass
-    : public nn::impl::LowerToKernelCallsPassBase<LowerToKernelCallsPass> {
+struct ConvertNNToKernelPass
+    : public nn::impl::ConvertNNToKernelPassBase<ConvertNNToKernelPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // The calls declare the kernels as KernelABI.def types them: a symbol

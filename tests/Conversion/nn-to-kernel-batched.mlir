@@ -1,4 +1,4 @@
-// RUN: nn-opt %s -nn-lower-to-kernel-calls -split-input-file | FileCheck %s
+// RUN: nn-opt %s -convert-nn-to-kernel -split-input-file | FileCheck %s --implicit-check-not=memref --implicit-check-not=llvm --implicit-check-not=call
 
 // MultiheadAttention's eval path (TransformerEncoderLayer, W4): the q/k/v
 // pieces of one in-projection, split into heads, attended and merged back.
@@ -7,18 +7,17 @@
 // permutes are only strides, and the attention writes its result straight
 // in the merged [seq, batch, heads, head_dim] order.
 // CHECK-LABEL: func.func @attention_head_split_merge
-// CHECK-DAG: tensor.extract_slice %[[QKV:.+]][0, 0, 0] [6, 2, 8] [1, 1, 1]
-// CHECK-DAG: tensor.extract_slice %[[QKV]][0, 0, 8] [6, 2, 8] [1, 1, 1]
-// CHECK-DAG: tensor.extract_slice %[[QKV]][0, 0, 16] [6, 2, 8] [1, 1, 1]
-// CHECK-DAG: %[[OUT:.+]] = memref.alloc() {alignment = 64 : i64} : memref<6x2x4x2xf32>
-// CHECK: %[[SCALE:.+]] = arith.constant 0.707106769 : f32
-// CHECK: %[[CAUSAL:.+]] = arith.constant 0 : i32
-// CHECK: call @nn_rt_attention(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NOMASK:.+]], %{{.*}}, %[[SCALE]], %[[CAUSAL]])
-// CHECK: %[[MERGED:.+]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<6x2x4x2xf32>
+// CHECK: %[[Q:.+]] = tensor.extract_slice %[[QKV:.+]][0, 0, 0] [6, 2, 8] [1, 1, 1]
+// CHECK: %[[Q4:.+]] = tensor.expand_shape %[[Q]] {{\[}}[0], [1], [2, 3]] output_shape [6, 2, 4, 2]
+// CHECK: %[[K:.+]] = tensor.extract_slice %[[QKV]][0, 0, 8] [6, 2, 8] [1, 1, 1]
+// CHECK: %[[K4:.+]] = tensor.expand_shape %[[K]]
+// CHECK: %[[V:.+]] = tensor.extract_slice %[[QKV]][0, 0, 16] [6, 2, 8] [1, 1, 1]
+// CHECK: %[[V4:.+]] = tensor.expand_shape %[[V]]
+// CHECK: %[[INIT:.+]] = tensor.empty() : tensor<6x2x4x2xf32>
+// CHECK: %[[MERGED:.+]] = nn_kernel.attention %[[Q4]], %[[K4]], %[[V4]] outs(%[[INIT]] : tensor<6x2x4x2xf32>) scale 0.707106769 {key_perm = array<i64: 1, 2, 0, 3>, out_perm = array<i64: 2, 0, 1, 3>, query_perm = array<i64: 1, 2, 0, 3>, value_perm = array<i64: 1, 2, 0, 3>}
 // CHECK: nn.reshape %[[MERGED]] [6, 2, 8]
 // CHECK-NOT: nn.permute
 // CHECK-NOT: nn.scaled_dot_product_attention
-// CHECK: func.func private @nn_rt_attention(!llvm.ptr, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, f32, i32)
 func.func @attention_head_split_merge(%qkv: tensor<6x2x24xf32>) -> tensor<6x2x8xf32> {
   %s:3 = nn.split %qkv [8, 8, 8] dim -1 : (tensor<6x2x24xf32>) -> (tensor<6x2x8xf32>, tensor<6x2x8xf32>, tensor<6x2x8xf32>)
   %q0 = nn.reshape %s#0 [6, 2, 4, 2] : (tensor<6x2x8xf32>) -> tensor<6x2x4x2xf32>
@@ -35,14 +34,12 @@ func.func @attention_head_split_merge(%qkv: tensor<6x2x24xf32>) -> tensor<6x2x8x
 
 // -----
 
-// A float mask [L, S] shared by every batch index: batch strides 0; the
-// causal flag and an explicit scale reach the call.
+// A float mask [L, S] shared by every batch index (broadcast: batch
+// strides 0 in the call); the causal flag and an explicit scale reach the
+// op.
 // CHECK-LABEL: func.func @attention_mask_and_causal
-// CHECK: %[[MASK:.+]] = bufferization.to_memref %arg3 read_only : memref<5x7xf32, strided<[?, ?], offset: ?>>
-// CHECK: %[[SCALE:.+]] = arith.constant 1.250000e-01 : f32
-// CHECK: call @nn_rt_attention(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[MSLOT:.+]], %{{.*}}, %[[SCALE]], %{{.*}})
-// CHECK: %[[CAUSAL:.+]] = arith.constant 1 : i32
-// CHECK: call @nn_rt_attention({{.*}}, %[[CAUSAL]])
+// CHECK: nn_kernel.attention %arg0, %arg1, %arg2 mask(%arg3 : tensor<5x7xf32>) outs(%{{.*}} : tensor<2x3x5x6xf32>) scale 1.250000e-01 :
+// CHECK: nn_kernel.attention %arg0, %arg1, %arg2 outs(%{{.*}} : tensor<2x3x5x6xf32>) scale 5.000000e-01 causal :
 // CHECK-NOT: nn.scaled_dot_product_attention
 func.func @attention_mask_and_causal(%q: tensor<2x3x5x4xf32>, %k: tensor<2x3x7x4xf32>, %v: tensor<2x3x7x6xf32>, %mask: tensor<5x7xf32>) -> (tensor<2x3x5x6xf32>, tensor<2x3x5x6xf32>) {
   %a = nn.scaled_dot_product_attention %q, %k, %v mask %mask scale 0.125 : (tensor<2x3x5x4xf32>, tensor<2x3x7x4xf32>, tensor<2x3x7x6xf32>, tensor<5x7xf32>) -> tensor<2x3x5x6xf32>
@@ -55,16 +52,10 @@ func.func @attention_mask_and_causal(%q: tensor<2x3x5x4xf32>, %k: tensor<2x3x7x4
 // A batched matmul against a shared 2-D weight, with a residual of the
 // result's shape (one image per batch index) and a relu in the store.
 // CHECK-LABEL: func.func @batched_matmul_residual_relu
-// CHECK: %[[SIZES:.+]] = llvm.alloca %{{.*}} x !llvm.array<4 x i64>
-// CHECK: llvm.alloca %{{.*}} x !llvm.struct<(ptr, array<4 x i64>, i64, i64)>
-// CHECK: %[[RELU:.+]] = arith.constant 1 : i32
-// CHECK: llvm.insertvalue %[[RELU]], %{{.*}}[1]
-// CHECK: %[[C:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2x3x8x4xf32>
-// CHECK: call @nn_rt_sgemm_batched(%[[SIZES]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: nn_kernel.batch_matmul %arg0, %arg1 addends(%arg2 : tensor<2x3x8x4xf32>) epilogue <add [32, 4, 1], relu> outs(%{{.*}} : tensor<2x3x8x4xf32>) : tensor<2x3x8x16xf32>, tensor<16x4xf32> -> tensor<2x3x8x4xf32>
 // CHECK-NOT: nn.matmul
 // CHECK-NOT: nn.add
 // CHECK-NOT: nn.relu
-// CHECK: func.func private @nn_rt_sgemm_batched(!llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, !llvm.ptr)
 func.func @batched_matmul_residual_relu(%a: tensor<2x3x8x16xf32>, %b: tensor<16x4xf32>, %r: tensor<2x3x8x4xf32>) -> tensor<2x3x8x4xf32> {
   %y = nn.matmul %a, %b : (tensor<2x3x8x16xf32>, tensor<16x4xf32>) -> tensor<2x3x8x4xf32>
   %z = nn.add %y, %r : (tensor<2x3x8x4xf32>, tensor<2x3x8x4xf32>) -> tensor<2x3x8x4xf32>
@@ -77,8 +68,7 @@ func.func @batched_matmul_residual_relu(%a: tensor<2x3x8x16xf32>, %b: tensor<16x
 // q·kᵀ written out (MultiheadAttention with need_weights): the transpose is
 // a swap of the key's strides, not a copy.
 // CHECK-LABEL: func.func @batched_matmul_transposed
-// CHECK: bufferization.to_memref %arg1 read_only : memref<2x4x6x3xf32, strided<[?, ?, ?, ?], offset: ?>>
-// CHECK: call @nn_rt_sgemm_batched
+// CHECK: nn_kernel.batch_matmul %arg0, %arg1 outs(%{{.*}} : tensor<2x4x5x6xf32>) {b_perm = array<i64: 0, 1, 3, 2>} : tensor<2x4x5x3xf32>, tensor<2x4x6x3xf32> -> tensor<2x4x5x6xf32>
 // CHECK-NOT: nn.transpose
 // CHECK-NOT: nn.matmul
 func.func @batched_matmul_transposed(%q: tensor<2x4x5x3xf32>, %k: tensor<2x4x6x3xf32>) -> tensor<2x4x5x6xf32> {
@@ -93,7 +83,7 @@ func.func @batched_matmul_transposed(%q: tensor<2x4x5x3xf32>, %k: tensor<2x4x6x3
 // boolean mask, f16 and bf16, dynamic shapes, more batch dims than the
 // kernels take.
 // CHECK-LABEL: func.func @no_kernel
-// CHECK-NOT: call @nn_rt_
+// CHECK-NOT: nn_kernel
 // CHECK: nn.scaled_dot_product_attention {{.*}} rng
 // CHECK: nn.scaled_dot_product_attention {{.*}} mask %{{.*}} :{{.*}}xi1>
 // CHECK: nn.scaled_dot_product_attention {{.*}}xf16>

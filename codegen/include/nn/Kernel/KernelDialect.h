@@ -1,0 +1,39 @@
+//===- KernelDialect.h - The nn_kernel dialect ------------------*- C++ -*-===//
+//
+// Micro-kernel calls as destination-passing ops (KernelOps.td).
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_KERNEL_KERNELDIALECT_H
+#define NN_KERNEL_KERNELDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "nn/Kernel/KernelDialect.h.inc"
+#include "nn/Kernel/KernelEnums.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "nn/Kernel/KernelTypes.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "nn/Kernel/KernelAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "nn/Kernel/KernelOps.h.inc"
+
+namespace mlir {
+class DialectRegistry;
+namespace nn::kernel {
+
+/// Registers the ops' bufferization (BufferizableOpInterface, as linalg's
+/// destination-passing ops bufferize).
+void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);
+
+} // namespace nn::kernel
+} // namespace mlir
+
+#endif // NN_KERNEL_KERNELDIALECT_H
