@@ -220,15 +220,13 @@ struct AttentionToKernel
     auto [mask, maskPerm] = operandView(rewriter, loc, op.getAttnMask());
     auto [init, outPerm] = resultView(
         rewriter, loc, llvm::cast<RankedTensorType>(op.getType()), permute);
-    Value result =
-        rewriter
-            .create<kernel::AttentionOp>(
-                loc, init.getType(), q, k, v, mask, init,
-                rewriter.getF32FloatAttr(
-                    static_cast<float>(op.getScaleOrDefault())),
-                op.getIsCausal() ? rewriter.getUnitAttr() : nullptr, qPerm,
-                kPerm, vPerm, maskPerm, outPerm)
-            .getResult();
+    auto scale =
+        rewriter.getF32FloatAttr(static_cast<float>(op.getScaleOrDefault()));
+    UnitAttr causal = op.getIsCausal() ? rewriter.getUnitAttr() : nullptr;
+    auto attention = rewriter.create<kernel::AttentionOp>(
+        loc, init.getType(), q, k, v, mask, init, scale, causal, qPerm, kPerm,
+        vPerm, maskPerm, outPerm);
+    Value result = attention.getResult();
     if (permute) {
       rewriter.replaceOp(permute, result);
       rewriter.eraseOp(op);

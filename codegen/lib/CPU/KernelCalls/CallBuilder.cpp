@@ -3,8 +3,8 @@
 // Part of nn-lower-kernel-ops (KernelCalls.h). Operands cross as
 // `!llvm.ptr` built from a memref's aligned base pointer and offset, with
 // the strides read from `memref.extract_strided_metadata`, so whatever
-// layout bufferization picked is passed through without a copy. The structs are built field by field
-// as KernelABI.def lays them out.
+// layout bufferization picked is passed through without a copy. The
+// structs are built field by field as KernelABI.def lays them out.
 //
 //===----------------------------------------------------------------------===//
 
