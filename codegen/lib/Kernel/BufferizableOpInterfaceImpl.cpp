@@ -64,8 +64,8 @@ struct KernelOpInterface
         continue;
       }
       if (&operand != &init) {
-        FailureOr<Value> buffer = bufferOf(
-            rewriter, operand, kernel.needsRowMajor(operand), options);
+        FailureOr<Value> buffer =
+            bufferOf(rewriter, operand, kernel.needsRowMajor(operand), options);
         if (failed(buffer))
           return failure();
         operands.push_back(*buffer);

@@ -85,9 +85,9 @@ Attribute EpilogueAttr::parse(AsmParser &parser, Type) {
              << keyword << "' after the activation, which comes last";
     if (keyword == "add") {
       SmallVector<int64_t> triple;
-      if (parser.parseCommaSeparatedList(
-              AsmParser::Delimiter::Square,
-              [&] { return parser.parseInteger(triple.emplace_back()); }))
+      if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+            return parser.parseInteger(triple.emplace_back());
+          }))
         return failure();
       if (triple.size() != 3)
         return parser.emitError(loc, "an addend has 3 strides [image, row, "
@@ -146,10 +146,10 @@ void EpilogueAttr::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
-LogicalResult
-EpilogueAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     ArrayRef<int64_t> addendStrides, Activation activation,
-                     APFloat min, APFloat max, APFloat slope) {
+LogicalResult EpilogueAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   ArrayRef<int64_t> addendStrides,
+                                   Activation activation, APFloat min,
+                                   APFloat max, APFloat slope) {
   if (addendStrides.size() % 3 != 0)
     return emitError() << "an epilogue's addend strides come in threes "
                           "[image, row, col], not "
@@ -214,12 +214,11 @@ LogicalResult verifyWindow(Operation *op, ArrayRef<int64_t> stride,
     if (!sized)
       return op->emitOpError()
              << name << " has 2 values (H, W)"
-             << (StringRef(name) == "padding" ? ", or 4 (low, then high)"
-                                              : "")
+             << (StringRef(name) == "padding" ? ", or 4 (low, then high)" : "")
              << ", not " << values.size();
     if (llvm::any_of(values, [&](int64_t v) { return v < least; }))
-      return op->emitOpError() << name << " [" << values << "] is below "
-                               << least;
+      return op->emitOpError()
+             << name << " [" << values << "] is below " << least;
   }
   return success();
 }
@@ -248,8 +247,7 @@ LogicalResult verifyTensorsOrMemRefs(Operation *op) {
 
 /// Every memref operand the kernel of `op` reads or writes row-major has
 /// an identity layout.
-template <typename OpTy>
-LogicalResult verifyRowMajor(OpTy op) {
+template <typename OpTy> LogicalResult verifyRowMajor(OpTy op) {
   for (OpOperand &operand : op->getOpOperands())
     if (auto memref = llvm::dyn_cast<MemRefType>(operand.get().getType()))
       if (op.needsRowMajor(operand) && !memref.getLayout().isIdentity())
@@ -271,22 +269,21 @@ LogicalResult verifyKernel(OpTy op, ValueRange addends, EpilogueAttr epilogue,
   int64_t numAddends = epilogue ? epilogue.getNumAddends() : 0;
   if (static_cast<int64_t>(addends.size()) != numAddends)
     return op.emitOpError("has ")
-           << addends.size() << " addends but its epilogue adds "
-           << numAddends;
+           << addends.size() << " addends but its epilogue adds " << numAddends;
   if (images == 0 || rows == 0 || cols == 0)
     return success();
   for (auto [i, addend] : llvm::enumerate(addends)) {
     ArrayRef<int64_t> s = epilogue.getStrides(i);
     // Strides are not negative (EpilogueAttr::verify); saturate, not wrap.
     uint64_t last = 0;
-    for (auto [count, stride] : llvm::zip(
-             std::array<int64_t, 3>{images - 1, rows - 1, cols - 1}, s))
+    for (auto [count, stride] :
+         llvm::zip(std::array<int64_t, 3>{images - 1, rows - 1, cols - 1}, s))
       last = llvm::SaturatingMultiplyAdd<uint64_t>(count, stride, last);
     auto elements = static_cast<uint64_t>(product(shapeOf(addend)));
     if (last >= elements)
       return op.emitOpError("addend ")
-             << i << " has " << elements << " elements, but its strides ["
-             << s << "] reach element " << last;
+             << i << " has " << elements << " elements, but its strides [" << s
+             << "] reach element " << last;
   }
   return success();
 }
@@ -399,7 +396,8 @@ LogicalResult GemmOp::verify() {
                        "not ")
            << a.size() << ", " << b.size() << " and " << c.size();
   int64_t M = c[0], N = c[1], K = a[1];
-  int64_t bK = getTransposeB() ? b[1] : b[0], bN = getTransposeB() ? b[0] : b[1];
+  int64_t bK = getTransposeB() ? b[1] : b[0],
+          bN = getTransposeB() ? b[0] : b[1];
   if (a[0] != M || bK != K || bN != N)
     return emitOpError("computes [")
            << M << ", " << N << "] from a [" << a << "] and "
@@ -617,8 +615,8 @@ SmallVector<int64_t> PackConv2dWeightOp::getOutputSize() {
   ArrayRef<int64_t> w = shapeOf(getSource());
   SmallVector<int64_t> size;
   for (int i = 0; i < 2; ++i)
-    size.push_back(convOutputSize(getInputSize()[1 + i], w[2 + i],
-                                  getStride(), getPadding(), getDilation(), i));
+    size.push_back(convOutputSize(getInputSize()[1 + i], w[2 + i], getStride(),
+                                  getPadding(), getDilation(), i));
   return size;
 }
 

@@ -155,9 +155,9 @@ std::pair<Value, DenseI64ArrayAttr> resultView(OpBuilder &b, Location loc,
                                       resultType.getElementType()),
             nullptr};
   auto type = llvm::cast<RankedTensorType>(permute->getResult(0).getType());
-  return {b.create<tensor::EmptyOp>(loc, type.getShape(),
-                                    type.getElementType()),
-          b.getDenseI64ArrayAttr(*viewPermutation(permute))};
+  return {
+      b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType()),
+      b.getDenseI64ArrayAttr(*viewPermutation(permute))};
 }
 
 /// nn.matmul with batch dimensions: one nn_kernel.batch_matmul over views
@@ -187,8 +187,8 @@ struct BatchedMatmulToKernel : public OpRewritePattern<MatmulOp> {
     auto [init, outPerm] = resultView(
         rewriter, loc, llvm::cast<RankedTensorType>(op.getType()), permute);
     auto kernelOp = rewriter.create<kernel::BatchMatmulOp>(
-        loc, init.getType(), a, b, addendValues(e), init, aPerm, bPerm,
-        outPerm, epilogueAttr(rewriter.getContext(), e));
+        loc, init.getType(), a, b, addendValues(e), init, aPerm, bPerm, outPerm,
+        epilogueAttr(rewriter.getContext(), e));
     rewriter.replaceAllUsesWith(permute ? permute->getResult(0) : e.result,
                                 kernelOp.getResult());
     if (permute)

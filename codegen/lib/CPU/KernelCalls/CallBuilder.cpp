@@ -106,7 +106,7 @@ private:
 } // namespace
 
 Value CallBuilder::epilogue(Operation *anchor, kernel::EpilogueAttr e,
-                           ValueRange addends) {
+                            ValueRange addends) {
   if (!e || (addends.empty() && e.getActivation() == kernel::Activation::none))
     return null();
   StructValue s(*this, "nn_rt_epilogue");

@@ -64,8 +64,7 @@ Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
   Location loc = contraction->getLoc();
   auto resultType =
       llvm::cast<RankedTensorType>(contraction->getResult(0).getType());
-  kernel::EpilogueAttr epilogue =
-      epilogueAttr(rewriter.getContext(), e);
+  kernel::EpilogueAttr epilogue = epilogueAttr(rewriter.getContext(), e);
   SmallVector<Value> addends = addendValues(e);
 
   if (auto conv = llvm::dyn_cast<ConvOp>(contraction)) {
@@ -91,16 +90,16 @@ Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
     // weights as they are).
     bool depthwise = isDepthwise(conv);
     Value packed =
-        depthwise ? Value()
-                  : packer.packed(rewriter, loc, weight, PackKind::convWeight,
-                                  layout,
-                                  [&](OpBuilder &b, Value source,
-                                      Value context, int64_t slot) {
-                                    b.create<kernel::PackConv2dWeightOp>(
-                                        loc, source, context, slot,
-                                        b.getDenseI64ArrayAttr(in.drop_front()),
-                                        stride, padding, dilation);
-                                  });
+        depthwise
+            ? Value()
+            : packer.packed(
+                  rewriter, loc, weight, PackKind::convWeight, layout,
+                  [&](OpBuilder &b, Value source, Value context, int64_t slot) {
+                    b.create<kernel::PackConv2dWeightOp>(
+                        loc, source, context, slot,
+                        b.getDenseI64ArrayAttr(in.drop_front()), stride,
+                        padding, dilation);
+                  });
     auto op = rewriter.create<kernel::Conv2dOp>(
         loc, resultType, input, packed ? packed : weight, addends,
         init(rewriter, loc, resultType), stride, padding, dilation, depthwise,
@@ -221,9 +220,9 @@ struct FusedGroupToKernel : public OpRewritePattern<FusedOp> {
       outside.map(arg, input);
     KernelEpilogue e =
         matchEpilogue(anchor, [&](Value v) { return outside.lookupOrNull(v); });
-    LLVM_DEBUG(llvm::dbgs() << "convert-nn-to-kernel: group at "
-                            << op.getLoc() << " keeps " << e.absorbed.size()
-                            << " consumers in the kernel's store\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "convert-nn-to-kernel: group at " << op.getLoc() << " keeps "
+               << e.absorbed.size() << " consumers in the kernel's store\n");
     rewriter.setInsertionPoint(op);
     Value result = emitKernel(
         rewriter, anchor, [&](Value v) { return outside.lookupOrNull(v); }, e,

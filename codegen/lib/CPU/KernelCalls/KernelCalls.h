@@ -1,4 +1,4 @@
-//===- KernelCalls.h - The kernel ops and their calls, in pieces -*- C++ -*-===//
+//===- KernelCalls.h - Kernel ops and their calls, in pieces ---*- C++ -*-===//
 //
 // Two passes, one file per piece:
 //
@@ -133,8 +133,7 @@ public:
 
   /// A pointer to an nn_rt_epilogue holding `e` and the `addends`
   /// (row-major memrefs), or a null pointer when `e` does nothing.
-  Value epilogue(Operation *anchor, kernel::EpilogueAttr e,
-                 ValueRange addends);
+  Value epilogue(Operation *anchor, kernel::EpilogueAttr e, ValueRange addends);
 
   /// An nn_rt_matrix {ptr, batch strides, row, col} in a stack slot; the
   /// strides of a kernel's batch dims (at most NN_RT_MAX_BATCH_DIMS), which
@@ -182,8 +181,8 @@ public:
   /// Finds @prepare and checks that the module's context is the one
   /// nn-hoist-state-computations leaves (one dense slot per @prepare result,
   /// each read as its result's type, no packed slots yet), then gives every
-  /// public function a `!nn_kernel.context` argument: @prepare fills the slots, the
-  /// others read them (translateToArtifactIR passes it; unused ones are
+  /// public function a `!nn_kernel.context` argument: @prepare fills the slots,
+  /// the others read them (translateToArtifactIR passes it; unused ones are
   /// removed by finish()). Without a @prepare there is nothing to check.
   LogicalResult init(ModuleOp module);
 

@@ -27,8 +27,7 @@ using namespace mlir::nn::kernel_calls;
 namespace abi = mlir::nn::kernel_abi;
 namespace kernel = mlir::nn::kernel;
 
-static_assert(static_cast<int32_t>(kernel::Activation::relu) ==
-                      abi::kActRelu &&
+static_assert(static_cast<int32_t>(kernel::Activation::relu) == abi::kActRelu &&
                   static_cast<int32_t>(kernel::Activation::clamp) ==
                       abi::kActClamp &&
                   static_cast<int32_t>(kernel::Activation::leaky_relu) ==
@@ -107,8 +106,7 @@ void lower(CallBuilder &cb, kernel::PackGemmBOp op, Value context) {
           {cb.i64(K), cb.i64(N), ptr, strides[0], strides[1], buffer});
 }
 
-void lower(CallBuilder &cb, kernel::Conv2dOp op,
-           const PackedPointers &packed) {
+void lower(CallBuilder &cb, kernel::Conv2dOp op, const PackedPointers &packed) {
   ArrayRef<int64_t> in = shapeOf(op.getInput()), w = shapeOf(op.getWeight()),
                     out = shapeOf(op.getInit());
   ArrayRef<int64_t> stride = op.getStride(), padding = op.getPadding(),
@@ -120,8 +118,8 @@ void lower(CallBuilder &cb, kernel::Conv2dOp op,
   Value outPtr = cb.pointer(op.getInit()).first;
   if (op.getDepthwise()) {
     cb.call(op, abi::Function::nn_rt_conv2d_depthwise_nchw,
-            {cb.i64(in[0]), cb.i64(in[1]), cb.i64(in[2]), cb.i64(in[3]),
-             inPtr, cb.i64(w[2]), cb.i64(w[3]), wPtr, cb.i64(stride[0]),
+            {cb.i64(in[0]), cb.i64(in[1]), cb.i64(in[2]), cb.i64(in[3]), inPtr,
+             cb.i64(w[2]), cb.i64(w[3]), wPtr, cb.i64(stride[0]),
              cb.i64(stride[1]), cb.i64(padding[0]), cb.i64(padding[1]),
              cb.i64(dilation[0]), cb.i64(dilation[1]), cb.i64(out[2]),
              cb.i64(out[3]), outPtr, epilogue});
@@ -218,8 +216,8 @@ void lower(CallBuilder &cb, kernel::BatchMatmulOp op) {
   Value cMatrix = matrixResult(cb, op, op.getInit(), op.getOutPerm());
   cb.call(op, abi::Function::nn_rt_sgemm_batched,
           {cb.batchSizes(op, ArrayRef<int64_t>(shape).drop_back(2)),
-           cb.i64(shape[rank - 2]), cb.i64(shape[rank - 1]), cb.i64(K),
-           aMatrix, bMatrix, cMatrix, cb.i32(0), epilogue});
+           cb.i64(shape[rank - 2]), cb.i64(shape[rank - 1]), cb.i64(K), aMatrix,
+           bMatrix, cMatrix, cb.i32(0), epilogue});
 }
 
 void lower(CallBuilder &cb, kernel::AttentionOp op) {
@@ -230,8 +228,8 @@ void lower(CallBuilder &cb, kernel::AttentionOp op) {
     return key[op.getKeyPerm() ? (*op.getKeyPerm())[i] : i];
   };
   int64_t keyRank = key.size();
-  int64_t L = shape[rank - 2], Ev = shape[rank - 1],
-          S = keyDim(keyRank - 2), E = keyDim(keyRank - 1);
+  int64_t L = shape[rank - 2], Ev = shape[rank - 1], S = keyDim(keyRank - 2),
+          E = keyDim(keyRank - 1);
   SmallVector<int64_t> qShape(shape), kShape(shape), vShape(shape),
       maskShape(shape);
   qShape.back() = E;
@@ -246,8 +244,8 @@ void lower(CallBuilder &cb, kernel::AttentionOp op) {
                             : cb.null();
   Value out = matrixResult(cb, op, op.getInit(), op.getOutPerm());
   cb.call(op, abi::Function::nn_rt_attention,
-          {cb.batchSizes(op, ArrayRef<int64_t>(shape).drop_back(2)),
-           cb.i64(L), cb.i64(S), cb.i64(E), cb.i64(Ev), q, k, v, mask, out,
+          {cb.batchSizes(op, ArrayRef<int64_t>(shape).drop_back(2)), cb.i64(L),
+           cb.i64(S), cb.i64(E), cb.i64(Ev), q, k, v, mask, out,
            cb.f32(op.getScale().convertToFloat()),
            cb.i32(op.getCausal() ? 1 : 0)});
 }
@@ -276,8 +274,8 @@ struct LowerKernelOpsPass
           changed = true;
         }
       if (changed)
-        func.setType(FunctionType::get(&getContext(), inputs,
-                                       func.getResultTypes()));
+        func.setType(
+            FunctionType::get(&getContext(), inputs, func.getResultTypes()));
     }
     bool failed = false;
     module.walk([&](Operation *op) {
@@ -315,9 +313,8 @@ struct LowerKernelOpsPass
                 b.create<LLVM::LoadOp>(read.getLoc(), ptrType, slot);
             packedOps.push_back(read);
           })
-          .Case([&](kernel::PackGemmBOp pack) {
-            lower(cb, pack, pack.getCtx());
-          })
+          .Case(
+              [&](kernel::PackGemmBOp pack) { lower(cb, pack, pack.getCtx()); })
           .Case([&](kernel::PackConv2dWeightOp pack) {
             lower(cb, pack, pack.getCtx());
           })

@@ -165,8 +165,8 @@ void Packer::finish(ModuleOp module) {
       number(op);
   });
   module->setAttr(NNAttr::kContextSlots,
-                  b.getI64IntegerAttr(firstPacked +
-                                      static_cast<int64_t>(packedSlots.size())));
+                  b.getI64IntegerAttr(
+                      firstPacked + static_cast<int64_t>(packedSlots.size())));
   for (auto func : module.getOps<func::FuncOp>())
     if (func != prepare)
       if (Value context = contextArgument(func); context && context.use_empty())
