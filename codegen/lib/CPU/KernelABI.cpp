@@ -143,6 +143,14 @@ FailureOr<func::FuncOp> kernel_abi::declare(ModuleOp module, Function function,
   return callee;
 }
 
+LogicalResult kernel_abi::verifyDeclarations(ModuleOp module) {
+  for (Function function : functions())
+    if (module.lookupSymbol(name(function)) &&
+        failed(declare(module, function, module.getLoc())))
+      return failure();
+  return success();
+}
+
 LLVM::LLVMStructType kernel_abi::structType(MLIRContext *context,
                                             StringRef name) {
   SmallVector<Type> fields;

@@ -28,12 +28,11 @@ struct ConvertNNToKernelPass
     : public nn::impl::ConvertNNToKernelPassBase<ConvertNNToKernelPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // The calls declare the kernels as KernelABI.def types them: a symbol
-    // of one of their names that is something else is refused up front.
-    for (abi::Function function : abi::functions())
-      if (module.lookupSymbol(abi::name(function)) &&
-          failed(abi::declare(module, function, module.getLoc())))
-        return signalPassFailure();
+    // nn-lower-kernel-ops declares the kernels as KernelABI.def types them:
+    // a symbol of one of their names that is something else is refused
+    // here already, before anything is rewritten.
+    if (failed(abi::verifyDeclarations(module)))
+      return signalPassFailure();
     Packer packer;
     if (failed(packer.init(module)))
       return signalPassFailure();

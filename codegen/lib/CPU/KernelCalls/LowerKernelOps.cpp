@@ -256,10 +256,8 @@ struct LowerKernelOpsPass
     ModuleOp module = getOperation();
     // The calls declare the kernels as KernelABI.def types them: a symbol
     // of one of their names that is something else is refused up front.
-    for (abi::Function function : abi::functions())
-      if (module.lookupSymbol(abi::name(function)) &&
-          failed(abi::declare(module, function, module.getLoc())))
-        return signalPassFailure();
+    if (failed(abi::verifyDeclarations(module)))
+      return signalPassFailure();
     auto ptrType = LLVM::LLVMPointerType::get(&getContext());
     // The context becomes the pointer the artifact passes.
     for (auto func : module.getOps<FunctionOpInterface>()) {

@@ -67,6 +67,11 @@ llvm::FunctionType *functionType(llvm::LLVMContext &context, Function function);
 FailureOr<func::FuncOp> declare(ModuleOp module, Function function,
                                 Location loc);
 
+/// Fails, with declare()'s error, when `module` has a symbol of one of the
+/// kernels' names that is not that kernel as the table types it: checked up
+/// front by the passes that will declare them.
+LogicalResult verifyDeclarations(ModuleOp module);
+
 /// The LLVM dialect type of struct `name` (nn_rt_epilogue, nn_rt_addend,
 /// nn_rt_matrix): its fields in the table's order, arrays as `!llvm.array`.
 LLVM::LLVMStructType structType(MLIRContext *context, StringRef name);
