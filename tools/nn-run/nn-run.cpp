@@ -10,7 +10,11 @@
 // ("input.0", ...),
 // prints one line per output and optionally saves them ("output.0", ...).
 // A model that draws random numbers (training dropout) draws them from the
-// generator state (--seed, --rng-offset; 0 and 0 by default).
+// generator state: --seed and --rng-offset when given, else what the
+// weights file's metadata says ("nn.rng.seed", "nn.rng.offset": a file
+// --state-out wrote), else 0 and 0. --state-out records the state the next
+// run starts from (the offset past this run's draws), so a run resumed from
+// that file draws what an uninterrupted one would.
 //
 // A model compiled in training mode writes its buffers as it runs (BatchNorm's
 // running_mean, running_var, num_batches_tracked): the artifact binds the
@@ -130,12 +134,47 @@ template <typename T> std::optional<T> parseCount(const char *text) {
   return value;
 }
 
+/// The metadata keys of a state file that hold the generator state.
+constexpr const char *kSeedKey = "nn.rng.seed";
+constexpr const char *kOffsetKey = "nn.rng.offset";
+
+/// Fills the fields of `rng` the command line left unset from `metadata`.
+absl::Status rngFromMetadata(const nn::Metadata &metadata, nn::RngState &rng,
+                             bool seedGiven, bool offsetGiven) {
+  for (auto [key, given, field] :
+       {std::make_tuple(kSeedKey, seedGiven, &rng.seed),
+        std::make_tuple(kOffsetKey, offsetGiven, &rng.offset)}) {
+    auto it = metadata.find(key);
+    if (given || it == metadata.end())
+      continue;
+    std::optional<uint64_t> value = parseCount<uint64_t>(it->second.c_str());
+    if (!value)
+      return absl::InvalidArgumentError(
+          std::string("the weights file's metadata '") + key +
+          "' is not a non-negative integer: '" + it->second + "'");
+    *field = *value;
+  }
+  return absl::OkStatus();
+}
+
+/// `metadata` with the generator state a next run starts from, when the
+/// model draws random numbers.
+nn::Metadata withRng(nn::Metadata metadata, const nn::ArtifactDescription &d,
+                     const nn::RngState &next) {
+  if (d.rng_draws == 0)
+    return metadata;
+  metadata[kSeedKey] = std::to_string(next.seed);
+  metadata[kOffsetKey] = std::to_string(next.offset);
+  return metadata;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   std::vector<std::string> positional;
   std::string outputPath, statePath;
   nn::RngState rng;
+  bool seedGiven = false, offsetGiven = false;
   std::optional<int64_t> trainSteps;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "-o") == 0 && i + 1 < argc)
@@ -151,8 +190,9 @@ int main(int argc, char **argv) {
     else if ((std::strcmp(argv[i], "--seed") == 0 ||
               std::strcmp(argv[i], "--rng-offset") == 0) &&
              i + 1 < argc) {
-      uint64_t &target =
-          std::strcmp(argv[i], "--seed") == 0 ? rng.seed : rng.offset;
+      bool seed = std::strcmp(argv[i], "--seed") == 0;
+      uint64_t &target = seed ? rng.seed : rng.offset;
+      (seed ? seedGiven : offsetGiven) = true;
       const char *text = argv[++i];
       std::optional<uint64_t> value = parseCount<uint64_t>(text);
       if (!value)
@@ -191,13 +231,17 @@ int main(int argc, char **argv) {
     return fail(weights.status());
   if (auto bound = (*artifact)->bind(weights->tensors); !bound.ok())
     return fail(bound);
+  if (auto read = rngFromMetadata(weights->metadata, rng, seedGiven,
+                                  offsetGiven);
+      !read.ok())
+    return fail(read);
+  const nn::ArtifactDescription &d = (*artifact)->description();
   auto inputs = nn::load_safetensors(positional.back());
   if (!inputs.ok())
     return fail(inputs.status());
   if (trainSteps) {
     // The step writes the parameters and the optimizer state it updates:
     // prepare runs again before the next step reads them.
-    const nn::ArtifactDescription &d = (*artifact)->description();
     for (int64_t k = 0; k < *trainSteps; ++k) {
       auto step = stepInputs(d, inputs->tensors, k);
       if (!step.ok())
@@ -214,8 +258,9 @@ int main(int argc, char **argv) {
                 << "\n";
     }
     if (!statePath.empty())
-      if (auto saved = nn::save_safetensors(
-              statePath, (*artifact)->bound_state(), weights->metadata);
+      if (auto saved = nn::save_safetensors(statePath,
+                                            (*artifact)->bound_state(),
+                                            withRng(weights->metadata, d, rng));
           !saved.ok())
         return fail(saved);
     return 0;
@@ -228,10 +273,12 @@ int main(int argc, char **argv) {
   if (!outputPath.empty())
     if (auto saved = nn::save_safetensors(outputPath, *outputs); !saved.ok())
       return fail(saved);
-  if (!statePath.empty())
+  if (!statePath.empty()) {
+    nn::RngState next{rng.seed, rng.offset + d.rng_draws};
     if (auto saved = nn::save_safetensors(statePath, weights->tensors,
-                                          weights->metadata);
+                                          withRng(weights->metadata, d, next));
         !saved.ok())
       return fail(saved);
+  }
   return 0;
 }
