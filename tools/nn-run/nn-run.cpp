@@ -231,8 +231,8 @@ int main(int argc, char **argv) {
     return fail(weights.status());
   if (auto bound = (*artifact)->bind(weights->tensors); !bound.ok())
     return fail(bound);
-  if (auto read = rngFromMetadata(weights->metadata, rng, seedGiven,
-                                  offsetGiven);
+  if (auto read =
+          rngFromMetadata(weights->metadata, rng, seedGiven, offsetGiven);
       !read.ok())
     return fail(read);
   const nn::ArtifactDescription &d = (*artifact)->description();
@@ -258,9 +258,9 @@ int main(int argc, char **argv) {
                 << "\n";
     }
     if (!statePath.empty())
-      if (auto saved = nn::save_safetensors(statePath,
-                                            (*artifact)->bound_state(),
-                                            withRng(weights->metadata, d, rng));
+      if (auto saved =
+              nn::save_safetensors(statePath, (*artifact)->bound_state(),
+                                   withRng(weights->metadata, d, rng));
           !saved.ok())
         return fail(saved);
     return 0;
