@@ -241,7 +241,7 @@ func.func @attention_mask_perm(%q: tensor<2x5x4xf32>, %o: tensor<2x5x4xf32>) -> 
 // -----
 
 func.func @pack_slot(%w: tensor<4x16xf32>, %ctx: !nn_kernel.context) {
-  // expected-error @+1 {{names context slot -1; slots count from 0}}
+  // expected-error @+1 {{names context slot -1; slots count from 0 to 2^31 - 1}}
   nn_kernel.pack_gemm_b %w into %ctx[-1] : tensor<4x16xf32>
   return
 }

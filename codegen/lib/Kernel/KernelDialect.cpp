@@ -13,6 +13,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <limits>
 #include <numeric>
 
 using namespace mlir;
@@ -578,9 +579,9 @@ void AttentionOp::getEffects(
 namespace {
 
 LogicalResult verifySlot(Operation *op, int64_t slot) {
-  if (slot < 0)
+  if (slot < 0 || slot > std::numeric_limits<int32_t>::max())
     return op->emitOpError("names context slot ")
-           << slot << "; slots count from 0";
+           << slot << "; slots count from 0 to 2^31 - 1";
   return success();
 }
 

@@ -258,6 +258,22 @@ struct LowerKernelOpsPass
     // of one of their names that is something else is refused up front.
     if (failed(abi::verifyDeclarations(module)))
       return signalPassFailure();
+    bool onTensors = false;
+    module.walk([&](Operation *op) {
+      if (!llvm::isa<kernel::KernelDialect>(op->getDialect()))
+        return WalkResult::advance();
+      for (Value operand : op->getOperands())
+        if (llvm::isa<TensorType>(operand.getType())) {
+          op->emitOpError("is still on tensors: nn-lower-kernel-ops runs "
+                          "after bufferization");
+          onTensors = true;
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (onTensors)
+      return signalPassFailure();
+
     auto ptrType = LLVM::LLVMPointerType::get(&getContext());
     // The context becomes the pointer the artifact passes.
     for (auto func : module.getOps<FunctionOpInterface>()) {
@@ -275,22 +291,6 @@ struct LowerKernelOpsPass
         func.setType(
             FunctionType::get(&getContext(), inputs, func.getResultTypes()));
     }
-    bool failed = false;
-    module.walk([&](Operation *op) {
-      if (!llvm::isa<kernel::KernelDialect>(op->getDialect()))
-        return WalkResult::advance();
-      for (Value operand : op->getOperands())
-        if (llvm::isa<TensorType>(operand.getType())) {
-          op->emitOpError("is still on tensors: nn-lower-kernel-ops runs "
-                          "after bufferization");
-          failed = true;
-          return WalkResult::interrupt();
-        }
-      return WalkResult::advance();
-    });
-    if (failed)
-      return signalPassFailure();
-
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
       if (llvm::isa<kernel::KernelDialect>(op->getDialect()))
