@@ -28,8 +28,25 @@ struct IsolateArgumentsPass
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
+    if (failed(refuseMemRefResults(func)))
+      return signalPassFailure();
     makeArgumentsReadOnly(func);
     giveEveryResultItsOwnTensor(func);
+  }
+
+  /// The lowering returns tensors; bufferization makes them out-parameters.
+  /// A memref result (hand-written IR) is refused here: an argument
+  /// returned as it came in would crash MLIR 19's
+  /// buffer-results-to-out-params, and the copy below only protects tensors.
+  static LogicalResult refuseMemRefResults(func::FuncOp func) {
+    for (auto [i, type] : llvm::enumerate(func.getResultTypes()))
+      if (llvm::isa<BaseMemRefType>(type))
+        return func.emitError()
+               << "result " << i << " of @" << func.getSymName() << " is "
+               << type
+               << ": the CPU lowering returns tensors (bufferization makes "
+                  "them out-parameters)";
+    return success();
   }
 
   /// One-shot bufferization takes an unannotated tensor argument as

@@ -182,6 +182,10 @@ def IsolateArgumentsPass
       which MLIR 19's `buffer-results-to-out-params{hoist-static-allocs}`
       dereferences as an allocation and crashes on.
 
+    A function with a memref result (hand-written IR: the lowering returns
+    tensors) is refused, naming the function, the result and its type: a
+    memref argument returned as it came in would crash the same way.
+
     Before:
     ```mlir
     func.func @f(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
