@@ -30,6 +30,7 @@
 #include "nn/Conversion/CPU/EmbedState.h"
 #include "nn/Conversion/CPU/Toolchain.h"
 #include "nn/Conversion/Passes.h"
+#include "nn/IR/InputLimits.h"
 #include "nn/Runtime/Safetensors.h"
 #include "nn/Transforms/Passes.h"
 
@@ -300,7 +301,10 @@ int main(int argc, char **argv) {
     llvm::errs() << "nn-compile: " << error << "\n";
     return 1;
   }
-  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  unsigned bufferId =
+      sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  if (failed(mlir::nn::checkInputNesting(sourceMgr, bufferId, "nn-compile")))
+    return 1;
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
