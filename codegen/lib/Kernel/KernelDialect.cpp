@@ -64,6 +64,24 @@ void KernelDialect::initialize() {
       >();
 }
 
+ArrayRef<int64_t> mlir::nn::kernel::operandShape(Value value) {
+  if (auto packed = llvm::dyn_cast<PackedType>(value.getType()))
+    return packed.getShape();
+  return llvm::cast<ShapedType>(value.getType()).getShape();
+}
+
+SmallVector<int64_t>
+mlir::nn::kernel::permutedShape(Value value,
+                                std::optional<ArrayRef<int64_t>> perm) {
+  ArrayRef<int64_t> shape = operandShape(value);
+  if (!perm)
+    return SmallVector<int64_t>(shape);
+  SmallVector<int64_t> result;
+  for (int64_t d : *perm)
+    result.push_back(shape[d]);
+  return result;
+}
+
 //===----------------------------------------------------------------------===//
 // EpilogueAttr
 //===----------------------------------------------------------------------===//
@@ -177,13 +195,6 @@ LogicalResult EpilogueAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 namespace {
 
-ArrayRef<int64_t> shapeOf(Type type) {
-  if (auto packed = llvm::dyn_cast<PackedType>(type))
-    return packed.getShape();
-  return llvm::cast<ShapedType>(type).getShape();
-}
-ArrayRef<int64_t> shapeOf(Value value) { return shapeOf(value.getType()); }
-
 int64_t product(ArrayRef<int64_t> sizes) {
   return std::accumulate(sizes.begin(), sizes.end(), int64_t{1},
                          std::multiplies<int64_t>());
@@ -280,7 +291,7 @@ LogicalResult verifyKernel(OpTy op, ValueRange addends, EpilogueAttr epilogue,
     for (auto [count, stride] :
          llvm::zip(std::array<int64_t, 3>{images - 1, rows - 1, cols - 1}, s))
       last = llvm::SaturatingMultiplyAdd<uint64_t>(count, stride, last);
-    auto elements = static_cast<uint64_t>(product(shapeOf(addend)));
+    auto elements = static_cast<uint64_t>(product(operandShape(addend)));
     if (last >= elements)
       return op.emitOpError("addend ")
              << i << " has " << elements << " elements, but its strides [" << s
@@ -307,17 +318,6 @@ LogicalResult verifyPermutation(Operation *op, StringRef name,
     seen[d] = true;
   }
   return success();
-}
-
-/// `shape` read through `perm` (dimension i is shape[perm[i]]).
-SmallVector<int64_t> permuted(ArrayRef<int64_t> shape,
-                              std::optional<ArrayRef<int64_t>> perm) {
-  if (!perm)
-    return SmallVector<int64_t>(shape);
-  SmallVector<int64_t> result;
-  for (int64_t d : *perm)
-    result.push_back(shape[d]);
-  return result;
 }
 
 /// The logical shape [batch..., rows, cols] of a batched result stored as
@@ -390,8 +390,8 @@ bool GemmOp::needsRowMajor(OpOperand &operand) {
 LogicalResult GemmOp::verify() {
   if (failed(verifyTensorsOrMemRefs(*this)))
     return failure();
-  ArrayRef<int64_t> a = shapeOf(getA()), b = shapeOf(getB()),
-                    c = shapeOf(getInit());
+  ArrayRef<int64_t> a = operandShape(getA()), b = operandShape(getB()),
+                    c = operandShape(getInit());
   if (a.size() != 2 || b.size() != 2 || c.size() != 2)
     return emitOpError("multiplies matrices: a, b and the init have rank 2, "
                        "not ")
@@ -425,8 +425,8 @@ bool Conv2dOp::needsRowMajor(OpOperand &operand) {
 LogicalResult Conv2dOp::verify() {
   if (failed(verifyTensorsOrMemRefs(*this)))
     return failure();
-  ArrayRef<int64_t> x = shapeOf(getInput()), w = shapeOf(getWeight()),
-                    y = shapeOf(getInit());
+  ArrayRef<int64_t> x = operandShape(getInput()), w = operandShape(getWeight()),
+                    y = operandShape(getInit());
   if (x.size() != 4 || w.size() != 4 || y.size() != 4)
     return emitOpError("convolves NCHW by OIHW into NCHW: ranks 4, not ")
            << x.size() << ", " << w.size() << " and " << y.size();
@@ -471,13 +471,13 @@ bool BatchMatmulOp::needsRowMajor(OpOperand &operand) {
 }
 
 SmallVector<int64_t> BatchMatmulOp::getLogicalShape() {
-  return unpermuted(shapeOf(getInit()), getOutPerm());
+  return unpermuted(operandShape(getInit()), getOutPerm());
 }
 
 LogicalResult BatchMatmulOp::verify() {
   if (failed(verifyTensorsOrMemRefs(*this)))
     return failure();
-  int64_t rank = shapeOf(getInit()).size();
+  int64_t rank = operandShape(getInit()).size();
   if (rank < 3 || rank > 2 + kMaxBatchDims)
     return emitOpError("has 1 to ")
            << kMaxBatchDims << " batch dimensions, not " << rank - 2;
@@ -485,15 +485,16 @@ LogicalResult BatchMatmulOp::verify() {
        {std::make_tuple("a_perm", getA(), getAPerm()),
         std::make_tuple("b_perm", getB(), getBPerm()),
         std::make_tuple("out_perm", getInit(), getOutPerm())})
-    if (failed(verifyPermutation(*this, name, perm, shapeOf(value).size())))
+    if (failed(
+            verifyPermutation(*this, name, perm, operandShape(value).size())))
       return failure();
   if (auto perm = getOutPerm(); perm && perm->back() != rank - 1)
     return emitOpError("writes rows contiguous: out_perm keeps the last "
                        "dimension last");
   SmallVector<int64_t> logical = getLogicalShape();
   int64_t M = logical[rank - 2], N = logical[rank - 1];
-  SmallVector<int64_t> a = permuted(shapeOf(getA()), getAPerm()),
-                       b = permuted(shapeOf(getB()), getBPerm());
+  SmallVector<int64_t> a = permutedShape(getA(), getAPerm()),
+                       b = permutedShape(getB(), getBPerm());
   if (a.size() < 2)
     return emitOpError("a has rank ") << a.size();
   int64_t K = a.back();
@@ -519,13 +520,13 @@ bool AttentionOp::needsRowMajor(OpOperand &operand) {
 }
 
 SmallVector<int64_t> AttentionOp::getLogicalShape() {
-  return unpermuted(shapeOf(getInit()), getOutPerm());
+  return unpermuted(operandShape(getInit()), getOutPerm());
 }
 
 LogicalResult AttentionOp::verify() {
   if (failed(verifyTensorsOrMemRefs(*this)))
     return failure();
-  int64_t rank = shapeOf(getInit()).size();
+  int64_t rank = operandShape(getInit()).size();
   if (rank < 2 || rank > 2 + kMaxBatchDims)
     return emitOpError("has 0 to ")
            << kMaxBatchDims << " batch dimensions, not " << rank - 2;
@@ -534,10 +535,11 @@ LogicalResult AttentionOp::verify() {
         std::make_tuple("key_perm", getKey(), getKeyPerm()),
         std::make_tuple("value_perm", getValue(), getValuePerm()),
         std::make_tuple("out_perm", getInit(), getOutPerm())})
-    if (failed(verifyPermutation(*this, name, perm, shapeOf(value).size())))
+    if (failed(
+            verifyPermutation(*this, name, perm, operandShape(value).size())))
       return failure();
   if (getMask() && failed(verifyPermutation(*this, "mask_perm", getMaskPerm(),
-                                            shapeOf(getMask()).size())))
+                                            operandShape(getMask()).size())))
     return failure();
   if (!getMask() && getMaskPerm())
     return emitOpError("has a mask_perm but no mask");
@@ -547,9 +549,9 @@ LogicalResult AttentionOp::verify() {
     return emitOpError("writes rows contiguous: out_perm keeps the last "
                        "dimension last");
   SmallVector<int64_t> logical = getLogicalShape();
-  SmallVector<int64_t> q = permuted(shapeOf(getQuery()), getQueryPerm()),
-                       k = permuted(shapeOf(getKey()), getKeyPerm()),
-                       v = permuted(shapeOf(getValue()), getValuePerm());
+  SmallVector<int64_t> q = permutedShape(getQuery(), getQueryPerm()),
+                       k = permutedShape(getKey(), getKeyPerm()),
+                       v = permutedShape(getValue(), getValuePerm());
   if (k.size() < 2 || v.size() < 2)
     return emitOpError("reads keys and values as matrices");
   int64_t L = logical[rank - 2], Ev = logical[rank - 1], S = k[k.size() - 2],
@@ -558,10 +560,9 @@ LogicalResult AttentionOp::verify() {
       failed(verifyBatchedOperand(*this, "key", k, logical, S, E)) ||
       failed(verifyBatchedOperand(*this, "value", v, logical, S, Ev)))
     return failure();
-  if (getMask() &&
-      failed(verifyBatchedOperand(*this, "mask",
-                                  permuted(shapeOf(getMask()), getMaskPerm()),
-                                  logical, L, S)))
+  if (getMask() && failed(verifyBatchedOperand(
+                       *this, "mask", permutedShape(getMask(), getMaskPerm()),
+                       logical, L, S)))
     return failure();
   return verifyRowMajor(*this);
 }
@@ -600,9 +601,9 @@ void packEffects(
 } // namespace
 
 LogicalResult PackGemmBOp::verify() {
-  if (shapeOf(getSource()).size() != 2)
+  if (operandShape(getSource()).size() != 2)
     return emitOpError("packs a matrix, not a tensor of rank ")
-           << shapeOf(getSource()).size();
+           << operandShape(getSource()).size();
   return verifySlot(*this, getSlot());
 }
 
@@ -613,7 +614,7 @@ void PackGemmBOp::getEffects(
 }
 
 SmallVector<int64_t> PackConv2dWeightOp::getOutputSize() {
-  ArrayRef<int64_t> w = shapeOf(getSource());
+  ArrayRef<int64_t> w = operandShape(getSource());
   SmallVector<int64_t> size;
   for (int i = 0; i < 2; ++i)
     size.push_back(convOutputSize(getInputSize()[1 + i], w[2 + i], getStride(),
@@ -622,7 +623,7 @@ SmallVector<int64_t> PackConv2dWeightOp::getOutputSize() {
 }
 
 LogicalResult PackConv2dWeightOp::verify() {
-  ArrayRef<int64_t> w = shapeOf(getSource());
+  ArrayRef<int64_t> w = operandShape(getSource());
   if (w.size() != 4)
     return emitOpError("packs an OIHW weight, not a tensor of rank ")
            << w.size();

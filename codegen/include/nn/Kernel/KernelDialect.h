@@ -29,6 +29,16 @@ namespace mlir {
 class DialectRegistry;
 namespace nn::kernel {
 
+/// The shape of a kernel op's operand: a tensor's or memref's, or the
+/// unpacked shape of a `!nn_kernel.packed` weight.
+ArrayRef<int64_t> operandShape(Value value);
+
+/// The shape of `value` read through `perm` (dimension i is dimension
+/// perm[i] of `value`, as the ops' `*_perm` attributes say; none: as it
+/// is).
+SmallVector<int64_t> permutedShape(Value value,
+                                   std::optional<ArrayRef<int64_t>> perm);
+
 /// Registers the ops' bufferization (BufferizableOpInterface, as linalg's
 /// destination-passing ops bufferize).
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);

@@ -38,12 +38,6 @@ static_assert(static_cast<int32_t>(kernel::Activation::relu) == abi::kActRelu &&
 
 namespace {
 
-ArrayRef<int64_t> shapeOf(Value value) {
-  if (auto packed = llvm::dyn_cast<kernel::PackedType>(value.getType()))
-    return packed.getShape();
-  return llvm::cast<ShapedType>(value.getType()).getShape();
-}
-
 bool isPacked(Value value) {
   return llvm::isa<kernel::PackedType>(value.getType());
 }
@@ -71,8 +65,8 @@ SmallVector<Value> convGeometry(CallBuilder &cb, ArrayRef<int64_t> input,
 }
 
 void lower(CallBuilder &cb, kernel::GemmOp op, const PackedPointers &packed) {
-  ArrayRef<int64_t> c = shapeOf(op.getInit());
-  int64_t M = c[0], N = c[1], K = shapeOf(op.getA())[1];
+  ArrayRef<int64_t> c = kernel::operandShape(op.getInit());
+  int64_t M = c[0], N = c[1], K = kernel::operandShape(op.getA())[1];
   auto [aPtr, aStrides] = cb.pointer(op.getA());
   Value epilogue = cb.epilogue(op, op.getEpilogueAttr(), op.getAddends());
   Value cPtr = cb.pointer(op.getInit()).first;
@@ -92,7 +86,7 @@ void lower(CallBuilder &cb, kernel::GemmOp op, const PackedPointers &packed) {
 }
 
 void lower(CallBuilder &cb, kernel::PackGemmBOp op, Value context) {
-  ArrayRef<int64_t> b = shapeOf(op.getSource());
+  ArrayRef<int64_t> b = kernel::operandShape(op.getSource());
   int64_t K = op.getTransposeB() ? b[1] : b[0],
           N = op.getTransposeB() ? b[0] : b[1];
   Value bytes = cb.call(op, abi::Function::nn_rt_sgemm_pack_b_size,
@@ -107,8 +101,9 @@ void lower(CallBuilder &cb, kernel::PackGemmBOp op, Value context) {
 }
 
 void lower(CallBuilder &cb, kernel::Conv2dOp op, const PackedPointers &packed) {
-  ArrayRef<int64_t> in = shapeOf(op.getInput()), w = shapeOf(op.getWeight()),
-                    out = shapeOf(op.getInit());
+  ArrayRef<int64_t> in = kernel::operandShape(op.getInput()),
+                    w = kernel::operandShape(op.getWeight()),
+                    out = kernel::operandShape(op.getInit());
   ArrayRef<int64_t> stride = op.getStride(), padding = op.getPadding(),
                     dilation = op.getDilation();
   Value inPtr = cb.pointer(op.getInput()).first;
@@ -141,7 +136,7 @@ void lower(CallBuilder &cb, kernel::Conv2dOp op, const PackedPointers &packed) {
 }
 
 void lower(CallBuilder &cb, kernel::PackConv2dWeightOp op, Value context) {
-  ArrayRef<int64_t> w = shapeOf(op.getSource());
+  ArrayRef<int64_t> w = kernel::operandShape(op.getSource());
   SmallVector<int64_t> out = op.getOutputSize();
   auto geometry = [&](std::optional<Value> weightPtr) {
     return convGeometry(cb, op.getInputSize(), w, out, op.getStride(),
@@ -164,7 +159,7 @@ Value matrixOperand(CallBuilder &cb, Operation *anchor, Value memref,
                     std::optional<ArrayRef<int64_t>> perm,
                     ArrayRef<int64_t> shape, bool transpose = false) {
   auto [ptr, baseStrides] = cb.pointer(memref);
-  ArrayRef<int64_t> base = shapeOf(memref);
+  ArrayRef<int64_t> base = kernel::operandShape(memref);
   SmallVector<int64_t> dims =
       perm ? SmallVector<int64_t>(*perm)
            : llvm::to_vector(llvm::seq<int64_t>(0, base.size()));
@@ -188,7 +183,7 @@ Value matrixOperand(CallBuilder &cb, Operation *anchor, Value memref,
 /// through: into `init` (row-major), which holds it permuted by `perm`.
 Value matrixResult(CallBuilder &cb, Operation *anchor, Value init,
                    std::optional<ArrayRef<int64_t>> perm) {
-  ArrayRef<int64_t> stored = shapeOf(init);
+  ArrayRef<int64_t> stored = kernel::operandShape(init);
   int64_t rank = stored.size();
   SmallVector<int64_t> storedStrides(rank, 1), strides(rank);
   for (int64_t d = rank - 2; d >= 0; --d)
@@ -205,8 +200,7 @@ Value matrixResult(CallBuilder &cb, Operation *anchor, Value init,
 void lower(CallBuilder &cb, kernel::BatchMatmulOp op) {
   SmallVector<int64_t> shape = op.getLogicalShape();
   int64_t rank = shape.size();
-  ArrayRef<int64_t> a = shapeOf(op.getA());
-  int64_t K = a[op.getAPerm() ? (*op.getAPerm()).back() : a.size() - 1];
+  int64_t K = kernel::permutedShape(op.getA(), op.getAPerm()).back();
   SmallVector<int64_t> aShape(shape), bShape(shape);
   aShape.back() = K;
   bShape[rank - 2] = K;
@@ -223,13 +217,10 @@ void lower(CallBuilder &cb, kernel::BatchMatmulOp op) {
 void lower(CallBuilder &cb, kernel::AttentionOp op) {
   SmallVector<int64_t> shape = op.getLogicalShape();
   int64_t rank = shape.size();
-  ArrayRef<int64_t> key = shapeOf(op.getKey());
-  auto keyDim = [&](int64_t i) {
-    return key[op.getKeyPerm() ? (*op.getKeyPerm())[i] : i];
-  };
-  int64_t keyRank = key.size();
-  int64_t L = shape[rank - 2], Ev = shape[rank - 1], S = keyDim(keyRank - 2),
-          E = keyDim(keyRank - 1);
+  SmallVector<int64_t> key =
+      kernel::permutedShape(op.getKey(), op.getKeyPerm());
+  int64_t L = shape[rank - 2], Ev = shape[rank - 1], S = key[key.size() - 2],
+          E = key.back();
   SmallVector<int64_t> qShape(shape), kShape(shape), vShape(shape),
       maskShape(shape);
   qShape.back() = E;
@@ -258,22 +249,18 @@ struct LowerKernelOpsPass
     // of one of their names that is something else is refused up front.
     if (failed(abi::verifyDeclarations(module)))
       return signalPassFailure();
-    bool onTensors = false;
+    SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
-      if (!llvm::isa<kernel::KernelDialect>(op->getDialect()))
-        return WalkResult::advance();
-      for (Value operand : op->getOperands())
-        if (llvm::isa<TensorType>(operand.getType())) {
-          op->emitOpError("is still on tensors: nn-lower-kernel-ops runs "
-                          "after bufferization");
-          onTensors = true;
-          return WalkResult::interrupt();
-        }
-      return WalkResult::advance();
+      if (llvm::isa<kernel::KernelDialect>(op->getDialect()))
+        ops.push_back(op);
     });
-    if (onTensors)
-      return signalPassFailure();
-
+    for (Operation *op : ops)
+      if (llvm::any_of(op->getOperandTypes(),
+                       [](Type t) { return llvm::isa<TensorType>(t); })) {
+        op->emitOpError("is still on tensors: nn-lower-kernel-ops runs after "
+                        "bufferization");
+        return signalPassFailure();
+      }
     auto ptrType = LLVM::LLVMPointerType::get(&getContext());
     // The context becomes the pointer the artifact passes.
     for (auto func : module.getOps<FunctionOpInterface>()) {
@@ -291,11 +278,6 @@ struct LowerKernelOpsPass
         func.setType(
             FunctionType::get(&getContext(), inputs, func.getResultTypes()));
     }
-    SmallVector<Operation *> ops;
-    module.walk([&](Operation *op) {
-      if (llvm::isa<kernel::KernelDialect>(op->getDialect()))
-        ops.push_back(op);
-    });
     // A packed weight is defined before the ops that read it; it goes last.
     PackedPointers packed;
     SmallVector<Operation *> packedOps;
