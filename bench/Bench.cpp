@@ -244,7 +244,8 @@ public:
   std::vector<float> output() override {
     std::vector<float> out{float(loss_.item_as_double(0))};
     for (const nn::Tensor &p : model_->parameters())
-      out.insert(out.end(), p.data_ptr<float>(), p.data_ptr<float>() + p.numel());
+      out.insert(out.end(), p.data_ptr<float>(),
+                 p.data_ptr<float>() + p.numel());
     return out;
   }
 
@@ -411,7 +412,8 @@ Runner *prepare(Workload &w, Impl impl, int threads, std::string &error) {
     if (impl != Impl::libtorch || threads != 1)
       error = compare(runner->output(), w.reference);
     if (!error.empty())
-      error = w.name + "/" + implName(impl) + " differs from libtorch: " + error;
+      error =
+          w.name + "/" + implName(impl) + " differs from libtorch: " + error;
     else
       runner->run(); // second warm-up run
   }
@@ -422,7 +424,6 @@ Runner *prepare(Workload &w, Impl impl, int threads, std::string &error) {
   }
   return (w.runners[key] = std::move(runner)).get();
 }
-
 
 /// Keeps `model` alive in the workload (eval, seeded weights) with its
 /// inputs and state: the runner factories' shared pieces.
@@ -496,8 +497,8 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
                 w.inputs, 1, split);
           };
         w.make[Impl::libtorch] = [&w, classes](int) {
-          return bench::torchMLPTrain(w.hostWeights, host(w.inputs[0]),
-                                      classes, kLr, kMomentum);
+          return bench::torchMLPTrain(w.hostWeights, host(w.inputs[0]), classes,
+                                      kLr, kMomentum);
         };
       });
 
@@ -529,8 +530,8 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
   // convolutions, 3x.
   add("W3_train_2x_resblock", 3 * 4 * convFlop, 0, [](Workload &w) {
     static constexpr double kLr = 0.01, kMomentum = 0.9;
-    adoptState(w, TwoResidualBlocks().ptr(), {randomTensor({8, 64, 56, 56}, 13)},
-               3);
+    adoptState(w, TwoResidualBlocks().ptr(),
+               {randomTensor({8, 64, 56, 56}, 13)}, 3);
     w.inputs.push_back(randomTensor({8, 64, 56, 56}, 23));
     for (Impl impl : {Impl::nn, Impl::nn_split})
       w.make[impl] =
@@ -569,8 +570,8 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
         adoptState(w, layer.ptr(), {randomTensor({128, 8, 256}, 14)}, 4);
         // forward has optional mask arguments: trace the one-input call.
         w.make[Impl::nn] = [&w, layer](int) -> std::unique_ptr<Runner> {
-          auto traced = nn::trace(
-              *layer, specsOf(w.inputs), [&](const auto &in) {
+          auto traced =
+              nn::trace(*layer, specsOf(w.inputs), [&](const auto &in) {
                 return std::vector<nn::Tensor>{layer->forward(in[0])};
               });
           return std::make_unique<NNRunner>(nn::compile(traced), w.inputs);
@@ -648,21 +649,19 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
   // W8/W9: the row reductions of W4 on their own (generated code, no
   // GEMM): softmax over [1024, 128] and layer_norm over [1024, 256]. Both
   // fit in L2/L3, so no bandwidth roofline; the flop counts are nominal.
-  add("W8_softmax_1024x128", 5.0 * 1024 * 128, 0,
-      [](Workload &w) {
-        adopt(w, SoftmaxRows(), {randomTensor({1024, 128}, 18)}, 8);
-        w.make[Impl::libtorch] = [&w](int) {
-          return bench::torchSoftmax(host(w.inputs[0]));
-        };
-      });
-  add("W9_layer_norm_1024x256", 8.0 * 1024 * 256, 0,
-      [](Workload &w) {
-        adopt(w, nn::LayerNorm(nn::LayerNormOptions({256})),
-              {randomTensor({1024, 256}, 19)}, 9);
-        w.make[Impl::libtorch] = [&w](int) {
-          return bench::torchLayerNorm(w.hostWeights, host(w.inputs[0]));
-        };
-      });
+  add("W8_softmax_1024x128", 5.0 * 1024 * 128, 0, [](Workload &w) {
+    adopt(w, SoftmaxRows(), {randomTensor({1024, 128}, 18)}, 8);
+    w.make[Impl::libtorch] = [&w](int) {
+      return bench::torchSoftmax(host(w.inputs[0]));
+    };
+  });
+  add("W9_layer_norm_1024x256", 8.0 * 1024 * 256, 0, [](Workload &w) {
+    adopt(w, nn::LayerNorm(nn::LayerNormOptions({256})),
+          {randomTensor({1024, 256}, 19)}, 9);
+    w.make[Impl::libtorch] = [&w](int) {
+      return bench::torchLayerNorm(w.hostWeights, host(w.inputs[0]));
+    };
+  });
   // W7: what nn-optimize's fusion (and batch-norm folding) buys on the
   // ResNet-style block of the seed models, in one run: the same model
   // compiled with the full pipeline, without nn-fuse, and without nn-fuse
@@ -736,8 +735,8 @@ std::string loadedLibrary(const char *part) {
         auto *q = static_cast<std::pair<const char *, std::string> *>(data);
         if (info->dlpi_name && std::strstr(info->dlpi_name, q->first)) {
           char resolved[4096];
-          q->second = realpath(info->dlpi_name, resolved) ? resolved
-                                                          : info->dlpi_name;
+          q->second =
+              realpath(info->dlpi_name, resolved) ? resolved : info->dlpi_name;
           return 1;
         }
         return 0;
@@ -793,12 +792,12 @@ void registerAll() {
             name.c_str(), [w = w.get(), impl, threads](benchmark::State &s) {
               runWorkload(s, w, impl, threads);
             });
-        b->UseRealTime()->Unit(benchmark::kMillisecond)->ComputeStatistics(
-            "min", minOf);
+        b->UseRealTime()
+            ->Unit(benchmark::kMillisecond)
+            ->ComputeStatistics("min", minOf);
       }
     }
   }
-
 }
 
 } // namespace

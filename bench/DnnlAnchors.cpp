@@ -158,14 +158,14 @@ private:
 class ResidualRunner : public Runner {
 public:
   ResidualRunner(const NamedTensors &w, HostTensor x)
-      : dims_(x.shape.begin(), x.shape.end()), input_(fromHost(c_, x, tag::nchw)),
+      : dims_(x.shape.begin(), x.shape.end()),
+        input_(fromHost(c_, x, tag::nchw)),
         output_({dims_, dt::f32, tag::nchw}, c_.eng) {
     for (std::string p : {"0.", "1."}) {
-      convs_.emplace_back(c_, dims_,
-                          foldBatchNorm(w, p + "conv1", p + "bn1", false),
-                          false);
-      convs_.emplace_back(c_, dims_,
-                          foldBatchNorm(w, p + "conv2", p + "bn2", false), true);
+      convs_.emplace_back(
+          c_, dims_, foldBatchNorm(w, p + "conv1", p + "bn1", false), false);
+      convs_.emplace_back(
+          c_, dims_, foldBatchNorm(w, p + "conv2", p + "bn2", false), true);
     }
     // Every conv of the chain agrees on one blocked activation layout.
     h_ = memory(convs_[0].pd.src_desc(), c_.eng);
@@ -198,16 +198,17 @@ public:
     memory::desc aMd({m_, k_}, dt::f32, tag::ab);
     memory::desc bMd({k_, n_}, dt::f32, tag::any);
     memory::desc cMd({m_, n_}, dt::f32, tag::ab);
-    pd_ = dnnl::matmul::primitive_desc(dnnl::matmul::desc(aMd, bMd, cMd),
-                                       c_.eng);
+    pd_ =
+        dnnl::matmul::primitive_desc(dnnl::matmul::desc(aMd, bMd, cMd), c_.eng);
     prim_ = dnnl::matmul(pd_);
     a_ = fromHost(c_, a, tag::ab);
     b_ = reordered(c_, fromHost(c_, b, tag::ab), pd_.weights_desc());
     c2_ = memory(cMd, c_.eng);
   }
   void run() override {
-    prim_.execute(c_.stream,
-                  {{DNNL_ARG_SRC, a_}, {DNNL_ARG_WEIGHTS, b_}, {DNNL_ARG_DST, c2_}});
+    prim_.execute(
+        c_.stream,
+        {{DNNL_ARG_SRC, a_}, {DNNL_ARG_WEIGHTS, b_}, {DNNL_ARG_DST, c2_}});
     c_.stream.wait();
   }
   std::vector<float> output() override {

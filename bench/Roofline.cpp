@@ -53,7 +53,8 @@ __attribute__((target("avx2,fma"), noinline)) float fmaLoopAvx2(int64_t iters) {
   return _mm256_cvtss_f32(s);
 }
 
-__attribute__((target("avx512f"), noinline)) float fmaLoopAvx512(int64_t iters) {
+__attribute__((target("avx512f"), noinline)) float
+fmaLoopAvx512(int64_t iters) {
   __m512 acc[16];
   for (int i = 0; i < 16; ++i)
     acc[i] = _mm512_set1_ps(float(i));

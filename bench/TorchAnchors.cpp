@@ -17,8 +17,7 @@ namespace bench {
 namespace {
 
 torch::Tensor toTorch(const HostTensor &t) {
-  return torch::from_blob(const_cast<float *>(t.data), t.shape,
-                          torch::kFloat32)
+  return torch::from_blob(const_cast<float *>(t.data), t.shape, torch::kFloat32)
       .clone();
 }
 
@@ -35,7 +34,8 @@ std::vector<float> toVector(const torch::Tensor &t) {
 /// A Runner around a closure producing the output tensor.
 class TorchRunner : public Runner {
 public:
-  explicit TorchRunner(std::function<torch::Tensor()> fn) : fn_(std::move(fn)) {}
+  explicit TorchRunner(std::function<torch::Tensor()> fn)
+      : fn_(std::move(fn)) {}
   void run() override {
     torch::NoGradGuard noGrad;
     out_ = fn_();
@@ -162,16 +162,15 @@ std::unique_ptr<Runner> torchResidualTrain(const NamedTensors &w, HostTensor x,
     for (size_t b = 0; b < 2; ++b) {
       const torch::Tensor *p = &params[6 * b], *s = &stats[4 * b];
       auto y = torch::conv2d(h, p[0], {}, 1, 1);
-      y = torch::relu(torch::batch_norm(y, p[1], p[2], s[0], s[1], true, 0.1,
-                                        1e-5, false));
+      y = torch::relu(
+          torch::batch_norm(y, p[1], p[2], s[0], s[1], true, 0.1, 1e-5, false));
       y = torch::conv2d(y, p[3], {}, 1, 1);
       y = torch::batch_norm(y, p[4], p[5], s[2], s[3], true, 0.1, 1e-5, false);
       h = torch::relu(y + h);
     }
     return torch::mse_loss(h, want);
   };
-  return std::make_unique<TorchTrainRunner>(params, forward,
-                                            sgd(lr, momentum));
+  return std::make_unique<TorchTrainRunner>(params, forward, sgd(lr, momentum));
 }
 
 std::unique_ptr<Runner> torchConvBnRelu(const NamedTensors &w, HostTensor x) {
@@ -196,17 +195,17 @@ std::unique_ptr<Runner> torchResidual(const NamedTensors &w, HostTensor x,
   std::vector<Block> weights;
   for (const std::string &p : blocks)
     weights.push_back({at(w, p + "conv1.weight"), at(w, p + "conv2.weight"),
-                      at(w, p + "bn1.weight"), at(w, p + "bn1.bias"),
-                      at(w, p + "bn1.running_mean"),
-                      at(w, p + "bn1.running_var"), at(w, p + "bn2.weight"),
-                      at(w, p + "bn2.bias"), at(w, p + "bn2.running_mean"),
-                      at(w, p + "bn2.running_var")});
+                       at(w, p + "bn1.weight"), at(w, p + "bn1.bias"),
+                       at(w, p + "bn1.running_mean"),
+                       at(w, p + "bn1.running_var"), at(w, p + "bn2.weight"),
+                       at(w, p + "bn2.bias"), at(w, p + "bn2.running_mean"),
+                       at(w, p + "bn2.running_var")});
   return std::make_unique<TorchRunner>([=] {
     torch::Tensor h = in;
     for (const Block &b : weights) {
       auto y = torch::conv2d(h, b.c1, {}, 1, 1);
-      y = torch::relu(
-          torch::batch_norm(y, b.g1, b.b1, b.m1, b.v1, false, 0.1, 1e-5, false));
+      y = torch::relu(torch::batch_norm(y, b.g1, b.b1, b.m1, b.v1, false, 0.1,
+                                        1e-5, false));
       y = torch::conv2d(y, b.c2, {}, 1, 1);
       y = torch::batch_norm(y, b.g2, b.b2, b.m2, b.v2, false, 0.1, 1e-5, false);
       h = torch::relu(y + h);
@@ -219,8 +218,9 @@ namespace {
 /// torch::nn::TransformerEncoderLayer (no dropout) of width d_model with
 /// nn's weights `w`, in training mode or not.
 torch::nn::TransformerEncoderLayer transformerLayer(const NamedTensors &w,
-                                                   int64_t dModel, int64_t heads,
-                                                   int64_t dFF, bool training) {
+                                                    int64_t dModel,
+                                                    int64_t heads, int64_t dFF,
+                                                    bool training) {
   torch::nn::TransformerEncoderLayer layer(
       torch::nn::TransformerEncoderLayerOptions(dModel, heads)
           .dim_feedforward(dFF)
@@ -250,9 +250,8 @@ std::unique_ptr<Runner> torchTransformerTrain(const NamedTensors &w,
       layer->parameters(),
       [=]() mutable { return torch::mse_loss(layer(in), want); },
       [=](std::vector<torch::Tensor> params) {
-        return std::unique_ptr<torch::optim::Optimizer>(
-            new torch::optim::AdamW(params, torch::optim::AdamWOptions(lr)
-                                                .weight_decay(weightDecay)));
+        return std::unique_ptr<torch::optim::Optimizer>(new torch::optim::AdamW(
+            params, torch::optim::AdamWOptions(lr).weight_decay(weightDecay)));
       });
 }
 
@@ -263,8 +262,7 @@ std::unique_ptr<Runner> torchMatmul(HostTensor a, HostTensor b) {
 
 std::unique_ptr<Runner> torchAffineRelu(HostTensor x, float a, float b) {
   auto in = toTorch(x);
-  return std::make_unique<TorchRunner>(
-      [=] { return torch::relu(in * a + b); });
+  return std::make_unique<TorchRunner>([=] { return torch::relu(in * a + b); });
 }
 
 std::unique_ptr<Runner> torchSoftmax(HostTensor x) {
@@ -276,9 +274,8 @@ std::unique_ptr<Runner> torchLayerNorm(const NamedTensors &w, HostTensor x) {
   auto in = toTorch(x);
   auto weight = at(w, "weight"), bias = at(w, "bias");
   int64_t cols = x.shape.back();
-  return std::make_unique<TorchRunner>([=] {
-    return torch::layer_norm(in, {cols}, weight, bias, 1e-5);
-  });
+  return std::make_unique<TorchRunner>(
+      [=] { return torch::layer_norm(in, {cols}, weight, bias, 1e-5); });
 }
 
 } // namespace bench

@@ -3,8 +3,9 @@
 // The demo of the README's first command. SimpleMLP (784-256-256-10, ReLU,
 // Dropout) in eval mode with PyTorch-made weights is traced to the nn
 // dialect, optimized (the relu fuses into the linear), compiled ahead of time
-// to a shared object (beside simple_mlp.mlir, the traced IR), loaded back through the runtime alone, run on
-// PyTorch's input, and compared with PyTorch's output.
+// to a shared object (beside simple_mlp.mlir, the traced IR), loaded back
+// through the runtime alone, run on PyTorch's input, and compared with
+// PyTorch's output.
 //
 //   nn-demo [golden-dir] [output-dir]
 //
@@ -36,7 +37,8 @@ int main(int argc, char **argv) {
   try {
     nn::models::SimpleMLP model;
     model->eval();
-    auto weights = orExit(nn::load_safetensors(goldens + "/weights.safetensors"));
+    auto weights =
+        orExit(nn::load_safetensors(goldens + "/weights.safetensors"));
     model->load_state_dict(weights.tensors);
     std::cout << *model << "\n\n";
 
@@ -86,8 +88,8 @@ int main(int argc, char **argv) {
       if (!result.ok())
         return 1;
       if (i >= 20) // warm-up
-        times.push_back(std::chrono::duration<double, std::micro>(end - start)
-                            .count());
+        times.push_back(
+            std::chrono::duration<double, std::micro>(end - start).count());
     }
     std::sort(times.begin(), times.end());
     std::cout << "forward (batch 64): min " << times.front() << " us, median "

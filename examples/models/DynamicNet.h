@@ -20,7 +20,8 @@ public:
   explicit DynamicNetImpl(int repeats = 3)
       : Cloneable("DynamicNet"), repeats(repeats) {
     input_linear = register_module("input_linear", Linear(8, 16));
-    middle = register_module("middle", ModuleList(Linear(16, 16), Linear(16, 16)));
+    middle =
+        register_module("middle", ModuleList(Linear(16, 16), Linear(16, 16)));
     output_linear = register_module("output_linear", Linear(16, 4));
   }
 

@@ -21,7 +21,8 @@ public:
                                                  {"regress", Linear(32, 1)}}));
     offsets = register_module("offsets", ParameterDict());
     for (auto &[key, head] : *heads) {
-      Tensor offset = Tensor::zeros({head.ptr<LinearImpl>()->options.out_features()});
+      Tensor offset =
+          Tensor::zeros({head.ptr<LinearImpl>()->options.out_features()});
       offsets->insert(key, init::normal_(offset));
     }
   }

@@ -28,7 +28,8 @@ public:
       position_ids.data_ptr<int64_t>()[pos] = pos;
       for (int64_t i = 0; i < d_model; i += 2) {
         double angle =
-            pos * std::exp(i * (-std::log(10000.0) / static_cast<double>(d_model)));
+            pos *
+            std::exp(i * (-std::log(10000.0) / static_cast<double>(d_model)));
         table[pos * d_model + i] = static_cast<float>(std::sin(angle));
         if (i + 1 < d_model)
           table[pos * d_model + i + 1] = static_cast<float>(std::cos(angle));

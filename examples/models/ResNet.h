@@ -52,8 +52,8 @@ public:
                                                {"2", ReLU()}}));
     layer1 = register_module("layer1", ResidualBlock(channels));
     layer2 = register_module("layer2", ResidualBlock(channels));
-    pool = register_module("pool",
-                           AdaptiveAvgPool2d(AdaptiveAvgPool2dOptions(1)));
+    pool =
+        register_module("pool", AdaptiveAvgPool2d(AdaptiveAvgPool2dOptions(1)));
     flatten = register_module("flatten", Flatten());
     fc = register_module("fc", Linear(channels, num_classes));
   }

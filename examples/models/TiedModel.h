@@ -53,7 +53,8 @@ public:
   }
 
   Tensor forward(const Tensor &tokens) {
-    Tensor h = encoder(embed(tokens), causal_mask, Tensor(), /*is_causal=*/true);
+    Tensor h =
+        encoder(embed(tokens), causal_mask, Tensor(), /*is_causal=*/true);
     return head(norm(h));
   }
 

@@ -61,7 +61,8 @@ nn::SafetensorsContents load(const std::string &path) {
 }
 
 /// Rows `indices[first, first + count)` of `data` (rows along dim 0).
-nn::Tensor gather(const nn::Tensor &data, const int64_t *indices, int64_t count) {
+nn::Tensor gather(const nn::Tensor &data, const int64_t *indices,
+                  int64_t count) {
   nn::Shape shape = data.shape();
   int64_t rowBytes = data.nbytes() / shape[0];
   shape[0] = count;
@@ -125,9 +126,10 @@ int main(int argc, char **argv) {
 
     const int64_t steps = kTrain / kBatch;
     const bool tty = isatty(STDOUT_FILENO);
-    std::printf("%d training and %d test images, batch %lld, SGD lr %g momentum %g\n",
-                int(trainY.numel()), int(testY.numel()), (long long)kBatch,
-                kLr, kMomentum);
+    std::printf(
+        "%d training and %d test images, batch %lld, SGD lr %g momentum %g\n",
+        int(trainY.numel()), int(testY.numel()), (long long)kBatch, kLr,
+        kMomentum);
     std::printf("%-9s %-10s %-10s %-13s %s\n", "", "nn loss", "PyTorch",
                 "nn test acc%", "PyTorch");
     double worstEarly = 0, trainSeconds = 0, finalAccuracy = 0;
@@ -139,10 +141,11 @@ int main(int argc, char **argv) {
       for (int64_t s = 0; s < steps; ++s) {
         const int64_t *batch =
             order.data_ptr<int64_t>() + (epoch - 1) * kTrain + s * kBatch;
-        nn::Tensor loss = step(gather(trainX, batch, kBatch),
-                               gather(trainY, batch, kBatch));
+        nn::Tensor loss =
+            step(gather(trainX, batch, kBatch), gather(trainY, batch, kBatch));
         int64_t k = (epoch - 1) * steps + s;
-        double ours = loss.item_as_double(0), theirs = theirLoss.item_as_double(k);
+        double ours = loss.item_as_double(0),
+               theirs = theirLoss.item_as_double(k);
         sum += ours;
         theirSum += theirs;
         if (k < kMatchedSteps) {
@@ -161,8 +164,9 @@ int main(int argc, char **argv) {
       finalAccuracy = accuracy(evaluate({testX})[0], testY);
       if (tty)
         std::printf("\r%*s\r", int(steps + 20), "");
-      std::printf("epoch %-3lld %-10.4f %-10.4f %-13.1f %.1f\n", (long long)epoch,
-                  sum / steps, theirSum / steps, 100 * finalAccuracy,
+      std::printf("epoch %-3lld %-10.4f %-10.4f %-13.1f %.1f\n",
+                  (long long)epoch, sum / steps, theirSum / steps,
+                  100 * finalAccuracy,
                   100 * theirAccuracy.item_as_double(epoch - 1));
     }
     std::printf("first %lld steps: max |nn loss - PyTorch loss| = %.3g (%s)\n",

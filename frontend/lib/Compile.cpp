@@ -164,7 +164,8 @@ const std::shared_ptr<Artifact> &CompiledModule::artifact() {
   return artifact_;
 }
 
-std::vector<Tensor> CompiledModule::operator()(const std::vector<Tensor> &inputs) {
+std::vector<Tensor>
+CompiledModule::operator()(const std::vector<Tensor> &inputs) {
   return valueOrThrow(artifact()->run(inputs));
 }
 

@@ -159,9 +159,8 @@ public:
     if (hooks.empty())
       return grad;
     auto result = guarded(builder, param.getSymName().str(), [&] {
-      return llvm::SmallVector<Value>{
-          runTensorHooks(hooks, grad, "parameter '" +
-                                          param.getSymName().str() + "'")};
+      return llvm::SmallVector<Value>{runTensorHooks(
+          hooks, grad, "parameter '" + param.getSymName().str() + "'")};
     });
     if (mlir::failed(result))
       return mlir::failure();
@@ -354,8 +353,8 @@ TracedModule &TracedModule::differentiate(bool inputs) {
   }
   detail::TraceContext trace(*impl_, forward);
   HookRunner hooks(*impl_, trace);
-  if (mlir::failed(mlir::nn::differentiate(*impl_->module, forward, inputs,
-                                           &hooks)))
+  if (mlir::failed(
+          mlir::nn::differentiate(*impl_->module, forward, inputs, &hooks)))
     throw Error("nn-autodiff failed: " +
                 (hooks.error().empty() ? capture.message() : hooks.error()));
 

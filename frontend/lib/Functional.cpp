@@ -33,7 +33,7 @@ Tensor matmul(const Tensor &lhs, const Tensor &rhs) {
 }
 
 Tensor addmm(const Tensor &input, const Tensor &mat1, const Tensor &mat2,
-              double beta, double alpha) {
+             double beta, double alpha) {
   TraceContext &t = TraceContext::current("addmm");
   if (mat1.dim() != 2 || mat2.dim() != 2)
     t.fail("addmm: mat1 and mat2 must be 2-D (mat1 " + shape_str(mat1.shape()) +
@@ -64,9 +64,8 @@ Tensor dropout(const Tensor &input, double p, bool training) {
   mlir::Value x = t.valueOf(input, "dropout", "input");
   // Each training dropout gets its own range of Philox counters; evaluation
   // (or p = 0) draws nothing and adds no generator state to the forward.
-  auto [rng, offset] = training && p > 0.0
-                           ? t.nextRandomStream(input.numel())
-                           : std::pair<mlir::Value, int64_t>{};
+  auto [rng, offset] = training && p > 0.0 ? t.nextRandomStream(input.numel())
+                                           : std::pair<mlir::Value, int64_t>{};
   return t.emit<mlir::nn::DropoutOp>(
       x.getType(), x, rng, t.builder.getF64FloatAttr(p),
       training ? t.builder.getUnitAttr() : mlir::UnitAttr(),

@@ -23,20 +23,23 @@ RemovableHandle Module::add_hook(detail::ModuleHook hook) {
 bool Module::has_hooks() const { return hooks_ && !hooks_->entries().empty(); }
 
 bool Module::has_forward_hooks() const {
-  return hooks_ && std::any_of(hooks_->entries().begin(), hooks_->entries().end(),
-                               [](const detail::ModuleHook &h) {
-                                 return h.pre || h.post;
-                               });
+  return hooks_ &&
+         std::any_of(
+             hooks_->entries().begin(), hooks_->entries().end(),
+             [](const detail::ModuleHook &h) { return h.pre || h.post; });
 }
 
 bool Module::has_backward_hooks() const {
-  return hooks_ && std::any_of(hooks_->entries().begin(), hooks_->entries().end(),
-                               [](const detail::ModuleHook &h) {
-                                 return h.backward_pre || h.backward;
-                               });
+  return hooks_ &&
+         std::any_of(hooks_->entries().begin(), hooks_->entries().end(),
+                     [](const detail::ModuleHook &h) {
+                       return h.backward_pre || h.backward;
+                     });
 }
 
-uint64_t Module::hooks_version() const { return hooks_ ? hooks_->version() : 0; }
+uint64_t Module::hooks_version() const {
+  return hooks_ ? hooks_->version() : 0;
+}
 
 /// Runs the hooks that `call` selects on `current` in order; `what` names
 /// the hook kind in errors.
@@ -65,25 +68,26 @@ runHooks(Module &module, const std::shared_ptr<detail::HookRegistry> &hooks,
   return current;
 }
 
-std::optional<TensorList> Module::run_forward_pre_hooks(const TensorList &inputs) {
-  return runHooks(*this, hooks_, inputs, "forward pre-hook",
-                  [&](auto &entry, const TensorList &current)
-                      -> std::optional<TensorList> {
-                    if (!entry.pre)
-                      return std::nullopt;
-                    return entry.pre(*this, current);
-                  });
+std::optional<TensorList>
+Module::run_forward_pre_hooks(const TensorList &inputs) {
+  return runHooks(
+      *this, hooks_, inputs, "forward pre-hook",
+      [&](auto &entry, const TensorList &current) -> std::optional<TensorList> {
+        if (!entry.pre)
+          return std::nullopt;
+        return entry.pre(*this, current);
+      });
 }
 
 std::optional<TensorList> Module::run_forward_hooks(const TensorList &inputs,
                                                     const TensorList &outputs) {
-  return runHooks(*this, hooks_, outputs, "forward hook",
-                  [&](auto &entry, const TensorList &current)
-                      -> std::optional<TensorList> {
-                    if (!entry.post)
-                      return std::nullopt;
-                    return entry.post(*this, inputs, current);
-                  });
+  return runHooks(
+      *this, hooks_, outputs, "forward hook",
+      [&](auto &entry, const TensorList &current) -> std::optional<TensorList> {
+        if (!entry.post)
+          return std::nullopt;
+        return entry.post(*this, inputs, current);
+      });
 }
 
 RemovableHandle Module::register_capture_hook(const std::string &name) {

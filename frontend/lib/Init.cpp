@@ -148,8 +148,8 @@ double erfinv(double y) {
   }
   double x = p * y;
   for (int i = 0; i < 2; ++i)
-    x -= (std::erf(x) - y) / (2.0 / std::sqrt(std::numbers::pi) *
-                              std::exp(-x * x));
+    x -= (std::erf(x) - y) /
+         (2.0 / std::sqrt(std::numbers::pi) * std::exp(-x * x));
   return x;
 }
 
@@ -188,7 +188,8 @@ double calculate_gain(Nonlinearity nonlinearity, std::optional<double> param) {
 std::pair<int64_t, int64_t> calculate_fan_in_and_fan_out(const Tensor &tensor) {
   if (tensor.dim() < 2)
     throw Error("Fan in and fan out can not be computed for tensor with fewer "
-                "than 2 dimensions (got " + tensor.to_string() + ")");
+                "than 2 dimensions (got " +
+                tensor.to_string() + ")");
   int64_t receptive = 1;
   for (int64_t d = 2; d < tensor.dim(); ++d)
     receptive *= tensor.size(d);
@@ -198,12 +199,12 @@ std::pair<int64_t, int64_t> calculate_fan_in_and_fan_out(const Tensor &tensor) {
 Tensor &uniform_(Tensor &tensor, double a, double b, Generator &generator) {
   if (!(a <= b))
     throw Error("uniform_ expects to return a [from, to) range, but found "
-                "from=" + std::to_string(a) + " > to=" + std::to_string(b));
+                "from=" +
+                std::to_string(a) + " > to=" + std::to_string(b));
   return fillUniform(tensor, a, b, generator, "uniform_");
 }
 
-Tensor &normal_(Tensor &tensor, double mean, double std,
-                Generator &generator) {
+Tensor &normal_(Tensor &tensor, double mean, double std, Generator &generator) {
   if (!(std >= 0.0))
     throw Error("normal_ expects std >= 0.0, but found std " +
                 std::to_string(std));
@@ -217,7 +218,9 @@ Tensor &trunc_normal_(Tensor &tensor, double mean, double std, double a,
     throw Error("trunc_normal_ expects std > 0 and a < b, but found std " +
                 std::to_string(std) + ", a " + std::to_string(a) + ", b " +
                 std::to_string(b));
-  auto cdf = [](double x) { return (1.0 + std::erf(x / std::sqrt(2.0))) / 2.0; };
+  auto cdf = [](double x) {
+    return (1.0 + std::erf(x / std::sqrt(2.0))) / 2.0;
+  };
   double low = 2.0 * cdf((a - mean) / std) - 1.0;
   double high = 2.0 * cdf((b - mean) / std) - 1.0;
   fill(tensor, [&](int64_t) {
@@ -264,8 +267,8 @@ Tensor &kaiming_uniform_(Tensor &tensor, double a, FanMode mode,
   if (tensor.numel() == 0)
     return tensor; // PyTorch warns and leaves a zero-element tensor alone
   double fan = static_cast<double>(fanOf(tensor, mode));
-  double bound = std::sqrt(3.0) * calculate_gain(nonlinearity, a) /
-                 std::sqrt(fan);
+  double bound =
+      std::sqrt(3.0) * calculate_gain(nonlinearity, a) / std::sqrt(fan);
   return fillUniform(tensor, -bound, bound, generator, "kaiming_uniform_");
 }
 
@@ -281,7 +284,8 @@ Tensor &kaiming_normal_(Tensor &tensor, double a, FanMode mode,
 Tensor &orthogonal_(Tensor &tensor, double gain, Generator &generator) {
   if (tensor.dim() < 2)
     throw Error("orthogonal_: only tensors with 2 or more dimensions are "
-                "supported, got " + tensor.to_string());
+                "supported, got " +
+                tensor.to_string());
   requireFloatingPoint(tensor, "orthogonal_");
   if (tensor.numel() == 0)
     return tensor;

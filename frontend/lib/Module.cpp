@@ -75,7 +75,8 @@ Tensor *Module::put_slot(std::vector<TensorSlot> &slots, const char *kind,
 Tensor &Module::register_parameter(std::string name, Tensor tensor,
                                    bool requires_grad) {
   if (!tensor.defined())
-    throw Error(name_ + ": parameter \"" + name + "\" is an undefined "
+    throw Error(name_ + ": parameter \"" + name +
+                "\" is an undefined "
                 "tensor; use register_parameter(name, nullptr) for an empty "
                 "slot");
   tensor.set_requires_grad(requires_grad);
@@ -101,7 +102,8 @@ void Module::register_parameter(std::string name, std::nullptr_t) {
 Tensor &Module::register_buffer(std::string name, Tensor tensor,
                                 bool persistent) {
   if (!tensor.defined())
-    throw Error(name_ + ": buffer \"" + name + "\" is an undefined tensor; "
+    throw Error(name_ + ": buffer \"" + name +
+                "\" is an undefined tensor; "
                 "use register_buffer(name, nullptr) for an empty slot");
   return *put_slot(buffers_, "buffer", std::move(name),
                    std::make_unique<Tensor>(std::move(tensor)), nullptr,
@@ -124,7 +126,8 @@ void Module::register_buffer(std::string name, std::nullptr_t) {
 void Module::add_child(std::string name, std::shared_ptr<Module> module) {
   int existing = check_name(name, "module");
   if (!module)
-    throw Error(name_ + ": submodule \"" + name + "\" is an empty module "
+    throw Error(name_ + ": submodule \"" + name +
+                "\" is an empty module "
                 "(nullptr)");
   // A module that contains this one would make the tree a cycle.
   std::vector<const Module *> stack = {module.get()};
@@ -185,8 +188,7 @@ Module::named_tensors(bool buffers, const std::string &prefix,
   return result;
 }
 
-static std::vector<Tensor>
-tensorsOf(std::vector<Module::NamedTensor> named) {
+static std::vector<Tensor> tensorsOf(std::vector<Module::NamedTensor> named) {
   std::vector<Tensor> result;
   result.reserve(named.size());
   for (auto &[name, t] : named)
@@ -194,8 +196,7 @@ tensorsOf(std::vector<Module::NamedTensor> named) {
   return result;
 }
 
-std::vector<Module::NamedTensor>
-Module::named_parameters(bool recurse) const {
+std::vector<Module::NamedTensor> Module::named_parameters(bool recurse) const {
   return named_tensors(/*buffers=*/false, "", recurse);
 }
 
@@ -241,8 +242,8 @@ std::vector<std::shared_ptr<Module>> Module::children() const {
 /// non-owning one for a module on the stack.
 static std::shared_ptr<Module> sharedOf(Module &module) {
   std::shared_ptr<Module> owned = module.weak_from_this().lock();
-  return owned ? owned : std::shared_ptr<Module>(std::shared_ptr<Module>(),
-                                                 &module);
+  return owned ? owned
+               : std::shared_ptr<Module>(std::shared_ptr<Module>(), &module);
 }
 
 std::vector<Module::NamedModule>
@@ -328,12 +329,12 @@ Tensor &Module::get_tensor(const std::string &target, bool buffer) {
   size_t dot = target.rfind('.');
   std::string path = dot == std::string::npos ? "" : target.substr(0, dot);
   std::string name = target.substr(dot == std::string::npos ? 0 : dot + 1);
-  std::shared_ptr<Module> owner = walk_path(sharedOf(*this), path, function,
-                                           target);
+  std::shared_ptr<Module> owner =
+      walk_path(sharedOf(*this), path, function, target);
   const TensorSlot *slot =
       find_slot(buffer ? owner->buffers_ : owner->parameters_, name);
-  std::string where = path.empty() ? owner->name_
-                                   : owner->name_ + " at \"" + path + "\"";
+  std::string where =
+      path.empty() ? owner->name_ : owner->name_ + " at \"" + path + "\"";
   if (!slot)
     throw Error(std::string(function) + "(\"" + target + "\"): " + where +
                 " has no " + kind + " \"" + name + "\"");

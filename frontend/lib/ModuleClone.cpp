@@ -94,7 +94,8 @@ Module::Module(const Module &other)
   CloneState *state = activeClone;
   if (!state || state->frames.empty() ||
       state->frames.back().original != &other)
-    throw Error(other.name_ + ": modules are copied only by clone(), which "
+    throw Error(other.name_ +
+                ": modules are copied only by clone(), which "
                 "copies the whole tree; copy-constructing one can't");
   CloneState::Frame frame = state->frames.back();
   auto begin = reinterpret_cast<std::uintptr_t>(frame.begin);
@@ -113,7 +114,8 @@ Module::Module(const Module &other)
         auto address = reinterpret_cast<std::uintptr_t>(slot.tensor);
         if (address < begin || address - begin + sizeof(Tensor) > frame.size)
           throw Error(name_ + ": clone() can't copy the " + kind + " \"" +
-                      slot.name + "\": it is registered from a Tensor that "
+                      slot.name +
+                      "\": it is registered from a Tensor that "
                       "is not a member of the module");
         auto offset = static_cast<std::intptr_t>(
             address - reinterpret_cast<std::uintptr_t>(&other));
@@ -133,7 +135,8 @@ std::shared_ptr<Module>
 Module::clone_as(const std::type_info &type, size_t size,
                  const std::function<std::shared_ptr<Module>()> &copy) const {
   if (typeid(*this) != type)
-    throw Error("clone() of " + name_ + ": its class derives from a "
+    throw Error("clone() of " + name_ +
+                ": its class derives from a "
                 "Cloneable of one of its bases, which would copy only that "
                 "base; derive the class itself from nn::Cloneable<Class>");
   CloneState local;

@@ -86,18 +86,18 @@ LoadResult Module::load_state_dict(const StateDict &state, bool strict) {
                          " from checkpoint, the shape in current model is " +
                          shape_str(tensor.shape()));
     } else if (source->dtype() != tensor.dtype()) {
-      problems.push_back(
-          "dtype mismatch for " + name + ": copying a param of dtype " +
-          std::string(dtype_name(source->dtype())) +
-          " from checkpoint, the dtype in current model is " +
-          std::string(dtype_name(tensor.dtype())));
+      problems.push_back("dtype mismatch for " + name +
+                         ": copying a param of dtype " +
+                         std::string(dtype_name(source->dtype())) +
+                         " from checkpoint, the dtype in current model is " +
+                         std::string(dtype_name(tensor.dtype())));
     } else {
       auto [it, first] = sources.try_emplace(identityOf(tensor), name, source);
       if (first)
         copies.emplace_back(tensor, source);
       else if (!sameBytes(*it->second.second, *source))
-        problems.push_back("tied tensors " + it->second.first + " and " +
-                           name + " share storage in the model, but the "
+        problems.push_back("tied tensors " + it->second.first + " and " + name +
+                           " share storage in the model, but the "
                            "checkpoint holds different values for them");
     }
   }
@@ -170,7 +170,8 @@ Module &Module::to(DType dtype) {
 
 Module &Module::to(Device device) {
   if (device == Device::cuda)
-    throw Error(name_ + ".to(cuda): CUDA is not available yet; nn runs "
+    throw Error(name_ +
+                ".to(cuda): CUDA is not available yet; nn runs "
                 "modules on the CPU (Device::cpu) until the CUDA backend "
                 "lands");
   return *this;

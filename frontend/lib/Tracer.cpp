@@ -176,8 +176,7 @@ void TraceContext::declareState(Module &root, const std::string &under) {
   // then merges the group into one symbol.
   auto declare = [&](const std::string &name, const Tensor &tensor,
                      bool isBuffer, bool flag) {
-    auto [first, isNew] =
-        stateSymbols_.emplace(tensor.storage().get(), name);
+    auto [first, isNew] = stateSymbols_.emplace(tensor.storage().get(), name);
     mlir::FlatSymbolRefAttr tiedTo;
     if (!isNew)
       tiedTo = mlir::FlatSymbolRefAttr::get(&impl_.context, first->second);
@@ -200,7 +199,7 @@ void TraceContext::declareState(Module &root, const std::string &under) {
   auto modules = root.named_modules();
   for (bool buffers : {false, true})
     for (auto &[path, module] : modules) {
-      std::string full = under.empty() ? path
+      std::string full = under.empty()  ? path
                          : path.empty() ? under
                                         : under + "." + path;
       std::string prefix = full.empty() ? "" : full + ".";
@@ -293,8 +292,7 @@ void TraceContext::store(const Tensor &buffer, Value value, const char *op) {
   auto declType =
       llvm::cast<mlir::RankedTensorType>(mlir::nn::declaredStateType(decl));
   if (type != declType)
-    fail(std::string(op) + ": value " +
-         mlir::nn::formatShape(type.getShape()) +
+    fail(std::string(op) + ": value " + mlir::nn::formatShape(type.getShape()) +
          " does not match buffer '" + symbol->second + "' " +
          mlir::nn::formatShape(declType.getShape()) +
          " (or its dtype differs)");
@@ -353,7 +351,8 @@ void TraceContext::capture(const std::string &name, const Tensor &value) {
 
 Tensor TraceContext::wrap(Value value) {
   auto type = llvm::cast<mlir::RankedTensorType>(value.getType());
-  return Tensor::symbolic(Shape(type.getShape()), dtypeOf(type.getElementType()),
+  return Tensor::symbolic(Shape(type.getShape()),
+                          dtypeOf(type.getElementType()),
                           std::make_shared<ValueNode>(value, this));
 }
 
@@ -376,8 +375,8 @@ mlir::Value TraceContext::scalar(double value, mlir::Type like) {
   mlir::Attribute element =
       llvm::isa<mlir::FloatType>(elementType)
           ? mlir::Attribute(builder.getFloatAttr(elementType, value))
-          : mlir::Attribute(
-                builder.getIntegerAttr(elementType, static_cast<int64_t>(value)));
+          : mlir::Attribute(builder.getIntegerAttr(
+                elementType, static_cast<int64_t>(value)));
   return builder.create<mlir::arith::ConstantOp>(
       location(), mlir::DenseElementsAttr::get(type, element));
 }
@@ -471,8 +470,8 @@ trace(Module &root, const std::vector<TensorSpec> &inputs,
   b.create<mlir::func::ReturnOp>(func.getLoc(), results);
   // A random op added the generator state as the last argument; it says how
   // many numbers a run draws, so the runtime can advance the state.
-  func.setFunctionType(b.getFunctionType(
-      entry->getArgumentTypes(), mlir::ValueRange(results).getTypes()));
+  func.setFunctionType(b.getFunctionType(entry->getArgumentTypes(),
+                                         mlir::ValueRange(results).getTypes()));
   if (trace.rngState())
     func.setArgAttr(inputs.size(), mlir::nn::NNAttr::kRng,
                     b.getI64IntegerAttr(trace.randomDraws()));
@@ -524,8 +523,8 @@ TracedModule TracedModule::clone() const {
   std::string text;
   llvm::raw_string_ostream os(text);
   impl_->module->print(os, mlir::OpPrintingFlags().enableDebugInfo());
-  copy->module = mlir::parseSourceString<mlir::ModuleOp>(os.str(),
-                                                         &copy->context);
+  copy->module =
+      mlir::parseSourceString<mlir::ModuleOp>(os.str(), &copy->context);
   if (!copy->module)
     throw Error("TracedModule::clone: the IR does not re-parse (a bug in nn)");
   copy->state = impl_->state;

@@ -132,7 +132,8 @@ TrainStep::TrainStep(std::shared_ptr<Module> model,
   }
   if (!strays.empty()) {
     std::string message = "nn::TrainStep: the optimizer holds tensors that "
-                          "are not parameters of " + model_->name() + ": ";
+                          "are not parameters of " +
+                          model_->name() + ": ";
     for (size_t i = 0; i < strays.size(); ++i)
       message += (i ? ", " : "") + strays[i];
     throw Error(message);

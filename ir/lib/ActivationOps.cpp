@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nn/IR/NNOps.h"
 #include "OpUtils.h"
+#include "nn/IR/NNOps.h"
 
 using namespace mlir;
 using namespace mlir::nn;
@@ -33,8 +33,8 @@ LogicalResult LogSoftmaxOp::verify() {
 LogicalResult ClampOp::verify() {
   if (getMin() && getMax() &&
       getMin()->convertToDouble() > getMax()->convertToDouble())
-    return emitOpError("min ") << getMin()->convertToDouble()
-                               << " is greater than max "
-                               << getMax()->convertToDouble();
+    return emitOpError("min ")
+           << getMin()->convertToDouble() << " is greater than max "
+           << getMax()->convertToDouble();
   return success();
 }

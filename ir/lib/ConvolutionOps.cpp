@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nn/IR/NNOps.h"
 #include "OpUtils.h"
+#include "nn/IR/NNOps.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -36,8 +36,9 @@ LogicalResult checkWindowAttr(std::optional<Location> loc, StringRef opName,
                               StringRef name, ArrayRef<int64_t> values,
                               int64_t rank, int64_t minValue,
                               bool allowLowHigh = false) {
-  bool sizeOk = static_cast<int64_t>(values.size()) == rank ||
-                (allowLowHigh && static_cast<int64_t>(values.size()) == 2 * rank);
+  bool sizeOk =
+      static_cast<int64_t>(values.size()) == rank ||
+      (allowLowHigh && static_cast<int64_t>(values.size()) == 2 * rank);
   if (!sizeOk)
     return emitOptionalError(loc, opName, ": ", name, " must have ", rank,
                              allowLowHigh ? " (or " + std::to_string(2 * rank) +
@@ -46,8 +47,9 @@ LogicalResult checkWindowAttr(std::optional<Location> loc, StringRef opName,
                              " entries, got ", listOf(values));
   for (int64_t v : values)
     if (v < minValue)
-      return emitOptionalError(loc, opName, ": ", name, " must be >= ",
-                               minValue, ", got ", listOf(values));
+      return emitOptionalError(loc, opName, ": ", name,
+                               " must be >= ", minValue, ", got ",
+                               listOf(values));
   return success();
 }
 
@@ -55,9 +57,9 @@ LogicalResult checkWindowAttr(std::optional<Location> loc, StringRef opName,
 LogicalResult checkChannelsFirst(std::optional<Location> loc, StringRef opName,
                                  RankedTensorType input, int64_t rank) {
   if (input.getRank() != rank + 2)
-    return emitOptionalError(
-        loc, opName, ": input must be ", rank + 2, "-D ",
-        rank == 1 ? "[N, C, L]" : "[N, C, H, W]", ", got ", shapeOf(input));
+    return emitOptionalError(loc, opName, ": input must be ", rank + 2, "-D ",
+                             rank == 1 ? "[N, C, L]" : "[N, C, H, W]", ", got ",
+                             shapeOf(input));
   return success();
 }
 
@@ -67,7 +69,8 @@ std::optional<int64_t> pooledSize(int64_t in, int64_t kernel, int64_t padLo,
                                   int64_t padHi, int64_t stride,
                                   int64_t dilation, bool ceilMode) {
   using Wide = __int128;
-  Wide span = Wide(in) + padLo + padHi - Wide(dilation) * (Wide(kernel) - 1) - 1;
+  Wide span =
+      Wide(in) + padLo + padHi - Wide(dilation) * (Wide(kernel) - 1) - 1;
   if (span < 0)
     return 0;
   Wide out = (span + (ceilMode ? Wide(stride) - 1 : 0)) / stride + 1;
@@ -106,8 +109,9 @@ ConvOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
   auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
   auto weight = llvm::cast<RankedTensorType>(adaptor.getWeight().getType());
   if (input.getRank() != 3 && input.getRank() != 4)
-    return emitOptionalError(loc, "conv: input must be [N, C, L] or "
-                                  "[N, C, H, W], got ",
+    return emitOptionalError(loc,
+                             "conv: input must be [N, C, L] or "
+                             "[N, C, H, W], got ",
                              shapeOf(input));
   int64_t rank = input.getRank() - 2;
   std::string name = rank == 1 ? "conv1d" : "conv2d";
@@ -120,12 +124,12 @@ ConvOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
   int64_t groups = adaptor.getGroups();
   if (groups < 1)
     return emitOptionalError(loc, name, ": groups must be >= 1, got ", groups);
-  if (failed(checkWindowAttr(loc, name, "stride", adaptor.getStride(), rank,
-                             1)) ||
+  if (failed(
+          checkWindowAttr(loc, name, "stride", adaptor.getStride(), rank, 1)) ||
       failed(checkWindowAttr(loc, name, "padding", adaptor.getPadding(), rank,
                              0, /*allowLowHigh=*/true)) ||
-      failed(checkWindowAttr(loc, name, "dilation", adaptor.getDilation(),
-                             rank, 1)))
+      failed(checkWindowAttr(loc, name, "dilation", adaptor.getDilation(), rank,
+                             1)))
     return failure();
   int64_t channels = input.getDimSize(1), out = weight.getDimSize(0);
   if (channels % groups != 0)
@@ -137,11 +141,10 @@ ConvOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
                              " output channels, not divisible by groups ",
                              groups, shapes);
   if (weight.getDimSize(1) * groups != channels)
-    return emitOptionalError(loc, name, ": input has ", channels,
-                             " channels, weight expects ",
-                             weight.getDimSize(1) * groups, " (",
-                             weight.getDimSize(1), " per group, groups ",
-                             groups, ")", shapes);
+    return emitOptionalError(
+        loc, name, ": input has ", channels, " channels, weight expects ",
+        weight.getDimSize(1) * groups, " (", weight.getDimSize(1),
+        " per group, groups ", groups, ")", shapes);
   auto elementType =
       sameElementType(loc, name, "input", input, "weight", weight);
   if (failed(elementType) ||
@@ -155,8 +158,10 @@ ConvOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
         input.getDimSize(2 + i), weight.getDimSize(2 + i), lo[i], hi[i],
         adaptor.getStride()[i], adaptor.getDilation()[i], false);
     if (!size)
-      return emitOptionalError(loc, name, ": the output size overflows int64 "
-                               "in dimension ", 2 + i, shapes);
+      return emitOptionalError(loc, name,
+                               ": the output size overflows int64 "
+                               "in dimension ",
+                               2 + i, shapes);
     if (*size < 1)
       return emitOptionalError(loc, name,
                                ": the (dilated) kernel is larger than the "
@@ -172,9 +177,10 @@ ConvOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
 // ConvTransposeOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ConvTransposeOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
+LogicalResult
+ConvTransposeOp::inferReturnTypes(MLIRContext *context,
+                                  std::optional<Location> loc, Adaptor adaptor,
+                                  SmallVectorImpl<Type> &inferredReturnTypes) {
   StringRef name = "conv_transpose2d";
   auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
   auto weight = llvm::cast<RankedTensorType>(adaptor.getWeight().getType());
@@ -183,9 +189,8 @@ LogicalResult ConvTransposeOp::inferReturnTypes(
   std::string shapes =
       " (input " + shapeOf(input) + ", weight " + shapeOf(weight) + ")";
   if (weight.getRank() != 4)
-    return emitOptionalError(loc, name,
-                             ": weight must be 4-D [in, out / groups, kh, kw]",
-                             shapes);
+    return emitOptionalError(
+        loc, name, ": weight must be 4-D [in, out / groups, kh, kw]", shapes);
   int64_t groups = adaptor.getGroups();
   if (groups < 1)
     return emitOptionalError(loc, name, ": groups must be >= 1, got ", groups);
@@ -194,14 +199,14 @@ LogicalResult ConvTransposeOp::inferReturnTypes(
                              /*allowLowHigh=*/true)) ||
       failed(checkWindowAttr(loc, name, "output_padding",
                              adaptor.getOutputPadding(), 2, 0)) ||
-      failed(checkWindowAttr(loc, name, "dilation", adaptor.getDilation(), 2,
-                             1)))
+      failed(
+          checkWindowAttr(loc, name, "dilation", adaptor.getDilation(), 2, 1)))
     return failure();
   int64_t channels = input.getDimSize(1);
   if (weight.getDimSize(0) != channels)
     return emitOptionalError(loc, name, ": input has ", channels,
-                             " channels, weight expects ",
-                             weight.getDimSize(0), shapes);
+                             " channels, weight expects ", weight.getDimSize(0),
+                             shapes);
   if (channels % groups != 0)
     return emitOptionalError(loc, name, ": input has ", channels,
                              " channels, not divisible by groups ", groups,
@@ -219,18 +224,16 @@ LogicalResult ConvTransposeOp::inferReturnTypes(
     int64_t s = adaptor.getStride()[i], d = adaptor.getDilation()[i],
             op = adaptor.getOutputPadding()[i];
     if (op >= s && op >= d)
-      return emitOptionalError(loc, name, ": output_padding ",
-                               listOf(adaptor.getOutputPadding()),
-                               " must be smaller than stride ",
-                               listOf(adaptor.getStride()), " or dilation ",
-                               listOf(adaptor.getDilation()));
+      return emitOptionalError(
+          loc, name, ": output_padding ", listOf(adaptor.getOutputPadding()),
+          " must be smaller than stride ", listOf(adaptor.getStride()),
+          " or dilation ", listOf(adaptor.getDilation()));
     int64_t size = (input.getDimSize(2 + i) - 1) * s - lo[i] - hi[i] +
                    d * (weight.getDimSize(2 + i) - 1) + op + 1;
     if (size < 1)
-      return emitOptionalError(loc, name, ": padding ",
-                               listOf(adaptor.getPadding()),
-                               " leaves no output in dimension ", 2 + i,
-                               shapes);
+      return emitOptionalError(
+          loc, name, ": padding ", listOf(adaptor.getPadding()),
+          " leaves no output in dimension ", 2 + i, shapes);
     shape.push_back(size);
   }
   inferredReturnTypes.push_back(RankedTensorType::get(shape, *elementType));
@@ -244,8 +247,7 @@ LogicalResult ConvTransposeOp::inferReturnTypes(
 /// Shared by max and average pooling: window attributes, padding at most half
 /// the kernel, a non-empty output.
 static LogicalResult inferPool(std::optional<Location> loc, StringRef name,
-                               RankedTensorType input,
-                               ArrayRef<int64_t> kernel,
+                               RankedTensorType input, ArrayRef<int64_t> kernel,
                                ArrayRef<int64_t> stride,
                                ArrayRef<int64_t> padding,
                                ArrayRef<int64_t> dilation, bool ceilMode,
@@ -266,9 +268,11 @@ static LogicalResult inferPool(std::optional<Location> loc, StringRef name,
         pooledSize(input.getDimSize(2 + i), kernel[i], padding[i], padding[i],
                    stride[i], dilation[i], ceilMode);
     if (!size)
-      return emitOptionalError(loc, name, ": the output size overflows int64 "
-                               "(kernel_size ", listOf(kernel), ", dilation ",
-                               listOf(dilation), ")");
+      return emitOptionalError(loc, name,
+                               ": the output size overflows int64 "
+                               "(kernel_size ",
+                               listOf(kernel), ", dilation ", listOf(dilation),
+                               ")");
     if (*size < 1)
       return emitOptionalError(loc, name, ": kernel_size ", listOf(kernel),
                                " is larger than the padded input ",
@@ -281,8 +285,8 @@ static LogicalResult inferPool(std::optional<Location> loc, StringRef name,
 }
 
 LogicalResult
-MaxPool2dOp::inferReturnTypes(MLIRContext *context,
-                              std::optional<Location> loc, Adaptor adaptor,
+MaxPool2dOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                              Adaptor adaptor,
                               SmallVectorImpl<Type> &inferredReturnTypes) {
   return inferPool(loc, "max_pool2d",
                    llvm::cast<RankedTensorType>(adaptor.getInput().getType()),
@@ -292,13 +296,14 @@ MaxPool2dOp::inferReturnTypes(MLIRContext *context,
 }
 
 LogicalResult
-AvgPool2dOp::inferReturnTypes(MLIRContext *context,
-                              std::optional<Location> loc, Adaptor adaptor,
+AvgPool2dOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                              Adaptor adaptor,
                               SmallVectorImpl<Type> &inferredReturnTypes) {
   if (auto divisor = adaptor.getDivisorOverride())
     if (static_cast<int64_t>(*divisor) < 1)
-      return emitOptionalError(loc, "avg_pool2d: divisor_override must be "
-                                    ">= 1, got ",
+      return emitOptionalError(loc,
+                               "avg_pool2d: divisor_override must be "
+                               ">= 1, got ",
                                static_cast<int64_t>(*divisor));
   int64_t ones[] = {1, 1};
   return inferPool(loc, "avg_pool2d",
@@ -342,12 +347,14 @@ InterpolateOp::inferReturnTypes(MLIRContext *context,
     return failure();
   StringRef mode = adaptor.getMode();
   if (mode != "nearest" && mode != "bilinear")
-    return emitOptionalError(loc, name, ": mode must be \"nearest\" or "
-                                        "\"bilinear\", got \"",
+    return emitOptionalError(loc, name,
+                             ": mode must be \"nearest\" or "
+                             "\"bilinear\", got \"",
                              mode, "\"");
   if (mode == "nearest" && adaptor.getAlignCorners())
-    return emitOptionalError(loc, name, ": align_corners only applies to "
-                                        "mode \"bilinear\"");
+    return emitOptionalError(loc, name,
+                             ": align_corners only applies to "
+                             "mode \"bilinear\"");
   if (auto scales = adaptor.getScales()) {
     if (scales->size() != 2 ||
         llvm::any_of(*scales, [](double s) { return !(s > 0.0); }))

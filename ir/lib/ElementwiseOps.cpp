@@ -1,12 +1,13 @@
-//===- ElementwiseOps.cpp - nn elementwise arithmetic, math and comparisons ---===//
+//===- ElementwiseOps.cpp - nn elementwise arithmetic, math and comparisons
+//---===//
 //
 // Verifiers, result-type inference and folders of the ops in
 // NNElementwiseOps.td.
 //
 //===----------------------------------------------------------------------===//
 
-#include "nn/IR/NNOps.h"
 #include "OpUtils.h"
+#include "nn/IR/NNOps.h"
 
 using namespace mlir;
 using namespace mlir::nn;
@@ -60,8 +61,8 @@ WhereOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
       inferBroadcastShape(loc, "where", lhs.getShape(), rhs.getShape());
   if (failed(values))
     return failure();
-  auto shape = inferBroadcastShape(loc, "where (condition)", cond.getShape(),
-                                   *values);
+  auto shape =
+      inferBroadcastShape(loc, "where (condition)", cond.getShape(), *values);
   if (failed(shape))
     return failure();
   inferredReturnTypes.push_back(RankedTensorType::get(*shape, *elementType));

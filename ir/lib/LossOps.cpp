@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nn/IR/NNOps.h"
 #include "OpUtils.h"
+#include "nn/IR/NNOps.h"
 
 #include "mlir/IR/Diagnostics.h"
 
@@ -32,8 +32,8 @@ LogicalResult mlir::nn::detail::inferPointwiseLoss(
     return emitOptionalError(loc, opName, ": input ", shapeOf(inputType),
                              " and target ", shapeOf(targetType),
                              " must have the same shape");
-  auto elementType = sameElementType(loc, opName, "input", inputType,
-                                     "target", targetType);
+  auto elementType =
+      sameElementType(loc, opName, "input", inputType, "target", targetType);
   if (failed(elementType))
     return failure();
   inferredReturnTypes.push_back(
@@ -69,7 +69,7 @@ NllLossOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                weightType)))
       return failure();
   }
-  inferredReturnTypes.push_back(lossResultType(
-      expected, input.getElementType(), adaptor.getReduction()));
+  inferredReturnTypes.push_back(
+      lossResultType(expected, input.getElementType(), adaptor.getReduction()));
   return success();
 }

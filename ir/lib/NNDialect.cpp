@@ -14,8 +14,8 @@
 using namespace mlir;
 using namespace mlir::nn;
 
-#include "nn/IR/NNOpsDialect.cpp.inc"
 #include "nn/IR/NNEnums.cpp.inc"
+#include "nn/IR/NNOpsDialect.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "nn/IR/NNAttrs.cpp.inc"

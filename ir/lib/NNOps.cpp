@@ -40,10 +40,9 @@ mlir::nn::inferBroadcastShape(std::optional<Location> loc, StringRef opName,
     int64_t l = i < rank - lhs.size() ? 1 : lhs[i - (rank - lhs.size())];
     int64_t r = i < rank - rhs.size() ? 1 : rhs[i - (rank - rhs.size())];
     if (l != r && l != 1 && r != 1)
-      return emitOptionalError(loc, opName, ": shapes ", formatShape(lhs),
-                               " and ", formatShape(rhs),
-                               " do not broadcast (dimension ", i, ": ", l,
-                               " vs ", r, ")");
+      return emitOptionalError(
+          loc, opName, ": shapes ", formatShape(lhs), " and ", formatShape(rhs),
+          " do not broadcast (dimension ", i, ": ", l, " vs ", r, ")");
     result[i] = l == 1 ? r : l;
   }
   return result;
@@ -77,9 +76,8 @@ bool mlir::nn::isStateUsed(ModuleOp module, StringAttr name) {
 
 llvm::DenseSet<StringAttr> mlir::nn::writtenState(ModuleOp module) {
   llvm::DenseSet<StringAttr> written;
-  module.walk([&](StoreOp store) {
-    written.insert(store.getNameAttr().getAttr());
-  });
+  module.walk(
+      [&](StoreOp store) { written.insert(store.getNameAttr().getAttr()); });
   return written;
 }
 
@@ -91,11 +89,12 @@ Type mlir::nn::declaredStateType(Operation *declaration) {
   return Type();
 }
 
-ElementsAttr mlir::nn::embeddedValue(Operation *declaration,
-                                     const llvm::DenseSet<StringAttr> &written) {
+ElementsAttr
+mlir::nn::embeddedValue(Operation *declaration,
+                        const llvm::DenseSet<StringAttr> &written) {
   auto value = declaration->getAttrOfType<ElementsAttr>("value");
-  auto name = declaration->getAttrOfType<StringAttr>(
-      SymbolTable::getSymbolAttrName());
+  auto name =
+      declaration->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
   return value && !written.contains(name) ? value : ElementsAttr();
 }
 
@@ -141,12 +140,11 @@ LinearOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
   int64_t inFeatures = input.getShape().back();
   if (inFeatures != weight.getDimSize(1))
     return emitOptionalError(loc, "linear: input has ", inFeatures,
-                             " features, weight expects ",
-                             weight.getDimSize(1), " (input ",
-                             shapeOf(input), ", weight ",
+                             " features, weight expects ", weight.getDimSize(1),
+                             " (input ", shapeOf(input), ", weight ",
                              shapeOf(weight), ")");
-  auto elementType = sameElementType(loc, "linear", "input", input, "weight",
-                                     weight);
+  auto elementType =
+      sameElementType(loc, "linear", "input", input, "weight", weight);
   if (failed(elementType))
     return failure();
   if (Value bias = adaptor.getBias()) {
@@ -155,10 +153,9 @@ LinearOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
         biasType.getDimSize(0) != weight.getDimSize(0))
       return emitOptionalError(loc, "linear: bias must be [",
                                weight.getDimSize(0), "] to match weight ",
-                               shapeOf(weight), ", got ",
-                               shapeOf(biasType));
-    if (failed(sameElementType(loc, "linear", "input", input, "bias",
-                               biasType)))
+                               shapeOf(weight), ", got ", shapeOf(biasType));
+    if (failed(
+            sameElementType(loc, "linear", "input", input, "bias", biasType)))
       return failure();
   }
   SmallVector<int64_t> shape(input.getShape());
@@ -178,15 +175,16 @@ MatmulOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
   auto lhs = llvm::cast<RankedTensorType>(adaptor.getLhs().getType());
   auto rhs = llvm::cast<RankedTensorType>(adaptor.getRhs().getType());
   if (lhs.getRank() < 2 || rhs.getRank() < 2)
-    return emitOptionalError(loc, "matmul: both operands need at least two "
-                                  "dimensions (lhs ",
+    return emitOptionalError(loc,
+                             "matmul: both operands need at least two "
+                             "dimensions (lhs ",
                              shapeOf(lhs), ", rhs ", shapeOf(rhs), ")");
   int64_t k = lhs.getShape().back();
   int64_t rhsK = rhs.getShape()[rhs.getRank() - 2];
   if (k != rhsK)
-    return emitOptionalError(loc, "matmul: lhs has ", k, " columns but rhs has ",
-                             rhsK, " rows (lhs ", shapeOf(lhs), ", rhs ",
-                             shapeOf(rhs), ")");
+    return emitOptionalError(loc, "matmul: lhs has ", k,
+                             " columns but rhs has ", rhsK, " rows (lhs ",
+                             shapeOf(lhs), ", rhs ", shapeOf(rhs), ")");
   auto elementType = sameElementType(loc, "matmul", "lhs", lhs, "rhs", rhs);
   if (failed(elementType))
     return failure();
@@ -231,8 +229,8 @@ LogicalResult DropoutOp::verify() {
   double p = getP().convertToDouble();
   if (!(p >= 0.0 && p <= 1.0))
     return emitOpError("probability p must be in [0, 1], got ") << p;
-  return detail::verifyRandomOperands(*this, getRng(), isActive(),
-                                      getOffset(), "training with p > 0");
+  return detail::verifyRandomOperands(*this, getRng(), isActive(), getOffset(),
+                                      "training with p > 0");
 }
 
 OpFoldResult DropoutOp::fold(FoldAdaptor) {
@@ -245,9 +243,10 @@ OpFoldResult DropoutOp::fold(FoldAdaptor) {
 // GradientHookOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult GradientHookOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, GradientHookOpAdaptor adaptor,
-    SmallVectorImpl<Type> &types) {
+LogicalResult GradientHookOp::inferReturnTypes(MLIRContext *,
+                                               std::optional<Location>,
+                                               GradientHookOpAdaptor adaptor,
+                                               SmallVectorImpl<Type> &types) {
   for (Value input : adaptor.getInputs())
     types.push_back(input.getType());
   return success();

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nn/IR/NNOps.h"
 #include "OpUtils.h"
+#include "nn/IR/NNOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
@@ -36,17 +36,16 @@ reducedDimsMask(std::optional<Location> loc, StringRef opName,
     // A scalar accepts dim 0 and -1, as in PyTorch.
     int64_t bound = std::max<int64_t>(rank, 1);
     if (d < -bound || d >= bound)
-      return emitOptionalError(loc, opName, ": dim ", d,
-                               " is out of range for input ", formatShape(shape),
-                               " (expected -", bound, " to ", bound - 1, ")");
+      return emitOptionalError(
+          loc, opName, ": dim ", d, " is out of range for input ",
+          formatShape(shape), " (expected -", bound, " to ", bound - 1, ")");
     if (rank == 0)
       continue;
     int64_t n = d < 0 ? d + rank : d;
     if (mask.test(n))
-      return emitOptionalError(loc, opName, ": dim ", n,
-                               " appears more than once in dims ",
-                               formatDims(dims), " (input ",
-                               formatShape(shape), ")");
+      return emitOptionalError(
+          loc, opName, ": dim ", n, " appears more than once in dims ",
+          formatDims(dims), " (input ", formatShape(shape), ")");
     mask.set(n);
   }
   return mask;
@@ -159,10 +158,10 @@ static LogicalResult checkAffine(std::optional<Location> loc, StringRef opName,
   return sameElementType(loc, opName, "input", input, role, type);
 }
 
-LogicalResult
-LayerNormOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                              Adaptor adaptor,
-                              SmallVectorImpl<Type> &inferred) {
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
   auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
   ArrayRef<int64_t> normalized = adaptor.getNormalizedShape();
   if (normalized.empty())
@@ -170,11 +169,10 @@ LayerNormOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                   "names at least the last dimension");
   int64_t rank = input.getRank();
   int64_t n = normalized.size();
-  if (n > rank ||
-      input.getShape().take_back(n) != normalized)
-    return emitOptionalError(
-        loc, "layer_norm: input ", shapeOf(input),
-        " does not end with normalized_shape ", formatShape(normalized));
+  if (n > rank || input.getShape().take_back(n) != normalized)
+    return emitOptionalError(loc, "layer_norm: input ", shapeOf(input),
+                             " does not end with normalized_shape ",
+                             formatShape(normalized));
   if (adaptor.getEps().convertToDouble() < 0)
     return emitOptionalError(loc, "layer_norm: eps must be >= 0, got ",
                              adaptor.getEps().convertToDouble());
@@ -193,16 +191,17 @@ static LogicalResult checkChannelInput(std::optional<Location> loc,
                                        StringRef opName,
                                        RankedTensorType input) {
   if (input.getRank() < 2)
-    return emitOptionalError(loc, opName, ": input must be [N, C, *] (at "
-                                          "least 2-D), got ",
+    return emitOptionalError(loc, opName,
+                             ": input must be [N, C, *] (at "
+                             "least 2-D), got ",
                              shapeOf(input));
   return success();
 }
 
-LogicalResult
-GroupNormOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                              Adaptor adaptor,
-                              SmallVectorImpl<Type> &inferred) {
+LogicalResult GroupNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
   auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
   if (failed(checkChannelInput(loc, "group_norm", input)))
     return failure();
@@ -226,11 +225,9 @@ GroupNormOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
 }
 
 /// Checks the per-channel operands of batch_norm / batch_norm_training.
-static LogicalResult
-checkBatchNormOperands(std::optional<Location> loc, StringRef opName,
-                       RankedTensorType input,
-                       ArrayRef<std::pair<StringRef, Value>> perChannel,
-                       double eps) {
+static LogicalResult checkBatchNormOperands(
+    std::optional<Location> loc, StringRef opName, RankedTensorType input,
+    ArrayRef<std::pair<StringRef, Value>> perChannel, double eps) {
   if (failed(checkChannelInput(loc, opName, input)))
     return failure();
   if (eps < 0)
@@ -246,18 +243,17 @@ checkBatchNormOperands(std::optional<Location> loc, StringRef opName,
   return success();
 }
 
-LogicalResult
-BatchNormOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                              Adaptor adaptor,
-                              SmallVectorImpl<Type> &inferred) {
+LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &inferred) {
   auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
-  if (failed(checkBatchNormOperands(
-          loc, "batch_norm", input,
-          {{"mean", adaptor.getMean()},
-           {"var", adaptor.getVar()},
-           {"weight", adaptor.getWeight()},
-           {"bias", adaptor.getBias()}},
-          adaptor.getEps().convertToDouble())))
+  if (failed(checkBatchNormOperands(loc, "batch_norm", input,
+                                    {{"mean", adaptor.getMean()},
+                                     {"var", adaptor.getVar()},
+                                     {"weight", adaptor.getWeight()},
+                                     {"bias", adaptor.getBias()}},
+                                    adaptor.getEps().convertToDouble())))
     return failure();
   inferred.push_back(input);
   return success();
@@ -267,19 +263,18 @@ LogicalResult BatchNormTrainingOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &inferred) {
   auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
-  if (input.getRank() >= 2 &&
-      input.getNumElements() == input.getDimSize(1))
-    return emitOptionalError(loc, "batch_norm_training: expected more than 1 "
-                                  "value per channel when training, got "
-                                  "input ",
+  if (input.getRank() >= 2 && input.getNumElements() == input.getDimSize(1))
+    return emitOptionalError(loc,
+                             "batch_norm_training: expected more than 1 "
+                             "value per channel when training, got "
+                             "input ",
                              shapeOf(input));
-  if (failed(checkBatchNormOperands(
-          loc, "batch_norm_training", input,
-          {{"running_mean", adaptor.getRunningMean()},
-           {"running_var", adaptor.getRunningVar()},
-           {"weight", adaptor.getWeight()},
-           {"bias", adaptor.getBias()}},
-          adaptor.getEps().convertToDouble())))
+  if (failed(checkBatchNormOperands(loc, "batch_norm_training", input,
+                                    {{"running_mean", adaptor.getRunningMean()},
+                                     {"running_var", adaptor.getRunningVar()},
+                                     {"weight", adaptor.getWeight()},
+                                     {"bias", adaptor.getBias()}},
+                                    adaptor.getEps().convertToDouble())))
     return failure();
   inferred.push_back(input);
   inferred.push_back(adaptor.getRunningMean().getType());

@@ -14,9 +14,9 @@ std::string shapeOf(Type type) {
 }
 
 /// The common element type of `types`, or a located error naming them.
-FailureOr<Type> sameElementType(std::optional<Location> loc,
-                                       StringRef opName, StringRef lhsName,
-                                       Type lhs, StringRef rhsName, Type rhs) {
+FailureOr<Type> sameElementType(std::optional<Location> loc, StringRef opName,
+                                StringRef lhsName, Type lhs, StringRef rhsName,
+                                Type rhs) {
   Type l = getElementTypeOrSelf(lhs), r = getElementTypeOrSelf(rhs);
   if (l != r)
     return emitOptionalError(loc, opName, ": ", lhsName, " has element type ",
@@ -26,9 +26,9 @@ FailureOr<Type> sameElementType(std::optional<Location> loc,
 
 /// Shared inference of NN_BroadcastBinaryOp: broadcast shapes, equal
 /// element types.
-LogicalResult
-inferBroadcastBinary(std::optional<Location> loc, StringRef opName, Value lhs,
-                     Value rhs, SmallVectorImpl<Type> &inferredReturnTypes) {
+LogicalResult inferBroadcastBinary(std::optional<Location> loc,
+                                   StringRef opName, Value lhs, Value rhs,
+                                   SmallVectorImpl<Type> &inferredReturnTypes) {
   auto lhsType = llvm::cast<RankedTensorType>(lhs.getType());
   auto rhsType = llvm::cast<RankedTensorType>(rhs.getType());
   auto elementType =

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nn/IR/NNOps.h"
 #include "OpUtils.h"
+#include "nn/IR/NNOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -55,8 +55,8 @@ static FailureOr<int64_t> normalizeDim(std::optional<Location> loc,
   int64_t bound = std::max<int64_t>(rank, 1);
   if (dim < -bound || dim >= bound)
     return emitOptionalError(loc, opName, ": ", what, " ", dim,
-                             " is out of range for input ", formatShape(shape), " (expected ",
-                             -bound, " to ", bound - 1, ")");
+                             " is out of range for input ", formatShape(shape),
+                             " (expected ", -bound, " to ", bound - 1, ")");
   return dim < 0 ? dim + bound : dim;
 }
 
@@ -73,8 +73,9 @@ inferReshapeShape(std::optional<Location> loc, StringRef opName,
   for (auto [i, d] : llvm::enumerate(shape)) {
     if (d == -1) {
       if (inferred >= 0)
-        return emitOptionalError(loc, opName, ": only one dimension can be -1, "
-                                              "got ",
+        return emitOptionalError(loc, opName,
+                                 ": only one dimension can be -1, "
+                                 "got ",
                                  formatList(shape), " (input ",
                                  formatShape(input), ")");
       inferred = i;
@@ -95,18 +96,19 @@ inferReshapeShape(std::optional<Location> loc, StringRef opName,
     result[inferred] = numel / known;
   } else if (known != numel) {
     return emitOptionalError(loc, opName, ": shape ", formatList(shape),
-                             " is invalid for input ", formatShape(input),
-                             " (", numel, " elements)");
+                             " is invalid for input ", formatShape(input), " (",
+                             numel, " elements)");
   }
   return result;
 }
 
-LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &inferred) {
   auto input = rankedType(adaptor.getInput());
-  auto shape = inferReshapeShape(loc, "reshape", input.getShape(),
-                                 adaptor.getShape());
+  auto shape =
+      inferReshapeShape(loc, "reshape", input.getShape(), adaptor.getShape());
   if (failed(shape))
     return failure();
   inferred.push_back(RankedTensorType::get(*shape, input.getElementType()));
@@ -124,7 +126,8 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor) {
 // FlattenOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult FlattenOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult FlattenOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &inferred) {
   auto input = rankedType(adaptor.getInput());
@@ -138,11 +141,10 @@ LogicalResult FlattenOp::inferReturnTypes(MLIRContext *, std::optional<Location>
   if (failed(end))
     return failure();
   if (*start > *end)
-    return emitOptionalError(loc, "flatten: start_dim ",
-                             static_cast<int64_t>(adaptor.getStartDim()),
-                             " comes after end_dim ",
-                             static_cast<int64_t>(adaptor.getEndDim()),
-                             " (input ", formatShape(shape), ")");
+    return emitOptionalError(
+        loc, "flatten: start_dim ", static_cast<int64_t>(adaptor.getStartDim()),
+        " comes after end_dim ", static_cast<int64_t>(adaptor.getEndDim()),
+        " (input ", formatShape(shape), ")");
   SmallVector<int64_t> result;
   if (input.getRank() == 0) {
     result.push_back(1);
@@ -159,7 +161,8 @@ LogicalResult FlattenOp::inferReturnTypes(MLIRContext *, std::optional<Location>
 // SqueezeOp / UnsqueezeOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &inferred) {
   auto input = rankedType(adaptor.getInput());
@@ -181,7 +184,8 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *, std::optional<Location>
   return success();
 }
 
-LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
   auto input = rankedType(adaptor.getInput());
@@ -199,7 +203,8 @@ LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
 // ExpandOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult ExpandOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &inferred) {
   auto input = rankedType(adaptor.getInput());
@@ -207,17 +212,16 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   ArrayRef<int64_t> target = adaptor.getShape();
   int64_t rank = target.size(), offset = rank - input.getRank();
   if (offset < 0)
-    return emitOptionalError(loc, "expand: the target shape ",
-                             formatList(target),
-                             " has fewer dimensions than input ",
-                             formatShape(shape));
+    return emitOptionalError(
+        loc, "expand: the target shape ", formatList(target),
+        " has fewer dimensions than input ", formatShape(shape));
   SmallVector<int64_t> result(target);
   for (int64_t i = 0; i < rank; ++i) {
     if (i < offset) {
       if (target[i] < 0)
         return emitOptionalError(loc, "expand: new leading dimension ", i,
-                                 " needs a size, got ", target[i],
-                                 " (input ", formatShape(shape), ", target ",
+                                 " needs a size, got ", target[i], " (input ",
+                                 formatShape(shape), ", target ",
                                  formatList(target), ")");
       continue;
     }
@@ -239,7 +243,8 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
 // PermuteOp / TransposeOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult PermuteOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult PermuteOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &inferred) {
   auto input = rankedType(adaptor.getInput());
@@ -249,8 +254,7 @@ LogicalResult PermuteOp::inferReturnTypes(MLIRContext *, std::optional<Location>
   if (static_cast<int64_t>(dims.size()) != rank)
     return emitOptionalError(loc, "permute: dims ", formatList(dims), " has ",
                              dims.size(), " entries but input ",
-                             formatShape(shape), " has ", rank,
-                             " dimensions");
+                             formatShape(shape), " has ", rank, " dimensions");
   SmallVector<int64_t> result;
   SmallVector<bool> seen(rank, false);
   for (int64_t dim : dims) {
@@ -284,7 +288,8 @@ OpFoldResult PermuteOp::fold(FoldAdaptor) {
   return getInput();
 }
 
-LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &inferred) {
   auto input = rankedType(adaptor.getInput());
@@ -310,7 +315,8 @@ SmallVector<int64_t> TransposeOp::getPermutation() {
   if (rank == 0)
     return perm;
   // I64Attr getters are unsigned: read them as the signed dims they hold.
-  int64_t d0 = static_cast<int64_t>(getDim0()), d1 = static_cast<int64_t>(getDim1());
+  int64_t d0 = static_cast<int64_t>(getDim0()),
+          d1 = static_cast<int64_t>(getDim1());
   d0 = d0 < 0 ? d0 + rank : d0;
   d1 = d1 < 0 ? d1 + rank : d1;
   std::swap(perm[d0], perm[d1]);
@@ -361,8 +367,8 @@ struct ComposePermutations : public OpRewritePattern<OpTy> {
       rewriter.replaceOp(op, source);
       return success();
     }
-    rewriter.replaceOpWithNewOp<PermuteOp>(op, op.getType(), source,
-                                           rewriter.getDenseI64ArrayAttr(composed));
+    rewriter.replaceOpWithNewOp<PermuteOp>(
+        op, op.getType(), source, rewriter.getDenseI64ArrayAttr(composed));
     return success();
   }
 };
@@ -392,8 +398,8 @@ struct FoldShapeOfConstant : public OpRewritePattern<OpTy> {
     else
       return rewriter.notifyMatchFailure(op, "permuting a non-splat constant "
                                              "is left to the op");
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op,
-                                                   llvm::cast<TypedAttr>(folded));
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, llvm::cast<TypedAttr>(folded));
     return success();
   }
 };
@@ -410,8 +416,9 @@ void PermuteOp::getCanonicalizationPatterns(RewritePatternSet &results,
 
 void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
-  results.add<ComposePermutations<TransposeOp>,
-              FoldShapeOfConstant<TransposeOp>>(context);
+  results
+      .add<ComposePermutations<TransposeOp>, FoldShapeOfConstant<TransposeOp>>(
+          context);
 }
 
 void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
@@ -423,7 +430,8 @@ void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
 // CatOp / StackOp / SplitOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult CatOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult CatOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> loc,
                                       Adaptor adaptor,
                                       SmallVectorImpl<Type> &inferred) {
   ValueRange inputs = adaptor.getInputs();
@@ -464,7 +472,8 @@ OpFoldResult CatOp::fold(FoldAdaptor) {
   return {};
 }
 
-LogicalResult StackOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult StackOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &inferred) {
   ValueRange inputs = adaptor.getInputs();
@@ -492,7 +501,8 @@ LogicalResult StackOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
   return success();
 }
 
-LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult SplitOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &inferred) {
   auto input = rankedType(adaptor.getInput());
@@ -536,7 +546,8 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
 // SliceOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &inferred) {
   auto input = rankedType(adaptor.getInput());
@@ -554,11 +565,10 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
     return emitOptionalError(loc, "slice: step must be positive, got ", step,
                              " (input ", formatShape(shape), ")");
   if (start < 0 || start > end || end > shape[*dim])
-    return emitOptionalError(loc, "slice: [", start, ":", end,
-                             "] is not a range within dimension ", *dim,
-                             " of input ", formatShape(shape),
-                             " (expected 0 <= start <= end <= ", shape[*dim],
-                             ")");
+    return emitOptionalError(
+        loc, "slice: [", start, ":", end, "] is not a range within dimension ",
+        *dim, " of input ", formatShape(shape),
+        " (expected 0 <= start <= end <= ", shape[*dim], ")");
   SmallVector<int64_t> result(shape);
   result[*dim] = (end - start + step - 1) / step;
   inferred.push_back(RankedTensorType::get(result, input.getElementType()));
@@ -584,8 +594,9 @@ LogicalResult IndexSelectOp::inferReturnTypes(MLIRContext *,
   auto index = rankedType(adaptor.getIndex());
   ArrayRef<int64_t> shape = input.getShape();
   if (index.getRank() > 1)
-    return emitOptionalError(loc, "index_select: index must be 1-D or a "
-                                  "scalar, got ",
+    return emitOptionalError(loc,
+                             "index_select: index must be 1-D or a "
+                             "scalar, got ",
                              shapeOf(index), " (input ", formatShape(shape),
                              ")");
   auto dim = normalizeDim(loc, "index_select", adaptor.getDim(),
@@ -596,8 +607,9 @@ LogicalResult IndexSelectOp::inferReturnTypes(MLIRContext *,
   int64_t count = index.getRank() == 0 ? 1 : index.getDimSize(0);
   if (input.getRank() == 0) {
     if (count != 1)
-      return emitOptionalError(loc, "index_select: a scalar input takes one "
-                                    "index, got ",
+      return emitOptionalError(loc,
+                               "index_select: a scalar input takes one "
+                               "index, got ",
                                shapeOf(index));
   } else {
     result[*dim] = count;
@@ -638,13 +650,14 @@ LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *,
   auto indices = rankedType(adaptor.getIndices());
   auto weight = rankedType(adaptor.getWeight());
   if (weight.getRank() != 2)
-    return emitOptionalError(loc, "embedding: weight must be 2-D "
-                                  "[num_embeddings, embedding_dim], got ",
+    return emitOptionalError(loc,
+                             "embedding: weight must be 2-D "
+                             "[num_embeddings, embedding_dim], got ",
                              shapeOf(weight), " (indices ", shapeOf(indices),
                              ")");
   if (auto padding = adaptor.getPaddingIdxAttr();
-      padding && (padding.getInt() < 0 ||
-                  padding.getInt() >= weight.getDimSize(0)))
+      padding &&
+      (padding.getInt() < 0 || padding.getInt() >= weight.getDimSize(0)))
     return emitOptionalError(loc, "embedding: padding_idx ", padding.getInt(),
                              " is outside [0, ", weight.getDimSize(0),
                              ") (weight ", shapeOf(weight), ")");

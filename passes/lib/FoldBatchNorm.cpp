@@ -38,10 +38,12 @@ struct PrologueBuilder {
   }
   /// A rank-0 constant of `like`'s element type, as the tracer spells scalars.
   Value scalar(double value, Value like) {
-    Type element = llvm::cast<RankedTensorType>(like.getType()).getElementType();
+    Type element =
+        llvm::cast<RankedTensorType>(like.getType()).getElementType();
     auto type = RankedTensorType::get({}, element);
     return rewriter.create<arith::ConstantOp>(
-        loc, DenseElementsAttr::get(type, rewriter.getFloatAttr(element, value)));
+        loc,
+        DenseElementsAttr::get(type, rewriter.getFloatAttr(element, value)));
   }
 };
 
@@ -68,15 +70,16 @@ struct FoldBatchNormIntoProducer : public OpRewritePattern<BatchNormOp> {
               "output features");
 
     Value weight = producer->getOperand(1);
-    Value bias = linear ? linear.getBias() : llvm::cast<ConvOp>(producer).getBias();
+    Value bias =
+        linear ? linear.getBias() : llvm::cast<ConvOp>(producer).getBias();
     auto weightType = llvm::cast<RankedTensorType>(weight.getType());
     PrologueBuilder p{rewriter, bn.getLoc()};
 
     // s = gamma / sqrt(var + eps), or 1 / sqrt(var + eps) without gamma.
     Value stddev = rewriter.create<SqrtOp>(
-        bn.getLoc(), p.binary<AddOp>(bn.getVar(), p.scalar(
-                                                     bn.getEps().convertToDouble(),
-                                                     bn.getVar())));
+        bn.getLoc(),
+        p.binary<AddOp>(bn.getVar(),
+                        p.scalar(bn.getEps().convertToDouble(), bn.getVar())));
     Value gamma = bn.getWeight() ? bn.getWeight() : p.scalar(1.0, stddev);
     Value scale = p.binary<DivOp>(gamma, stddev);
 
@@ -84,14 +87,15 @@ struct FoldBatchNormIntoProducer : public OpRewritePattern<BatchNormOp> {
     SmallVector<int64_t> perChannel(weightType.getRank(), 1);
     perChannel[0] = weightType.getDimSize(0);
     Value scaleColumn = rewriter.create<ReshapeOp>(
-        bn.getLoc(), RankedTensorType::get(perChannel, weightType.getElementType()),
-        scale, rewriter.getDenseI64ArrayAttr(perChannel));
+        bn.getLoc(),
+        RankedTensorType::get(perChannel, weightType.getElementType()), scale,
+        rewriter.getDenseI64ArrayAttr(perChannel));
     Value newWeight = p.binary<MulOp>(weight, scaleColumn);
 
     // b' = (b - mean) * s + beta.
     Value centered =
-        bias ? p.binary<SubOp>(bias, bn.getMean()) : Value(rewriter.create<NegOp>(
-                                                         bn.getLoc(), bn.getMean()));
+        bias ? p.binary<SubOp>(bias, bn.getMean())
+             : Value(rewriter.create<NegOp>(bn.getLoc(), bn.getMean()));
     Value newBias = p.binary<MulOp>(centered, scale);
     if (Value beta = bn.getBias())
       newBias = p.binary<AddOp>(newBias, beta);
@@ -120,8 +124,8 @@ struct FoldBatchNormPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FoldBatchNormIntoProducer>(&getContext());
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
 };

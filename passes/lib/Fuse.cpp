@@ -3,8 +3,9 @@
 // Implements nn-fuse: a pointwise op (or a group of pointwise ops) absorbs
 // the producer of one of its operands into an nn.fused group when that
 // producer is a contraction, a pointwise op or an existing group, and the
-// consumer is the producer's only user. Applied to a fixpoint, chains such as conv → add(residual) → relu end
-// up as one group. The cost rule is in Passes.td.
+// consumer is the producer's only user. Applied to a fixpoint, chains such as
+// conv → add(residual) → relu end up as one group. The cost rule is in
+// Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,9 +68,9 @@ bool isPointwiseConsumer(Operation *op) {
 /// The ops `op` computes, in order: a group's body, or `op` itself.
 SmallVector<Operation *> groupBody(Operation *op) {
   if (auto group = llvm::dyn_cast<FusedOp>(op))
-    return llvm::to_vector(llvm::map_range(
-        group.getBody().front().without_terminator(),
-        [](Operation &inner) { return &inner; }));
+    return llvm::to_vector(
+        llvm::map_range(group.getBody().front().without_terminator(),
+                        [](Operation &inner) { return &inner; }));
   return {op};
 }
 
@@ -99,8 +100,8 @@ struct FuseProducerIntoPointwiseConsumer : public RewritePattern {
           producer->getNumResults() != 1 || !isPrivateTo(operand, consumer) ||
           whyNotFusable(producer))
         continue;
-      if (!fusedValue || (hasAnchor(producer) &&
-                          !hasAnchor(fusedValue.getDefiningOp())))
+      if (!fusedValue ||
+          (hasAnchor(producer) && !hasAnchor(fusedValue.getDefiningOp())))
         fusedValue = operand;
     }
     if (!fusedValue)
@@ -108,8 +109,8 @@ struct FuseProducerIntoPointwiseConsumer : public RewritePattern {
           consumer, "no operand comes from a fusable producer whose only "
                     "user is this op at the same shape");
     Operation *producer = fusedValue.getDefiningOp();
-    LLVM_DEBUG(llvm::dbgs() << "nn-fuse: " << *consumer << " absorbs "
-                            << *producer << "\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "nn-fuse: " << *consumer << " absorbs " << *producer << "\n");
     if (auto group = llvm::dyn_cast<FusedOp>(producer))
       extendGroup(group, fusedValue, consumer, rewriter);
     else if (auto group = llvm::dyn_cast<FusedOp>(consumer))

@@ -179,12 +179,14 @@ Artifact::load(const std::string &path) {
       dlsym(handle, NN_ARTIFACT_ENTRY_POINT));
   if (!getter && dlsym(handle, NN_ARTIFACT_ENTRY_POINT_V1))
     return absl::FailedPreconditionError(absl::StrCat(
-        "'", path, "' was compiled for artifact ABI version 1 (it exports "
-        NN_ARTIFACT_ENTRY_POINT_V1 "); this runtime reads version ",
+        "'", path,
+        "' was compiled for artifact ABI version 1 (it "
+        "exports " NN_ARTIFACT_ENTRY_POINT_V1 "); this runtime reads version ",
         NN_ARTIFACT_ABI_VERSION, ": compile it again with this nn"));
   if (!getter)
     return absl::InvalidArgumentError(
-        absl::StrCat("'", path, "' is not an nn compiled model: it does not "
+        absl::StrCat("'", path,
+                     "' is not an nn compiled model: it does not "
                      "export " NN_ARTIFACT_ENTRY_POINT));
   absl::StatusOr<std::shared_ptr<Artifact>> artifact =
       from_table(getter(), std::move(owner), path);
@@ -203,9 +205,9 @@ Artifact::from_table(const nn_artifact_v2 *table, std::shared_ptr<void> owner,
     return absl::InvalidArgumentError(
         absl::StrCat(source, ": the artifact table is null"));
   if (table->abi_version != NN_ARTIFACT_ABI_VERSION)
-    return absl::FailedPreconditionError(absl::StrCat(
-        source, ": artifact ABI version ", table->abi_version,
-        ", this runtime reads version ", NN_ARTIFACT_ABI_VERSION));
+    return absl::FailedPreconditionError(
+        absl::StrCat(source, ": artifact ABI version ", table->abi_version,
+                     ", this runtime reads version ", NN_ARTIFACT_ABI_VERSION));
   if (!table->description_json || !table->create_context ||
       !table->destroy_context || !table->forward || !table->prepare)
     return absl::InvalidArgumentError(
@@ -259,8 +261,8 @@ absl::Status Artifact::bind(const StateDict &state) {
       continue;
     }
     named.insert(info.name, *tensor);
-    if (absl::Status s = checkTensor(info.is_buffer ? "buffer" : "parameter",
-                                     info, *tensor);
+    if (absl::Status s =
+            checkTensor(info.is_buffer ? "buffer" : "parameter", info, *tensor);
         !s.ok()) {
       mismatched.push_back(std::string(s.message()));
       continue;
@@ -444,8 +446,8 @@ absl::StatusOr<StateDict> Artifact::run(const StateDict &inputs,
     if (!missing.empty())
       absl::StrAppend(&message, "; missing: ", absl::StrJoin(missing, ", "));
     if (!unexpected.empty())
-      absl::StrAppend(&message, "; unexpected: ",
-                      absl::StrJoin(unexpected, ", "));
+      absl::StrAppend(&message,
+                      "; unexpected: ", absl::StrJoin(unexpected, ", "));
     return absl::InvalidArgumentError(message);
   }
   absl::StatusOr<std::vector<Tensor>> outputs = run(positional, rng);

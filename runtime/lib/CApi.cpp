@@ -45,9 +45,9 @@ template <typename Body> int guarded(Body body) {
 }
 
 constexpr nn::DType kDTypes[] = {
-    nn::DType::f32, nn::DType::f64, nn::DType::f16, nn::DType::bf16,
-    nn::DType::i64, nn::DType::i32, nn::DType::i8,  nn::DType::u8,
-    nn::DType::boolean};
+    nn::DType::f32,  nn::DType::f64, nn::DType::f16,
+    nn::DType::bf16, nn::DType::i64, nn::DType::i32,
+    nn::DType::i8,   nn::DType::u8,  nn::DType::boolean};
 
 /// `tensors[0, count)` as borrowed tensors, or a message naming the first
 /// malformed one ("input 1: ...").

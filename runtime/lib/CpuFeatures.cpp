@@ -79,8 +79,7 @@ bool supported(const Feature &f) {
   static const uint64_t xcr0 = readXcr0();
   unsigned r[4];
   // __get_cpuid_count checks the leaf against the highest one of its range.
-  if (!__get_cpuid_count(f.leaf, f.subleaf, &r[EAX], &r[EBX], &r[ECX],
-                         &r[EDX]))
+  if (!__get_cpuid_count(f.leaf, f.subleaf, &r[EAX], &r[EBX], &r[ECX], &r[EDX]))
     return false;
   return (r[f.reg] >> f.bit & 1) && (xcr0 & f.xcr0) == f.xcr0;
 }

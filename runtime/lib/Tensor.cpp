@@ -313,7 +313,8 @@ size_t Tensor::nbytes() const {
 }
 
 void *Tensor::raw_data() {
-  void *data = const_cast<void *>(static_cast<const Tensor *>(this)->raw_data());
+  void *data =
+      const_cast<void *>(static_cast<const Tensor *>(this)->raw_data());
   // A mutable pointer may be written through (see Storage::version).
   storage_->bump_version();
   return data;
@@ -474,7 +475,8 @@ Tensor &Tensor::set_requires_grad(bool requires_grad) {
   AutogradMeta &meta = autograd_meta("set_requires_grad");
   if (requires_grad && !is_floating_point(dtype_))
     throw Error("set_requires_grad: only tensors of floating point dtype can "
-                "require gradients, got " + to_string());
+                "require gradients, got " +
+                to_string());
   meta.requires_grad = requires_grad;
   return *this;
 }

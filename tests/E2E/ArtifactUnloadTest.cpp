@@ -1,4 +1,5 @@
-//===- ArtifactUnloadTest.cpp - Unloading a shared object after parallel runs -===//
+//===- ArtifactUnloadTest.cpp - Unloading a shared object after parallel runs
+//-===//
 //
 // A compiled shared object carries its own copy of the kernels and of their
 // thread pool. Letting the last nn::Artifact of it go dlcloses it; its pool's

@@ -31,7 +31,8 @@ const Tolerance kClose = {1e-5, 1e-5};
 class BackwardHookTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    auto weights = load_safetensors(kGoldens + "modules/DynamicNet.safetensors");
+    auto weights =
+        load_safetensors(kGoldens + "modules/DynamicNet.safetensors");
     ASSERT_TRUE(weights.ok()) << weights.status();
     model->load_state_dict(weights->tensors);
     model->train();
@@ -49,8 +50,8 @@ protected:
   Tensor runAndCompare(TrainStep &step, const StateDict &expected) {
     for (auto &[name, p] : model->named_parameters())
       p.set_grad(Tensor());
-    Tensor loss = step.forward_backward(expected.at("input"),
-                                        expected.at("target"));
+    Tensor loss =
+        step.forward_backward(expected.at("input"), expected.at("target"));
     expectClose(loss, expected.at("loss"), kClose, "loss");
     for (auto &[name, p] : model->named_parameters()) {
       const Tensor *grad = expected.find("grad." + name);
@@ -83,8 +84,8 @@ struct Observer {
                                               const TensorList &go) {
       int k = (*calls)++;
       std::vector<bool> which;
-      for (auto [what, grads] : {std::pair{"grad_input", &gi},
-                                 std::pair{"grad_output", &go}})
+      for (auto [what, grads] :
+           {std::pair{"grad_input", &gi}, std::pair{"grad_output", &go}})
         for (size_t i = 0; i < grads->size(); ++i) {
           which.push_back((*grads)[i].defined());
           if ((*grads)[i].defined())
@@ -108,7 +109,8 @@ TEST_F(BackwardHookTest, AFullHookSeesPyTorchsGradInputAndGradOutputPerCall) {
   // middle.0 twice (its later call first), then input_linear, whose input
   // (the batch) requires no gradient: grad_input is (None,).
   ASSERT_EQ(*observer.calls, 3);
-  std::vector<std::vector<bool>> none = {{true, true}, {true, true}, {false, true}};
+  std::vector<std::vector<bool>> none = {
+      {true, true}, {true, true}, {false, true}};
   EXPECT_EQ(*observer.defined, none);
   size_t seen = 0;
   for (const auto &[name, tensor] : expected) {
@@ -135,7 +137,8 @@ TEST_F(BackwardHookTest, AHookThatScalesGradInputChangesEveryUpstreamGradient) {
   runAndCompare(step, golden("scale_grad_input"));
 }
 
-TEST_F(BackwardHookTest, APreHookThatScalesGradOutputChangesTheModuleAndUpstream) {
+TEST_F(BackwardHookTest,
+       APreHookThatScalesGradOutputChangesTheModuleAndUpstream) {
   model->output_linear->register_full_backward_pre_hook(
       [](Module &, const TensorList &go) { return TensorList{go[0] * 3.0}; });
   TrainStep step = makeStep();
@@ -178,7 +181,8 @@ TEST_F(BackwardHookTest, RemovingAHookRecompilesAndRestoresTheGradients) {
       });
   runAndCompare(step, golden("scale_grad_input"));
   Tensor weight = model->middle[0].ptr()->named_parameters().front().second;
-  ScopedHook scoped = weight.register_hook([](const Tensor &g) { return g * 0.0; });
+  ScopedHook scoped =
+      weight.register_hook([](const Tensor &g) { return g * 0.0; });
   handle.remove();
   scoped.remove();
   runAndCompare(step, plain);
@@ -195,7 +199,8 @@ TEST_F(BackwardHookTest, AForwardOnlyCompileRunsAsWithoutBackwardHooks) {
       [](Module &, const TensorList &gi, const TensorList &) {
         return TensorList{gi[0] * 0.0};
       });
-  model->input_linear->weight.register_hook([](const Tensor &g) { return g * 0.0; });
+  model->input_linear->weight.register_hook(
+      [](const Tensor &g) { return g * 0.0; });
   CompiledModule hooked(model, {TensorSpec({8, 8})});
   Tensor got = hooked({x})[0];
   ASSERT_EQ(got.nbytes(), expected.nbytes());
@@ -205,10 +210,15 @@ TEST_F(BackwardHookTest, AForwardOnlyCompileRunsAsWithoutBackwardHooks) {
 TEST_F(BackwardHookTest, AReplacementOfTheWrongShapeOrCountIsNamed) {
   {
     ScopedHook hook = model->output_linear->register_full_backward_pre_hook(
-        [](Module &, const TensorList &go) { return TensorList{go[0], go[0]}; });
+        [](Module &, const TensorList &go) {
+          return TensorList{go[0], go[0]};
+        });
     TrainStep step = makeStep();
     EXPECT_THAT(
-        [&] { step.forward_backward(Tensor::zeros({8, 8}), Tensor::zeros({8}, DType::i64)); },
+        [&] {
+          step.forward_backward(Tensor::zeros({8, 8}),
+                                Tensor::zeros({8}, DType::i64));
+        },
         ::testing::ThrowsMessage<Error>(::testing::HasSubstr(
             "output_linear: a backward pre-hook returned 2 gradients for 1")));
   }
@@ -219,7 +229,10 @@ TEST_F(BackwardHookTest, AReplacementOfTheWrongShapeOrCountIsNamed) {
         });
     TrainStep step = makeStep();
     EXPECT_THAT(
-        [&] { step.forward_backward(Tensor::zeros({8, 8}), Tensor::zeros({8}, DType::i64)); },
+        [&] {
+          step.forward_backward(Tensor::zeros({8, 8}),
+                                Tensor::zeros({8}, DType::i64));
+        },
         ::testing::ThrowsMessage<Error>(::testing::HasSubstr(
             "middle.1: a full backward hook returned Tensor[float32, 8, "
             "symbolic] for gradient 0, which is tensor<8x16xf32>")));
@@ -232,7 +245,10 @@ TEST_F(BackwardHookTest, AReplacementOfTheWrongShapeOrCountIsNamed) {
         });
     TrainStep step = makeStep();
     EXPECT_THAT(
-        [&] { step.forward_backward(Tensor::zeros({8, 8}), Tensor::zeros({8}, DType::i64)); },
+        [&] {
+          step.forward_backward(Tensor::zeros({8, 8}),
+                                Tensor::zeros({8}, DType::i64));
+        },
         ::testing::ThrowsMessage<Error>(::testing::HasSubstr(
             "input_linear: a full backward hook returned gradients for "
             "inputs that require none")));
@@ -242,7 +258,8 @@ TEST_F(BackwardHookTest, AReplacementOfTheWrongShapeOrCountIsNamed) {
                   ::testing::HasSubstr("does not require grad")));
 }
 
-TEST_F(BackwardHookTest, AHookOnAModelInputIsRefusedUnlessInputsAreDifferentiated) {
+TEST_F(BackwardHookTest,
+       AHookOnAModelInputIsRefusedUnlessInputsAreDifferentiated) {
   auto loss = [this](bool hook) {
     return [this, hook](const std::vector<Tensor> &in) {
       Tensor x = in[0];
@@ -252,9 +269,10 @@ TEST_F(BackwardHookTest, AHookOnAModelInputIsRefusedUnlessInputsAreDifferentiate
     };
   };
   TracedModule refused = trace(*model, {TensorSpec({8, 8})}, loss(true));
-  EXPECT_THAT([&] { refused.differentiate(); },
-              ::testing::ThrowsMessage<Error>(::testing::HasSubstr(
-                  "register_hook: model input 'input.0' does not require grad")));
+  EXPECT_THAT(
+      [&] { refused.differentiate(); },
+      ::testing::ThrowsMessage<Error>(::testing::HasSubstr(
+          "register_hook: model input 'input.0' does not require grad")));
   // With the inputs' gradients asked for, the hook doubles the input's.
   StateDict x;
   x.insert("input.0", golden("observe").at("input"));

@@ -48,8 +48,8 @@ TEST(BoundaryTest, SameTensorReturnedTwiceFillsBothOutputs) {
 TEST(BoundaryTest, OutOfRangeEmbeddingIndexIsRefusedWithTheModulePath) {
   Sequential model(Embedding(10, 4));
   auto artifact = compile(trace(model, {TensorSpec({2, 3}, DType::i64)}));
-  auto ok = artifact->run({Tensor::from_vector<int64_t>({0, 9, 3, 4, 5, 6},
-                                                        {2, 3})});
+  auto ok =
+      artifact->run({Tensor::from_vector<int64_t>({0, 9, 3, 4, 5, 6}, {2, 3})});
   ASSERT_TRUE(ok.ok()) << ok.status();
   for (int64_t bad : {10, -1}) {
     auto outputs = artifact->run(
@@ -63,15 +63,15 @@ TEST(BoundaryTest, OutOfRangeEmbeddingIndexIsRefusedWithTheModulePath) {
 
 TEST(BoundaryTest, IndexChecksFollowViewsAndNameEveryReader) {
   Module root("Gathers");
-  auto artifact = compile(trace(
-      root, {TensorSpec({5, 2}), TensorSpec({2, 2}, DType::i64)},
-      [](const auto &in) {
-        Tensor flat = F::flatten(in[1]);
-        return std::vector<Tensor>{F::index_select(in[0], 0, flat)};
-      }));
-  auto outputs = artifact->run({Tensor::zeros({5, 2}),
-                                Tensor::from_vector<int64_t>({0, 4, 5, 1},
-                                                             {2, 2})});
+  auto artifact = compile(
+      trace(root, {TensorSpec({5, 2}), TensorSpec({2, 2}, DType::i64)},
+            [](const auto &in) {
+              Tensor flat = F::flatten(in[1]);
+              return std::vector<Tensor>{F::index_select(in[0], 0, flat)};
+            }));
+  auto outputs =
+      artifact->run({Tensor::zeros({5, 2}),
+                     Tensor::from_vector<int64_t>({0, 4, 5, 1}, {2, 2})});
   ASSERT_FALSE(outputs.ok());
   EXPECT_THAT(std::string(outputs.status().message()),
               ::testing::EndsWith("index_select: input 'input.1' holds index "
@@ -80,11 +80,11 @@ TEST(BoundaryTest, IndexChecksFollowViewsAndNameEveryReader) {
 
 TEST(BoundaryTest, NllLossTargetsOutOfRangeAreRefusedButIgnoreIndexIsNot) {
   Module root("Loss");
-  auto artifact = compile(trace(
-      root, {TensorSpec({3, 4}), TensorSpec({3}, DType::i64)},
-      [](const auto &in) {
-        return std::vector<Tensor>{F::cross_entropy(in[0], in[1])};
-      }));
+  auto artifact = compile(
+      trace(root, {TensorSpec({3, 4}), TensorSpec({3}, DType::i64)},
+            [](const auto &in) {
+              return std::vector<Tensor>{F::cross_entropy(in[0], in[1])};
+            }));
   Tensor logits = Tensor::zeros({3, 4});
   auto ignored =
       artifact->run({logits, Tensor::from_vector<int64_t>({0, -100, 3}, {3})});
@@ -101,13 +101,16 @@ TEST(BoundaryTest, NllLossTargetsOutOfRangeAreRefusedButIgnoreIndexIsNot) {
 TEST(BoundaryTest, AnOutputTooLargeForMemoryIsAnErrorAndBadInputsComeFirst) {
   // 2^22 x 2^22 float32 outputs: 64 TiB, more than any machine here has.
   Identity model;
-  auto traced = trace(*model, {TensorSpec({1, 1})}, [](const std::vector<Tensor> &in) {
-    return std::vector<Tensor>{F::expand(in[0], {int64_t(1) << 22, int64_t(1) << 22})};
-  });
+  auto traced =
+      trace(*model, {TensorSpec({1, 1})}, [](const std::vector<Tensor> &in) {
+        return std::vector<Tensor>{
+            F::expand(in[0], {int64_t(1) << 22, int64_t(1) << 22})};
+      });
   auto artifact = compile(traced);
   auto wrong = artifact->run({Tensor::zeros({2, 2})});
   ASSERT_FALSE(wrong.ok());
-  EXPECT_THAT(std::string(wrong.status().message()), ::testing::HasSubstr("input"));
+  EXPECT_THAT(std::string(wrong.status().message()),
+              ::testing::HasSubstr("input"));
   auto huge = artifact->run({Tensor::zeros({1, 1})});
   ASSERT_FALSE(huge.ok());
   EXPECT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted);
@@ -142,7 +145,8 @@ TEST(BoundaryTest, ATruncatedSharedObjectIsRefusedNotMapped) {
     std::string path = dir + "/part" + std::to_string(keep) + ".so";
     std::ofstream(path, std::ios::binary).write(bytes.data(), keep);
     auto loaded = Artifact::load(path);
-    ASSERT_FALSE(loaded.ok()) << keep << " of " << bytes.size() << " bytes loaded";
+    ASSERT_FALSE(loaded.ok())
+        << keep << " of " << bytes.size() << " bytes loaded";
     EXPECT_THAT(std::string(loaded.status().message()),
                 ::testing::HasSubstr("truncated or corrupt"));
   }
@@ -156,9 +160,8 @@ TEST(BoundaryTest, RunIntoWritesTheCallersOutputsInPlace) {
   std::vector<Tensor> outputs{Tensor::zeros({4})};
   const void *buffer = outputs[0].raw_data();
   for (float scale : {1.0f, -1.0f}) {
-    Tensor x = Tensor::from_vector<float>({1 * scale, -2 * scale, 3 * scale,
-                                           -4 * scale},
-                                          {4});
+    Tensor x = Tensor::from_vector<float>(
+        {1 * scale, -2 * scale, 3 * scale, -4 * scale}, {4});
     ASSERT_TRUE(artifact->run_into({x}, outputs).ok());
     EXPECT_EQ(outputs[0].raw_data(), buffer);
     for (int64_t i = 0; i < 4; ++i)

@@ -27,7 +27,8 @@ namespace {
 uint32_t philoxWord0(uint64_t counter, uint64_t key) {
   std::array<uint32_t, 4> c = {static_cast<uint32_t>(counter),
                                static_cast<uint32_t>(counter >> 32), 0, 0};
-  uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
+  uint32_t k0 = static_cast<uint32_t>(key),
+           k1 = static_cast<uint32_t>(key >> 32);
   for (int round = 0; round < 10; ++round) {
     if (round > 0) {
       k0 += 0x9E3779B9;
@@ -309,10 +310,9 @@ TEST(AttentionDropoutTest, MatchesADropoutAfterTheSoftmax) {
         state);
     Tensor spelledOut = runAttention(
         [&](const Inputs &in) {
-          Tensor weights = F::softmax(
-              F::matmul(F::div(in[0], std::sqrt(8.0)),
-                        F::transpose(in[1], -2, -1)),
-              -1);
+          Tensor weights = F::softmax(F::matmul(F::div(in[0], std::sqrt(8.0)),
+                                                F::transpose(in[1], -2, -1)),
+                                      -1);
           return F::matmul(F::dropout(weights, p, true), in[2]);
         },
         state);
@@ -349,7 +349,8 @@ TEST(AttentionDropoutTest, MultiheadAttentionDropsWithOrWithoutWeights) {
   auto run = [&](bool needWeights) {
     TracedModule traced =
         trace(*mha, {TensorSpec(x.shape())}, [&](const Inputs &in) {
-          return Outputs{std::get<0>(mha(in[0], in[0], in[0], Tensor(), needWeights))};
+          return Outputs{
+              std::get<0>(mha(in[0], in[0], in[0], Tensor(), needWeights))};
         });
     return runOrThrow(*compile(traced), {x}, RngState{8, 0})[0];
   };

@@ -44,7 +44,8 @@ inline SafetensorsContents loadSimpleMLPGolden(const std::string &name) {
 /// workers are "nn-worker").
 inline std::vector<pid_t> threadsNamed(const std::string &name) {
   std::vector<pid_t> ids;
-  for (const auto &task : std::filesystem::directory_iterator("/proc/self/task")) {
+  for (const auto &task :
+       std::filesystem::directory_iterator("/proc/self/task")) {
     std::ifstream comm(task.path() / "comm");
     std::string line;
     if (std::getline(comm, line) && line == name)

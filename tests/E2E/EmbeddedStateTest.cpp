@@ -43,8 +43,8 @@ protected:
     model = Masked();
     model->eval();
     input = randomTensor({5, 6}, 7);
-    expected = compile(trace(model, {TensorSpec({5, 6})}))->run({input})
-                   .value()[0];
+    expected =
+        compile(trace(model, {TensorSpec({5, 6})}))->run({input}).value()[0];
     dir = ::testing::TempDir() + "/nn_embedded_state";
     std::filesystem::create_directories(dir);
   }

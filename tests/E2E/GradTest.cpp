@@ -54,9 +54,8 @@ protected:
       inputs.push_back(*t);
     }
     inputs.push_back(*tensors.find("weight.0"));
-    for (absl::string_view index :
-         absl::StrSplit(golden->metadata.at("differentiable"), ',',
-                        absl::SkipEmpty())) {
+    for (absl::string_view index : absl::StrSplit(
+             golden->metadata.at("differentiable"), ',', absl::SkipEmpty())) {
       size_t i;
       ASSERT_TRUE(absl::SimpleAtoi(index, &i)) << index;
       differentiable.push_back(i);

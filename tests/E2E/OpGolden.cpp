@@ -27,7 +27,8 @@ void expectSameBits(const Tensor &actual, const Tensor &expected,
                     const std::string &what) {
   ASSERT_EQ(actual.shape(), expected.shape()) << what;
   ASSERT_EQ(actual.dtype(), expected.dtype()) << what;
-  EXPECT_EQ(std::memcmp(actual.raw_data(), expected.raw_data(), actual.nbytes()), 0)
+  EXPECT_EQ(
+      std::memcmp(actual.raw_data(), expected.raw_data(), actual.nbytes()), 0)
       << what << " differs";
 }
 
@@ -49,12 +50,14 @@ void expectClose(const Tensor &actual, const Tensor &expected,
     if (!std::isnan(diff))
       worst = std::max(worst, diff);
   }
-  EXPECT_EQ(mismatches, 0)
-      << what << ": " << mismatches << " of " << actual.numel()
-      << " elements differ; first at flat index " << first << " (nn "
-      << (first >= 0 ? actual.item_as_double(first) : 0) << ", PyTorch "
-      << (first >= 0 ? expected.item_as_double(first) : 0)
-      << "); largest difference " << worst;
+  EXPECT_EQ(mismatches, 0) << what << ": " << mismatches << " of "
+                           << actual.numel()
+                           << " elements differ; first at flat index " << first
+                           << " (nn "
+                           << (first >= 0 ? actual.item_as_double(first) : 0)
+                           << ", PyTorch "
+                           << (first >= 0 ? expected.item_as_double(first) : 0)
+                           << "); largest difference " << worst;
 }
 
 TEST_P(OpGoldenTest, MatchesPyTorch) {

@@ -8,7 +8,8 @@
 // tolerance unless the case says otherwise (with a reason).
 //
 //   const nn::testing::OpCase kCases[] = {
-//       {"activation", "gelu_17", [](const Inputs &in) { return Outputs{F::gelu(in[0])}; }},
+//       {"activation", "gelu_17", [](const Inputs &in) { return
+//       Outputs{F::gelu(in[0])}; }},
 //   };
 //   INSTANTIATE_TEST_SUITE_P(Activation, OpGoldenTest,
 //                            ::testing::ValuesIn(kCases), caseName);

@@ -46,7 +46,8 @@ std::vector<OpCase> activationCases() {
   }
 
   const std::pair<const char *, Tensor (*)(const Tensor &, int64_t)>
-      normalizers[] = {{"softmax", F::softmax}, {"log_softmax", F::log_softmax}};
+      normalizers[] = {{"softmax", F::softmax},
+                       {"log_softmax", F::log_softmax}};
   for (const auto &[name, fn] : normalizers) {
     const std::pair<const char *, int64_t> shapes[] = {
         {"7", 0}, {"3x17", 1}, {"3x17", 0}, {"2x3x5", -1}, {"2x3x5", 1}};

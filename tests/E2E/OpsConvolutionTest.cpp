@@ -102,7 +102,9 @@ const OpCase kConvolutionCases[] = {
      kConv},
     {"convolution", "conv2d_plane_2x3x34x20_s2x1_d1x2",
      [](const Inputs &in) -> Outputs {
-       return {F::conv2d(in[0], in[1], F2().bias(in[2]).stride({2, 1}).padding(1).dilation({1, 2}))};
+       return {F::conv2d(
+           in[0], in[1],
+           F2().bias(in[2]).stride({2, 1}).padding(1).dilation({1, 2}))};
      },
      kConv},
     {"convolution", "conv1d_plane_2x3x300_k3",
@@ -193,10 +195,10 @@ const OpCase kConvolutionCases[] = {
      }},
     {"convolution", "avg_pool2d_exclude_pad",
      [](const Inputs &in) -> Outputs {
-       return {F::avg_pool2d(in[0], F::AvgPool2dFuncOptions(3)
-                                        .stride(2)
-                                        .padding(1)
-                                        .count_include_pad(false))};
+       return {F::avg_pool2d(
+           in[0],
+           F::AvgPool2dFuncOptions(3).stride(2).padding(1).count_include_pad(
+               false))};
      }},
     {"convolution", "avg_pool2d_ceil_mode",
      [](const Inputs &in) -> Outputs {
@@ -224,34 +226,34 @@ const OpCase kConvolutionCases[] = {
     // adaptive_avg_pool2d
     {"convolution", "adaptive_avg_pool2d_7x7_to_3x3",
      [](const Inputs &in) -> Outputs {
-       return {F::adaptive_avg_pool2d(in[0],
-                                      F::AdaptiveAvgPool2dFuncOptions(3))};
+       return {
+           F::adaptive_avg_pool2d(in[0], F::AdaptiveAvgPool2dFuncOptions(3))};
      }},
     {"convolution", "adaptive_avg_pool2d_17x17_to_5x7",
      [](const Inputs &in) -> Outputs {
-       return {F::adaptive_avg_pool2d(
-           in[0], F::AdaptiveAvgPool2dFuncOptions({5, 7}))};
+       return {F::adaptive_avg_pool2d(in[0],
+                                      F::AdaptiveAvgPool2dFuncOptions({5, 7}))};
      }},
     {"convolution", "adaptive_avg_pool2d_8x8_to_4x4",
      [](const Inputs &in) -> Outputs {
-       return {F::adaptive_avg_pool2d(in[0],
-                                      F::AdaptiveAvgPool2dFuncOptions(4))};
+       return {
+           F::adaptive_avg_pool2d(in[0], F::AdaptiveAvgPool2dFuncOptions(4))};
      }},
     {"convolution", "adaptive_avg_pool2d_1x1_to_3x3",
      [](const Inputs &in) -> Outputs {
-       return {F::adaptive_avg_pool2d(in[0],
-                                      F::AdaptiveAvgPool2dFuncOptions(3))};
+       return {
+           F::adaptive_avg_pool2d(in[0], F::AdaptiveAvgPool2dFuncOptions(3))};
      }},
     {"convolution", "adaptive_avg_pool2d_global",
      [](const Inputs &in) -> Outputs {
-       return {F::adaptive_avg_pool2d(in[0],
-                                      F::AdaptiveAvgPool2dFuncOptions(1))};
+       return {
+           F::adaptive_avg_pool2d(in[0], F::AdaptiveAvgPool2dFuncOptions(1))};
      }},
     // interpolate
     {"convolution", "interpolate_nearest_size_2x",
      [](const Inputs &in) -> Outputs {
-       return {F::interpolate(
-           in[0], F::InterpolateFuncOptions().size(std::vector<int64_t>{14, 14}))};
+       return {F::interpolate(in[0], F::InterpolateFuncOptions().size(
+                                         std::vector<int64_t>{14, 14}))};
      }},
     {"convolution", "interpolate_nearest_scale1_5",
      [](const Inputs &in) -> Outputs {
@@ -260,8 +262,8 @@ const OpCase kConvolutionCases[] = {
      }},
     {"convolution", "interpolate_nearest_down_5x3",
      [](const Inputs &in) -> Outputs {
-       return {F::interpolate(
-           in[0], F::InterpolateFuncOptions().size(std::vector<int64_t>{5, 3}))};
+       return {F::interpolate(in[0], F::InterpolateFuncOptions().size(
+                                         std::vector<int64_t>{5, 3}))};
      }},
     {"convolution", "interpolate_nearest_1x1_to_3x3",
      [](const Inputs &in) -> Outputs {
@@ -355,11 +357,11 @@ TEST(ConvolutionLayers, Conv1dMatchesPyTorch) {
 }
 
 TEST(ConvolutionLayers, ConvTranspose2dMatchesPyTorch) {
-  expectLayerMatches(ConvTranspose2d(ConvTranspose2dOptions(4, 2, 3)
-                                         .stride(2)
-                                         .padding(1)
-                                         .output_padding(1)),
-                     "layer_conv_transpose2d", kConv);
+  expectLayerMatches(
+      ConvTranspose2d(
+          ConvTranspose2dOptions(4, 2, 3).stride(2).padding(1).output_padding(
+              1)),
+      "layer_conv_transpose2d", kConv);
 }
 
 // The ahead-of-time path: the padded, strided convolution loads from a
@@ -393,9 +395,10 @@ TEST(ConvolutionLayers, MaxPool2dMatchesPyTorch) {
 }
 
 TEST(ConvolutionLayers, AvgPool2dMatchesPyTorch) {
-  expectLayerMatches(AvgPool2d(AvgPool2dOptions(3).stride(2).padding(1)
-                                   .count_include_pad(false)),
-                     "avg_pool2d_exclude_pad");
+  expectLayerMatches(
+      AvgPool2d(
+          AvgPool2dOptions(3).stride(2).padding(1).count_include_pad(false)),
+      "avg_pool2d_exclude_pad");
 }
 
 TEST(ConvolutionLayers, AdaptiveAvgPool2dMatchesPyTorch) {

@@ -79,12 +79,10 @@ std::vector<OpCase> elementwiseCases() {
     binary(std::string(name) + "_i64", fn);
   }
   unary("gt_scalar", [](const Tensor &x) { return F::gt(x, 0.5); });
-  add("where_broadcast", [](const Inputs &in) {
-    return Outputs{F::where(in[0], in[1], in[2])};
-  });
-  add("where_scalar_branch", [](const Inputs &in) {
-    return Outputs{F::where(in[0], in[1], in[2])};
-  });
+  add("where_broadcast",
+      [](const Inputs &in) { return Outputs{F::where(in[0], in[1], in[2])}; });
+  add("where_scalar_branch",
+      [](const Inputs &in) { return Outputs{F::where(in[0], in[1], in[2])}; });
   return cases;
 }
 

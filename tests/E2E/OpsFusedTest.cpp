@@ -29,8 +29,8 @@ const OpCase kFusedCases[] = {
      kKernel},
     {"fused", "linear_residual_leaky_relu_3d",
      [](const Inputs &in) -> Outputs {
-       return {F::leaky_relu(F::add(F::linear(in[0], in[1], in[2]), in[3]),
-                             0.1)};
+       return {
+           F::leaky_relu(F::add(F::linear(in[0], in[1], in[2]), in[3]), 0.1)};
      },
      kKernel},
     {"fused", "linear_residual_gelu",
@@ -40,8 +40,7 @@ const OpCase kFusedCases[] = {
      kKernel},
     {"fused", "matmul_row_add_hardtanh",
      [](const Inputs &in) -> Outputs {
-       return {F::hardtanh(F::add(F::matmul(in[0], in[1]), in[2]), -0.5,
-                           0.75)};
+       return {F::hardtanh(F::add(F::matmul(in[0], in[1]), in[2]), -0.5, 0.75)};
      },
      kKernel},
     {"fused", "conv_bias_residual_relu_2x8x9x7",
@@ -76,11 +75,11 @@ INSTANTIATE_TEST_SUITE_P(Fused, OpGoldenTest, ::testing::ValuesIn(kFusedCases),
 /// contraction with its epilogue: conv + bias + residual + relu is one group.
 TEST(FusedGroups, ConvResidualReluIsOneGroup) {
   Module root("conv_bias_residual_relu");
-  TracedModule traced = trace(
-      root,
-      {TensorSpec({2, 8, 9, 7}), TensorSpec({8, 8, 3, 3}), TensorSpec({8}),
-       TensorSpec({2, 8, 9, 7})},
-      kFusedCases[4].fn);
+  TracedModule traced =
+      trace(root,
+            {TensorSpec({2, 8, 9, 7}), TensorSpec({8, 8, 3, 3}),
+             TensorSpec({8}), TensorSpec({2, 8, 9, 7})},
+            kFusedCases[4].fn);
   traced.optimize();
   std::string ir = traced.to_string();
   EXPECT_NE(ir.find("nn.fused"), std::string::npos) << ir;

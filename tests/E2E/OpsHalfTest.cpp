@@ -52,7 +52,8 @@ std::vector<OpCase> halfCases() {
     };
     for (const char *shapes : {"3x4_4x5", "1x7_7x1", "7x17_17x3",
                                "2x3x17_2x17x5", "5x2x3_3x4", "2x1x3x7_5x7x6"})
-      add(std::string("matmul_") + shapes,
+      add(
+          std::string("matmul_") + shapes,
           [](const Inputs &in) { return Outputs{F::matmul(in[0], in[1])}; },
           oneUlp);
     auto linear = [](const Inputs &in) {
@@ -60,63 +61,75 @@ std::vector<OpCase> halfCases() {
     };
     add("linear_2x5x7", linear, oneUlp);
     add("linear_17x33", linear, oneUlp);
-    add("linear_nobias_7",
+    add(
+        "linear_nobias_7",
         [](const Inputs &in) { return Outputs{F::linear(in[0], in[1])}; },
         oneUlp);
-    add("addmm",
-        [](const Inputs &in) {
-          return Outputs{F::addmm(in[0], in[1], in[2])};
-        },
+    add(
+        "addmm",
+        [](const Inputs &in) { return Outputs{F::addmm(in[0], in[1], in[2])}; },
         addmmTolerance);
-    add("conv2d_1x3x7x7_pad1",
+    add(
+        "conv2d_1x3x7x7_pad1",
         [](const Inputs &in) {
           return Outputs{F::conv2d(in[0], in[1], F2().bias(in[2]).padding(1))};
         },
         oneUlp);
-    add("conv2d_stride2_groups2",
+    add(
+        "conv2d_stride2_groups2",
         [](const Inputs &in) {
           return Outputs{F::conv2d(in[0], in[1], F2().stride(2).groups(2))};
         },
         oneUlp);
-    add("conv2d_depthwise",
+    add(
+        "conv2d_depthwise",
         [](const Inputs &in) {
           return Outputs{
               F::conv2d(in[0], in[1], F2().bias(in[2]).padding(1).groups(3))};
         },
         oneUlp);
-    add("conv1d_2x3x17",
+    add(
+        "conv1d_2x3x17",
         [](const Inputs &in) {
           return Outputs{F::conv1d(in[0], in[1], F1().bias(in[2]).padding(1))};
         },
         oneUlp);
-    add("conv_transpose2d_stride2",
+    add(
+        "conv_transpose2d_stride2",
         [](const Inputs &in) {
           return Outputs{F::conv_transpose2d(
               in[0], in[1], FT().bias(in[2]).stride(2).padding(1))};
         },
         oneUlp);
-    add("relu_3x17", [](const Inputs &in) { return Outputs{F::relu(in[0])}; },
+    add(
+        "relu_3x17", [](const Inputs &in) { return Outputs{F::relu(in[0])}; },
         oneUlp);
-    add("add_broadcast_3x17_17",
-        [](const Inputs &in) { return Outputs{F::add(in[0], in[1])}; },
+    add(
+        "add_broadcast_3x17_17",
+        [](const Inputs &in) { return Outputs{F::add(in[0], in[1])}; }, oneUlp);
+    add(
+        "gelu_17", [](const Inputs &in) { return Outputs{F::gelu(in[0])}; },
         oneUlp);
-    add("gelu_17", [](const Inputs &in) { return Outputs{F::gelu(in[0])}; },
+    add(
+        "sum_7x17_all", [](const Inputs &in) { return Outputs{F::sum(in[0])}; },
         oneUlp);
-    add("sum_7x17_all",
-        [](const Inputs &in) { return Outputs{F::sum(in[0])}; }, oneUlp);
-    add("mean_2x7x17_dim1_keepdim",
+    add(
+        "mean_2x7x17_dim1_keepdim",
         [](const Inputs &in) {
           return Outputs{F::mean(in[0], {1}, /*keepdim=*/true)};
         },
         oneUlp);
-    add("softmax_3x17",
+    add(
+        "softmax_3x17",
         [](const Inputs &in) { return Outputs{F::softmax(in[0], -1)}; },
         oneUlp);
-    add("log_softmax_7x3_dim0",
+    add(
+        "log_softmax_7x3_dim0",
         [](const Inputs &in) { return Outputs{F::log_softmax(in[0], 0)}; },
         oneUlp);
     // linear + relu + add: one nn.fused group, each op rounding as unfused.
-    add("linear_relu_add_7x17",
+    add(
+        "linear_relu_add_7x17",
         [](const Inputs &in) {
           return Outputs{
               F::add(F::relu(F::linear(in[0], in[1], in[2])), in[3])};
@@ -246,22 +259,20 @@ TEST(HalfTraceTest, LinearRefusesMixedDTypes) {
 }
 
 TEST(HalfTraceTest, MatmulRefusesMixedDTypes) {
-  EXPECT_EQ(traceError({TensorSpec({2, 4}, DType::f16),
-                        TensorSpec({4, 3}, DType::bf16)},
-                       [](const Inputs &in) {
-                         return Outputs{F::matmul(in[0], in[1])};
-                       }),
-            "<root>: matmul: lhs has element type 'f16' but rhs has 'bf16'");
+  EXPECT_EQ(
+      traceError(
+          {TensorSpec({2, 4}, DType::f16), TensorSpec({4, 3}, DType::bf16)},
+          [](const Inputs &in) { return Outputs{F::matmul(in[0], in[1])}; }),
+      "<root>: matmul: lhs has element type 'f16' but rhs has 'bf16'");
 }
 
 TEST(HalfTraceTest, Conv2dRefusesMixedDTypes) {
-  EXPECT_EQ(traceError({TensorSpec({1, 3, 5, 5}, DType::f16),
-                        TensorSpec({4, 3, 3, 3})},
-                       [](const Inputs &in) {
-                         return Outputs{F::conv2d(in[0], in[1])};
-                       }),
-            "<root>: conv2d: input has element type 'f16' but weight has "
-            "'f32'");
+  EXPECT_EQ(
+      traceError(
+          {TensorSpec({1, 3, 5, 5}, DType::f16), TensorSpec({4, 3, 3, 3})},
+          [](const Inputs &in) { return Outputs{F::conv2d(in[0], in[1])}; }),
+      "<root>: conv2d: input has element type 'f16' but weight has "
+      "'f32'");
 }
 
 TEST(HalfTraceTest, LinearRefusesBiasOfAnotherDType) {

@@ -97,7 +97,8 @@ std::vector<LSTMCase> lstmCases() {
     cases.push_back({std::string("LSTM_") + name, options, false});
     cases.push_back({std::string("LSTM_") + name + "_state", options, true});
   }
-  cases.push_back({"LSTM_unbatched_state", LSTMOptions(3, 4).num_layers(2), true});
+  cases.push_back(
+      {"LSTM_unbatched_state", LSTMOptions(3, 4).num_layers(2), true});
   return cases;
 }
 
@@ -118,9 +119,10 @@ TEST(LSTMTest, ReprIsPyTorchs) {
   EXPECT_EQ(repr(*LSTM(10, 20)), "LSTM(10, 20)");
   EXPECT_EQ(repr(*LSTM(LSTMOptions(10, 20).num_layers(2).batch_first(true))),
             "LSTM(10, 20, num_layers=2, batch_first=True)");
-  EXPECT_EQ(repr(*LSTM(LSTMOptions(3, 4).bias(false).dropout(0.25).bidirectional(
-                true))),
-            "LSTM(3, 4, bias=False, dropout=0.25, bidirectional=True)");
+  EXPECT_EQ(
+      repr(*LSTM(
+          LSTMOptions(3, 4).bias(false).dropout(0.25).bidirectional(true))),
+      "LSTM(3, 4, bias=False, dropout=0.25, bidirectional=True)");
 }
 
 TEST(LSTMTest, ParametersHavePyTorchsNamesOrderAndInit) {
@@ -129,15 +131,15 @@ TEST(LSTMTest, ParametersHavePyTorchsNamesOrderAndInit) {
   std::vector<std::string> names;
   for (const auto &[name, p] : lstm->named_parameters())
     names.push_back(name + " " + shape_str(p.shape()));
-  EXPECT_EQ(names, (std::vector<std::string>{
-                       "weight_ih_l0 16x3", "weight_hh_l0 16x4",
-                       "bias_ih_l0 16", "bias_hh_l0 16",
-                       "weight_ih_l0_reverse 16x3", "weight_hh_l0_reverse 16x4",
-                       "bias_ih_l0_reverse 16", "bias_hh_l0_reverse 16",
-                       "weight_ih_l1 16x8", "weight_hh_l1 16x4",
-                       "bias_ih_l1 16", "bias_hh_l1 16",
-                       "weight_ih_l1_reverse 16x8", "weight_hh_l1_reverse 16x4",
-                       "bias_ih_l1_reverse 16", "bias_hh_l1_reverse 16"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{
+                "weight_ih_l0 16x3", "weight_hh_l0 16x4", "bias_ih_l0 16",
+                "bias_hh_l0 16", "weight_ih_l0_reverse 16x3",
+                "weight_hh_l0_reverse 16x4", "bias_ih_l0_reverse 16",
+                "bias_hh_l0_reverse 16", "weight_ih_l1 16x8",
+                "weight_hh_l1 16x4", "bias_ih_l1 16", "bias_hh_l1 16",
+                "weight_ih_l1_reverse 16x8", "weight_hh_l1_reverse 16x4",
+                "bias_ih_l1_reverse 16", "bias_hh_l1_reverse 16"}));
   EXPECT_EQ(lstm->flat_weights().size(), 16u);
   for (const Tensor &p : lstm->flat_weights())
     for (int64_t i = 0; i < p.numel(); ++i) {
@@ -152,17 +154,26 @@ TEST(LSTMTest, ProjectionWeightsHavePyTorchsNamesOrderAndShapes) {
   std::vector<std::string> names;
   for (const auto &[name, p] : lstm->state_dict())
     names.push_back(name + " " + shape_str(p.shape()));
-  EXPECT_EQ(names,
-            (std::vector<std::string>{
-                "weight_ih_l0 28x5", "weight_hh_l0 28x3", "bias_ih_l0 28",
-                "bias_hh_l0 28", "weight_hr_l0 3x7",
-                "weight_ih_l0_reverse 28x5", "weight_hh_l0_reverse 28x3",
-                "bias_ih_l0_reverse 28", "bias_hh_l0_reverse 28",
-                "weight_hr_l0_reverse 3x7", "weight_ih_l1 28x6",
-                "weight_hh_l1 28x3", "bias_ih_l1 28", "bias_hh_l1 28",
-                "weight_hr_l1 3x7", "weight_ih_l1_reverse 28x6",
-                "weight_hh_l1_reverse 28x3", "bias_ih_l1_reverse 28",
-                "bias_hh_l1_reverse 28", "weight_hr_l1_reverse 3x7"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"weight_ih_l0 28x5",
+                                             "weight_hh_l0 28x3",
+                                             "bias_ih_l0 28",
+                                             "bias_hh_l0 28",
+                                             "weight_hr_l0 3x7",
+                                             "weight_ih_l0_reverse 28x5",
+                                             "weight_hh_l0_reverse 28x3",
+                                             "bias_ih_l0_reverse 28",
+                                             "bias_hh_l0_reverse 28",
+                                             "weight_hr_l0_reverse 3x7",
+                                             "weight_ih_l1 28x6",
+                                             "weight_hh_l1 28x3",
+                                             "bias_ih_l1 28",
+                                             "bias_hh_l1 28",
+                                             "weight_hr_l1 3x7",
+                                             "weight_ih_l1_reverse 28x6",
+                                             "weight_hh_l1_reverse 28x3",
+                                             "bias_ih_l1_reverse 28",
+                                             "bias_hh_l1_reverse 28",
+                                             "weight_hr_l1_reverse 3x7"}));
   EXPECT_EQ(repr(*lstm),
             "LSTM(5, 7, proj_size=3, num_layers=2, bidirectional=True)");
   // Every weight, the projection too, is U(±1/√hidden_size).
@@ -199,9 +210,10 @@ TEST(LSTMTest, BadOptionsAndInputsSayWhatIsWrong) {
   auto message = [&](std::vector<TensorSpec> specs) -> std::string {
     try {
       trace(*lstm, specs, [&](const Inputs &in) {
-        auto hx = in.size() == 3 ? std::optional<std::tuple<Tensor, Tensor>>(
-                                       {in[1], in[2]})
-                                 : std::nullopt;
+        auto hx =
+            in.size() == 3
+                ? std::optional<std::tuple<Tensor, Tensor>>({in[1], in[2]})
+                : std::nullopt;
         return Outputs{std::get<0>(lstm(in[0], hx))};
       });
     } catch (const Error &e) {

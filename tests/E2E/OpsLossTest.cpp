@@ -116,9 +116,8 @@ Tensor runTraced(Module &root, const Inputs &inputs,
   std::vector<TensorSpec> specs;
   for (const Tensor &t : inputs)
     specs.emplace_back(t.shape(), t.dtype());
-  TracedModule traced = trace(root, specs, [&](const Inputs &in) {
-    return Outputs{fn(in)};
-  });
+  TracedModule traced =
+      trace(root, specs, [&](const Inputs &in) { return Outputs{fn(in)}; });
   auto outputs = compile(traced)->run(inputs);
   if (!outputs.ok())
     throw Error(std::string(outputs.status().message()));
@@ -138,11 +137,12 @@ TEST(LossLayerTest, ReprIsPyTorchs) {
 }
 
 TEST(LossLayerTest, ClassWeightIsABufferInTheStateDict) {
-  CrossEntropyLoss weighted(
-      CrossEntropyLossOptions().weight(Tensor::from_vector<float>({1, 2, 3}, {3})));
+  CrossEntropyLoss weighted(CrossEntropyLossOptions().weight(
+      Tensor::from_vector<float>({1, 2, 3}, {3})));
   EXPECT_EQ(weighted->state_dict().keys(), std::vector<std::string>{"weight"});
   EXPECT_TRUE(CrossEntropyLoss()->state_dict().keys().empty());
-  auto clone = std::dynamic_pointer_cast<CrossEntropyLossImpl>(weighted->clone());
+  auto clone =
+      std::dynamic_pointer_cast<CrossEntropyLossImpl>(weighted->clone());
   ASSERT_TRUE(clone);
   EXPECT_FALSE(clone->weight.shares_storage(weighted->weight));
 }
@@ -156,10 +156,10 @@ TEST(LossLayerTest, LayersMatchTheirFunctionals) {
   ASSERT_TRUE(golden.ok()) << golden.status();
   CrossEntropyLoss criterion(
       CrossEntropyLossOptions().weight(golden->tensors.at("input.2")));
-  Tensor loss = runTraced(
-      *criterion,
-      {golden->tensors.at("input.0"), golden->tensors.at("input.1")},
-      [&](const Inputs &in) { return criterion(in[0], in[1]); });
+  Tensor loss =
+      runTraced(*criterion,
+                {golden->tensors.at("input.0"), golden->tensors.at("input.1")},
+                [&](const Inputs &in) { return criterion(in[0], in[1]); });
   expectClose(loss, golden->tensors.at("output.0"), {}, "CrossEntropyLoss");
 
   MSELoss mse(kSum);
@@ -170,10 +170,10 @@ TEST(LossLayerTest, LayersMatchTheirFunctionals) {
                 .item_as_double(0),
             5.0);
   L1Loss l1;
-  EXPECT_EQ(runTraced(*l1, {x, y},
-                      [&](const Inputs &in) { return l1(in[0], in[1]); })
-                .item_as_double(0),
-            1.0);
+  EXPECT_EQ(
+      runTraced(*l1, {x, y}, [&](const Inputs &in) { return l1(in[0], in[1]); })
+          .item_as_double(0),
+      1.0);
 }
 
 TEST(LossLayerTest, ALargeMeanIsAccurateToFloatRounding) {
@@ -209,39 +209,42 @@ void expectError(const std::string &message, const std::string &expected) {
 /// traceError for a function of one result.
 std::string traceError(const std::vector<TensorSpec> &specs,
                        const std::function<Tensor(const Inputs &)> &fn) {
-  return testing::traceError(
-      specs, [&](const Inputs &in) { return Outputs{fn(in)}; });
+  return testing::traceError(specs,
+                             [&](const Inputs &in) { return Outputs{fn(in)}; });
 }
 
 TEST(LossErrorTest, ShapeMismatchesNameBothShapes) {
-  expectError(traceError({TensorSpec({3, 4}), TensorSpec({4, 3})},
-                       [](const Inputs &in) { return F::mse_loss(in[0], in[1]); }),
-            "mse_loss: input 3x4 and target 4x3 must have the same shape");
-  expectError(traceError({TensorSpec({3, 4}), TensorSpec({4}, DType::i64)},
-                       [](const Inputs &in) { return F::nll_loss(in[0], in[1]); }),
-            "nll_loss: target must be 3 for input 3x4, got 4");
-  expectError(traceError({TensorSpec({3, 4}), TensorSpec({3}, DType::i64),
-                        TensorSpec({5})},
-                       [](const Inputs &in) {
-                         return F::cross_entropy(
-                             in[0], in[1],
-                             F::CrossEntropyFuncOptions().weight(in[2]));
-                       }),
-            "nll_loss: weight must be [4] (one per class of input 3x4), got 5");
+  expectError(
+      traceError({TensorSpec({3, 4}), TensorSpec({4, 3})},
+                 [](const Inputs &in) { return F::mse_loss(in[0], in[1]); }),
+      "mse_loss: input 3x4 and target 4x3 must have the same shape");
+  expectError(
+      traceError({TensorSpec({3, 4}), TensorSpec({4}, DType::i64)},
+                 [](const Inputs &in) { return F::nll_loss(in[0], in[1]); }),
+      "nll_loss: target must be 3 for input 3x4, got 4");
+  expectError(
+      traceError(
+          {TensorSpec({3, 4}), TensorSpec({3}, DType::i64), TensorSpec({5})},
+          [](const Inputs &in) {
+            return F::cross_entropy(in[0], in[1],
+                                    F::CrossEntropyFuncOptions().weight(in[2]));
+          }),
+      "nll_loss: weight must be [4] (one per class of input 3x4), got 5");
   expectError(traceError({TensorSpec({3, 4}), TensorSpec({3, 5})},
-                       [](const Inputs &in) {
-                         return F::cross_entropy(in[0], in[1]);
-                       }),
-            "cross_entropy: probability target 3x5 must have the shape of "
-            "input 3x4");
-  expectError(traceError({TensorSpec({3, 4}), TensorSpec({3}, DType::i64)},
-                       [](const Inputs &in) {
-                         return F::cross_entropy(
-                             in[0], in[1],
-                             F::CrossEntropyFuncOptions().label_smoothing(1.5));
-                       }),
-            "cross_entropy: label_smoothing must be between 0.0 and 1.0, got "
-            "1.500000");
+                         [](const Inputs &in) {
+                           return F::cross_entropy(in[0], in[1]);
+                         }),
+              "cross_entropy: probability target 3x5 must have the shape of "
+              "input 3x4");
+  expectError(
+      traceError({TensorSpec({3, 4}), TensorSpec({3}, DType::i64)},
+                 [](const Inputs &in) {
+                   return F::cross_entropy(
+                       in[0], in[1],
+                       F::CrossEntropyFuncOptions().label_smoothing(1.5));
+                 }),
+      "cross_entropy: label_smoothing must be between 0.0 and 1.0, got "
+      "1.500000");
 }
 
 } // namespace

@@ -1,4 +1,5 @@
-//===- OpsNormalizationTest.cpp - normalization ops against PyTorch goldens ---===//
+//===- OpsNormalizationTest.cpp - normalization ops against PyTorch goldens
+//---===//
 //
 // Each case mirrors the one of the same name in
 // tests/reference/ops/normalization.py. Op cases go through the shared
@@ -26,7 +27,9 @@ const OpCase kNormalizationCases[] = {
     {"normalization", "sum_dim1_3x7x17",
      [](const Inputs &in) { return Outputs{F::sum(in[0], {1})}; }},
     {"normalization", "sum_dims_0_neg1_keepdim_3x7x17",
-     [](const Inputs &in) { return Outputs{F::sum(in[0], {0, -1}, true)}; }},
+     [](const Inputs &in) {
+       return Outputs{F::sum(in[0], {0, -1}, true)};
+     }},
     {"normalization", "sum_1",
      [](const Inputs &in) { return Outputs{F::sum(in[0], {0})}; }},
     {"normalization", "sum_i64_dim0",
@@ -34,11 +37,15 @@ const OpCase kNormalizationCases[] = {
     {"normalization", "mean_dim2_3x7x17",
      [](const Inputs &in) { return Outputs{F::mean(in[0], {2})}; }},
     {"normalization", "mean_all_keepdim_7x3",
-     [](const Inputs &in) { return Outputs{F::mean(in[0], {0, 1}, true)}; }},
+     [](const Inputs &in) {
+       return Outputs{F::mean(in[0], {0, 1}, true)};
+     }},
     {"normalization", "amax_dim1_3x7x17",
      [](const Inputs &in) { return Outputs{F::amax(in[0], {1})}; }},
     {"normalization", "amax_dims_keepdim_3x7x17",
-     [](const Inputs &in) { return Outputs{F::amax(in[0], {0, 2}, true)}; }},
+     [](const Inputs &in) {
+       return Outputs{F::amax(in[0], {0, 2}, true)};
+     }},
     {"normalization", "amin_all_17",
      [](const Inputs &in) { return Outputs{F::amin(in[0])}; }},
     {"normalization", "amin_dim0_i64",
@@ -55,8 +62,8 @@ const OpCase kNormalizationCases[] = {
      [](const Inputs &in) { return Outputs{F::var(in[0])}; }},
     {"normalization", "var_biased_keepdim_3x7x17",
      [](const Inputs &in) {
-       return Outputs{F::var(in[0], {0, 2},
-                             F::VarFuncOptions().unbiased(false).keepdim(true))};
+       return Outputs{F::var(
+           in[0], {0, 2}, F::VarFuncOptions().unbiased(false).keepdim(true))};
      }},
     {"normalization", "var_correction0_dim_1x3",
      [](const Inputs &in) {
@@ -116,9 +123,9 @@ const OpCase kNormalizationCases[] = {
     // batch_norm.
     {"normalization", "batch_norm_eval_4x3x7",
      [](const Inputs &in) {
-       return Outputs{F::batch_norm(
-           in[0], in[1], in[2],
-           F::BatchNormFuncOptions().weight(in[3]).bias(in[4]))};
+       return Outputs{
+           F::batch_norm(in[0], in[1], in[2],
+                         F::BatchNormFuncOptions().weight(in[3]).bias(in[4]))};
      }},
     {"normalization", "batch_norm_eval_no_affine_3x17",
      [](const Inputs &in) {
@@ -190,15 +197,14 @@ TEST_P(LayerGoldenTest, MatchesPyTorch) {
     ASSERT_TRUE(t.defined()) << "golden lacks the state for " << key;
     state.insert(key, t);
   }
-  ASSERT_FALSE(input(next).defined()) << "golden has more state than "
-                                      << l.module->name();
+  ASSERT_FALSE(input(next).defined())
+      << "golden has more state than " << l.module->name();
   l.module->load_state_dict(state);
 
-  TracedModule traced =
-      trace(*l.module, {TensorSpec(input(0).shape())},
-            [&](const std::vector<Tensor> &x) {
-              return std::vector<Tensor>{l.forward(x[0])};
-            });
+  TracedModule traced = trace(*l.module, {TensorSpec(input(0).shape())},
+                              [&](const std::vector<Tensor> &x) {
+                                return std::vector<Tensor>{l.forward(x[0])};
+                              });
   auto artifact = compile(traced);
   int out = 0;
   for (int step = 0; step < c.steps; ++step) {
@@ -220,11 +226,15 @@ TEST_P(LayerGoldenTest, MatchesPyTorch) {
 const LayerCase kLayerCases[] = {
     {"BatchNorm2d_eval_2x3x5x7", [] { return layer(BatchNorm2d(3)); }},
     {"BatchNorm1d_eval_no_affine_3x7",
-     [] { return layer(BatchNorm1d(BatchNormOptions(7).eps(1e-3).affine(false))); }},
+     [] {
+       return layer(BatchNorm1d(BatchNormOptions(7).eps(1e-3).affine(false)));
+     }},
     {"BatchNorm2d_train_2x3x5x7", [] { return layer(BatchNorm2d(3)); }, true,
      2},
     {"BatchNorm1d_train_momentum_none_3x7x17",
-     [] { return layer(BatchNorm1d(BatchNormOptions(7).momentum(std::nullopt))); },
+     [] {
+       return layer(BatchNorm1d(BatchNormOptions(7).momentum(std::nullopt)));
+     },
      true, 2},
     // Without running statistics eval uses batch statistics too.
     {"BatchNorm1d_no_tracking_17x7",
@@ -233,7 +243,9 @@ const LayerCase kLayerCases[] = {
            BatchNorm1d(BatchNormOptions(7).track_running_stats(false)));
      }},
     {"LayerNorm_2x7x3x17",
-     [] { return layer(LayerNorm(LayerNormOptions({3, 17}))); }},
+     [] {
+       return layer(LayerNorm(LayerNormOptions({3, 17})));
+     }},
     {"GroupNorm_3x6x7",
      [] { return layer(GroupNorm(GroupNormOptions(2, 6).eps(1e-3))); }},
 };
@@ -243,7 +255,8 @@ INSTANTIATE_TEST_SUITE_P(NormalizationLayers, LayerGoldenTest,
 } // namespace
 
 std::vector<OpCase> normalizationOpCases() {
-  return std::vector<OpCase>(std::begin(kNormalizationCases), std::end(kNormalizationCases));
+  return std::vector<OpCase>(std::begin(kNormalizationCases),
+                             std::end(kNormalizationCases));
 }
 
 } // namespace nn::testing

@@ -19,74 +19,133 @@ template <typename Fn> auto unary(Fn fn) {
 
 const OpCase kShapeCases[] = {
     // reshape / view
-    {"shape", "reshape_3x7_to_21", unary([](auto x) { return F::reshape(x, {-1}); })},
-    {"shape", "reshape_17_to_1x17x1", unary([](auto x) { return F::reshape(x, {1, 17, 1}); })},
-    {"shape", "reshape_2x3x4_to_4x6", unary([](auto x) { return F::reshape(x, {4, -1}); })},
-    {"shape", "view_6x1_to_2x3", unary([](auto x) { return F::view(x, {2, 3}); })},
-    {"shape", "reshape_scalar_to_1x1", unary([](auto x) { return F::reshape(x, {1, 1}); })},
-    {"shape", "reshape_1_to_scalar", unary([](auto x) { return F::reshape(x, {}); })},
-    {"shape", "reshape_i64", unary([](auto x) { return F::reshape(x, {7, 3}); })},
+    {"shape", "reshape_3x7_to_21",
+     unary([](auto x) { return F::reshape(x, {-1}); })},
+    {"shape", "reshape_17_to_1x17x1", unary([](auto x) {
+       return F::reshape(x, {1, 17, 1});
+     })},
+    {"shape", "reshape_2x3x4_to_4x6", unary([](auto x) {
+       return F::reshape(x, {4, -1});
+     })},
+    {"shape", "view_6x1_to_2x3", unary([](auto x) {
+       return F::view(x, {2, 3});
+     })},
+    {"shape", "reshape_scalar_to_1x1", unary([](auto x) {
+       return F::reshape(x, {1, 1});
+     })},
+    {"shape", "reshape_1_to_scalar",
+     unary([](auto x) { return F::reshape(x, {}); })},
+    {"shape", "reshape_i64", unary([](auto x) {
+       return F::reshape(x, {7, 3});
+     })},
     // flatten
     {"shape", "flatten_2x3x4", unary([](auto x) { return F::flatten(x); })},
-    {"shape", "flatten_2x3x7x5_1_2", unary([](auto x) { return F::flatten(x, 1, 2); })},
+    {"shape", "flatten_2x3x7x5_1_2",
+     unary([](auto x) { return F::flatten(x, 1, 2); })},
     {"shape", "flatten_scalar", unary([](auto x) { return F::flatten(x); })},
     // permute / transpose
-    {"shape", "permute_2x3x4_201", unary([](auto x) { return F::permute(x, {2, 0, 1}); })},
-    {"shape", "permute_1x7x3x2_neg", unary([](auto x) { return F::permute(x, {0, -1, 1, 2}); })},
-    {"shape", "transpose_3x17", unary([](auto x) { return F::transpose(x, 0, 1); })},
-    {"shape", "transpose_2x3x7_neg", unary([](auto x) { return F::transpose(x, 0, -1); })},
-    {"shape", "transpose_i64", unary([](auto x) { return F::transpose(x, 1, 0); })},
+    {"shape", "permute_2x3x4_201", unary([](auto x) {
+       return F::permute(x, {2, 0, 1});
+     })},
+    {"shape", "permute_1x7x3x2_neg", unary([](auto x) {
+       return F::permute(x, {0, -1, 1, 2});
+     })},
+    {"shape", "transpose_3x17",
+     unary([](auto x) { return F::transpose(x, 0, 1); })},
+    {"shape", "transpose_2x3x7_neg",
+     unary([](auto x) { return F::transpose(x, 0, -1); })},
+    {"shape", "transpose_i64",
+     unary([](auto x) { return F::transpose(x, 1, 0); })},
     // squeeze / unsqueeze
     {"shape", "squeeze_1x3x1x7", unary([](auto x) { return F::squeeze(x); })},
-    {"shape", "squeeze_dim_1x3x1", unary([](auto x) { return F::squeeze(x, 2); })},
-    {"shape", "squeeze_dim_not_1", unary([](auto x) { return F::squeeze(F::squeeze(x, 1), 0); })},
-    {"shape", "squeeze_1x1_to_scalar", unary([](auto x) { return F::squeeze(x); })},
-    {"shape", "unsqueeze_3_dim0", unary([](auto x) { return F::unsqueeze(x, 0); })},
-    {"shape", "unsqueeze_3x7_neg", unary([](auto x) { return F::unsqueeze(x, -1); })},
-    {"shape", "unsqueeze_scalar", unary([](auto x) { return F::unsqueeze(x, 0); })},
+    {"shape", "squeeze_dim_1x3x1",
+     unary([](auto x) { return F::squeeze(x, 2); })},
+    {"shape", "squeeze_dim_not_1",
+     unary([](auto x) { return F::squeeze(F::squeeze(x, 1), 0); })},
+    {"shape", "squeeze_1x1_to_scalar",
+     unary([](auto x) { return F::squeeze(x); })},
+    {"shape", "unsqueeze_3_dim0",
+     unary([](auto x) { return F::unsqueeze(x, 0); })},
+    {"shape", "unsqueeze_3x7_neg",
+     unary([](auto x) { return F::unsqueeze(x, -1); })},
+    {"shape", "unsqueeze_scalar",
+     unary([](auto x) { return F::unsqueeze(x, 0); })},
     // expand / broadcast_to
-    {"shape", "expand_1x3_to_4x3", unary([](auto x) { return F::expand(x, {4, 3}); })},
-    {"shape", "expand_3x1_to_2x3x7", unary([](auto x) { return F::expand(x, {2, -1, 7}); })},
-    {"shape", "broadcast_to_scalar_3x17", unary([](auto x) { return F::broadcast_to(x, {3, 17}); })},
+    {"shape", "expand_1x3_to_4x3", unary([](auto x) {
+       return F::expand(x, {4, 3});
+     })},
+    {"shape", "expand_3x1_to_2x3x7", unary([](auto x) {
+       return F::expand(x, {2, -1, 7});
+     })},
+    {"shape", "broadcast_to_scalar_3x17", unary([](auto x) {
+       return F::broadcast_to(x, {3, 17});
+     })},
     // cat / stack
     {"shape", "cat_dim0", [](const Inputs &in) { return Outputs{F::cat(in)}; }},
-    {"shape", "cat_dim_neg", [](const Inputs &in) { return Outputs{F::concat(in, -1)}; }},
-    {"shape", "cat_i64_3d", [](const Inputs &in) { return Outputs{F::cat(in, 1)}; }},
-    {"shape", "stack_7_dim0", [](const Inputs &in) { return Outputs{F::stack(in)}; }},
-    {"shape", "stack_2x3_dim_neg", [](const Inputs &in) { return Outputs{F::stack(in, -1)}; }},
-    {"shape", "stack_1_dim1", [](const Inputs &in) { return Outputs{F::stack(in, 1)}; }},
+    {"shape", "cat_dim_neg",
+     [](const Inputs &in) { return Outputs{F::concat(in, -1)}; }},
+    {"shape", "cat_i64_3d",
+     [](const Inputs &in) { return Outputs{F::cat(in, 1)}; }},
+    {"shape", "stack_7_dim0",
+     [](const Inputs &in) { return Outputs{F::stack(in)}; }},
+    {"shape", "stack_2x3_dim_neg",
+     [](const Inputs &in) { return Outputs{F::stack(in, -1)}; }},
+    {"shape", "stack_1_dim1",
+     [](const Inputs &in) { return Outputs{F::stack(in, 1)}; }},
     // split / chunk
-    {"shape", "split_size_7_by_3", [](const Inputs &in) { return F::split(in[0], 3); }},
+    {"shape", "split_size_7_by_3",
+     [](const Inputs &in) { return F::split(in[0], 3); }},
     {"shape", "split_sizes_3x17",
-     [](const Inputs &in) { return F::split(in[0], std::vector<int64_t>{2, 5, 10}, 1); }},
-    {"shape", "split_size_larger", [](const Inputs &in) { return F::split(in[0], 5, -1); }},
-    {"shape", "chunk_7_into_3", [](const Inputs &in) { return F::chunk(in[0], 3); }},
-    {"shape", "chunk_2x17_into_4", [](const Inputs &in) { return F::chunk(in[0], 4, -1); }},
-    {"shape", "chunk_3_into_5", [](const Inputs &in) { return F::chunk(in[0], 5); }},
+     [](const Inputs &in) {
+       return F::split(in[0], std::vector<int64_t>{2, 5, 10}, 1);
+     }},
+    {"shape", "split_size_larger",
+     [](const Inputs &in) { return F::split(in[0], 5, -1); }},
+    {"shape", "chunk_7_into_3",
+     [](const Inputs &in) { return F::chunk(in[0], 3); }},
+    {"shape", "chunk_2x17_into_4",
+     [](const Inputs &in) { return F::chunk(in[0], 4, -1); }},
+    {"shape", "chunk_3_into_5",
+     [](const Inputs &in) { return F::chunk(in[0], 5); }},
     // slice
-    {"shape", "slice_17_1_7_2", unary([](auto x) { return F::slice(x, 0, 1, 7, 2); })},
-    {"shape", "slice_3x7_neg_start", unary([](auto x) { return F::slice(x, 1, -3); })},
-    {"shape", "slice_3x7_clamped", unary([](auto x) { return F::slice(x, 1, 2, 100); })},
-    {"shape", "slice_17_step3",
-     unary([](auto x) { return F::slice(x, 0, std::nullopt, std::nullopt, 3); })},
-    {"shape", "slice_2x17x3_neg_end", unary([](auto x) { return F::slice(x, 1, -10, -1, 4); })},
+    {"shape", "slice_17_1_7_2",
+     unary([](auto x) { return F::slice(x, 0, 1, 7, 2); })},
+    {"shape", "slice_3x7_neg_start",
+     unary([](auto x) { return F::slice(x, 1, -3); })},
+    {"shape", "slice_3x7_clamped",
+     unary([](auto x) { return F::slice(x, 1, 2, 100); })},
+    {"shape", "slice_17_step3", unary([](auto x) {
+       return F::slice(x, 0, std::nullopt, std::nullopt, 3);
+     })},
+    {"shape", "slice_2x17x3_neg_end",
+     unary([](auto x) { return F::slice(x, 1, -10, -1, 4); })},
     // index_select / gather / embedding
     {"shape", "index_select_5x3_dim0",
-     [](const Inputs &in) { return Outputs{F::index_select(in[0], 0, in[1])}; }},
+     [](const Inputs &in) {
+       return Outputs{F::index_select(in[0], 0, in[1])};
+     }},
     {"shape", "index_select_3x17_dim_neg",
-     [](const Inputs &in) { return Outputs{F::index_select(in[0], -1, in[1])}; }},
+     [](const Inputs &in) {
+       return Outputs{F::index_select(in[0], -1, in[1])};
+     }},
     {"shape", "index_select_1",
-     [](const Inputs &in) { return Outputs{F::index_select(in[0], 0, in[1])}; }},
+     [](const Inputs &in) {
+       return Outputs{F::index_select(in[0], 0, in[1])};
+     }},
     {"shape", "index_select_scalar_index",
-     [](const Inputs &in) { return Outputs{F::index_select(in[0], 1, in[1])}; }},
+     [](const Inputs &in) {
+       return Outputs{F::index_select(in[0], 1, in[1])};
+     }},
     {"shape", "gather_3x5_dim1",
      [](const Inputs &in) { return Outputs{F::gather(in[0], 1, in[1])}; }},
     {"shape", "gather_7x3_dim0_smaller",
      [](const Inputs &in) { return Outputs{F::gather(in[0], 0, in[1])}; }},
     {"shape", "gather_2x3x17_dim_neg",
      [](const Inputs &in) { return Outputs{F::gather(in[0], -1, in[1])}; }},
-    {"shape", "embedding_2x7", [](const Inputs &in) { return Outputs{F::embedding(in[0], in[1])}; }},
-    {"shape", "embedding_1x17", [](const Inputs &in) { return Outputs{F::embedding(in[0], in[1])}; }},
+    {"shape", "embedding_2x7",
+     [](const Inputs &in) { return Outputs{F::embedding(in[0], in[1])}; }},
+    {"shape", "embedding_1x17",
+     [](const Inputs &in) { return Outputs{F::embedding(in[0], in[1])}; }},
     {"shape", "embedding_scalar_id",
      [](const Inputs &in) { return Outputs{F::embedding(in[0], in[1])}; }},
 };
@@ -148,9 +207,9 @@ TEST(ShapeLayers, FlattenMatchesPyTorch) {
 // a copy in the caller's buffer (nn-isolate-arguments).
 TEST(ShapeLayers, IdentityMatchesPyTorch) {
   expectLayerMatches("layer_identity", Identity(), {});
-  expectLayerMatches("layer_identity_in_sequential",
-                     Sequential(Identity(), Flatten(FlattenOptions().start_dim(0))),
-                     {});
+  expectLayerMatches(
+      "layer_identity_in_sequential",
+      Sequential(Identity(), Flatten(FlattenOptions().start_dim(0))), {});
 }
 
 TEST(ShapeLayers, EmbeddingMatchesPyTorch) {
@@ -177,8 +236,9 @@ TEST(ShapeFunctional, ShapeErrorsNameTheOpAndBothShapes) {
                        [](const Inputs &in) { return Outputs{F::cat(in, 1)}; }),
             "<root>: cat: tensor 1 (3x4) does not match tensor 0 (2x3) "
             "outside dimension 1");
-  EXPECT_EQ(traceError({TensorSpec({2, 3})},
-                       unary([](auto x) { return F::reshape(x, {4, -1}); })),
+  EXPECT_EQ(traceError({TensorSpec({2, 3})}, unary([](auto x) {
+                         return F::reshape(x, {4, -1});
+                       })),
             "<root>: reshape: shape [4, -1] is invalid for input 2x3 (6 "
             "elements)");
   EXPECT_EQ(traceError({TensorSpec({2, 3})},
@@ -210,10 +270,9 @@ TEST(ShapeFunctional, SizesAndIndicesAreCheckedAsPyTorchDoes) {
   EXPECT_EQ(traceError({TensorSpec({3})},
                        unary([](auto x) { return F::slice(x, 0, 0, 3, 0); })),
             "<root>: slice: step must be positive, got 0 (input 3)");
-  EXPECT_EQ(traceError({}, [](const Inputs &) {
-              return Outputs{F::stack({})};
-            }),
-            "<root>: stack: expected a non-empty list of tensors");
+  EXPECT_EQ(
+      traceError({}, [](const Inputs &) { return Outputs{F::stack({})}; }),
+      "<root>: stack: expected a non-empty list of tensors");
 }
 
 TEST(ShapeFunctional, SplitAndChunkReturnEveryPiece) {

@@ -5,9 +5,9 @@
 // plain C++ loop: elementwise ops and transposes are exact per element, and
 // a sum over an outer dimension keeps its order (each vector lane adds its
 // own column row by row), and so does a sum over the innermost dimension
-// (each lane adds its own row's elements in order). Extents with and without a power-of-two divisor
-// cover the vectorized and the scalar inner loops. Exact comparison on
-// purpose: nothing here may reassociate.
+// (each lane adds its own row's elements in order). Extents with and without a
+// power-of-two divisor cover the vectorized and the scalar inner loops. Exact
+// comparison on purpose: nothing here may reassociate.
 //
 //===----------------------------------------------------------------------===//
 
@@ -119,11 +119,10 @@ TEST(ParallelLoopsTest, RowAndMiddleSumsKeepTheirOrder) {
   for (const Tensor &out : runOnOneAndTwoThreads(*rowSum, {x}))
     expectBitsEqual(out, expected);
 
-  auto middleSum = compile(trace(root, {TensorSpec({outer, middle, inner})},
-                                 [](const auto &in) {
-                                   return std::vector<Tensor>{
-                                       F::sum(in[0], {1})};
-                                 }));
+  auto middleSum = compile(
+      trace(root, {TensorSpec({outer, middle, inner})}, [](const auto &in) {
+        return std::vector<Tensor>{F::sum(in[0], {1})};
+      }));
   Tensor y = randomTensor({outer, middle, inner}, 7);
   std::vector<float> expectedMiddle(outer * inner, 0.0f);
   for (int64_t o = 0; o < outer; ++o)

@@ -152,8 +152,7 @@ TEST(AlgebraPassesTest, MergedAndRescaledAttentionKeepsItsOutputs) {
   EXPECT_EQ(linears, 2u) << ir;
   EXPECT_NE(ir.find("nn.cat"), std::string::npos) << ir;
   EXPECT_NE(ir.find("scale 1.250000e-01"), std::string::npos) << ir;
-  EXPECT_EQ(ir.find("tensor<64x16xf32>, tensor<f32>"), std::string::npos)
-      << ir;
+  EXPECT_EQ(ir.find("tensor<64x16xf32>, tensor<f32>"), std::string::npos) << ir;
 
   CompileOptions plain;
   plain.optimize = false;

@@ -46,8 +46,10 @@ TEST(PrepareTest, LoadStateDictRepreparesAndMatchesPyTorch) {
   models::SimpleMLP model;
   model->eval();
   CompiledModule compiled(model, {TensorSpec({64, 784})});
-  Tensor input = loadSimpleMLPGolden("inputs.safetensors").tensors.at("input.0");
-  Tensor expected = loadSimpleMLPGolden("outputs.safetensors").tensors.at("output.0");
+  Tensor input =
+      loadSimpleMLPGolden("inputs.safetensors").tensors.at("input.0");
+  Tensor expected =
+      loadSimpleMLPGolden("outputs.safetensors").tensors.at("output.0");
   Tensor before = compiled({input}).at(0); // random init, packed
   // PyTorch's weights copied into the same tensors.
   model->load_state_dict(loadSimpleMLPGolden("weights.safetensors").tensors);
@@ -66,7 +68,8 @@ TEST(PrepareTest, AnOptimizerStyleUpdateIsNeverReadStale) {
   model->eval();
   std::vector<TensorSpec> specs{TensorSpec({64, 784})};
   CompiledModule compiled(model, specs);
-  Tensor input = loadSimpleMLPGolden("inputs.safetensors").tensors.at("input.0");
+  Tensor input =
+      loadSimpleMLPGolden("inputs.safetensors").tensors.at("input.0");
   compiled({input});
   // w -= 0.5 * w on every parameter, written through data_ptr as an SGD
   // step would: each call must see the weights as they are now.

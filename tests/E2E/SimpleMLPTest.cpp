@@ -38,7 +38,8 @@ protected:
     weights = loadSimpleMLPGolden("weights.safetensors").tensors;
     model->load_state_dict(weights);
     input = loadSimpleMLPGolden("inputs.safetensors").tensors.at("input.0");
-    expected = loadSimpleMLPGolden("outputs.safetensors").tensors.at("output.0");
+    expected =
+        loadSimpleMLPGolden("outputs.safetensors").tensors.at("output.0");
   }
   models::SimpleMLP model;
   StateDict weights;

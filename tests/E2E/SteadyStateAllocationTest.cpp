@@ -164,10 +164,10 @@ std::vector<Tensor> outputsOf(const Artifact &artifact) {
 /// bind time, then two whose weights are inputs, which each call packs
 /// itself: a 3x3 one (the direct kernel) and a 1x1 one (the implicit GEMM).
 std::shared_ptr<Artifact> compileConvolutions() {
-  Sequential block({{"conv", Conv2d(Conv2dOptions(32, 32, 3).padding(1)
-                                        .bias(false))},
-                    {"bn", BatchNorm2d(32)},
-                    {"relu", ReLU()}});
+  Sequential block(
+      {{"conv", Conv2d(Conv2dOptions(32, 32, 3).padding(1).bias(false))},
+       {"bn", BatchNorm2d(32)},
+       {"relu", ReLU()}});
   block->eval();
   auto forward = [&](const std::vector<Tensor> &in) -> std::vector<Tensor> {
     Tensor y = F::conv2d(block->forward(in[0]), in[1],
@@ -188,10 +188,11 @@ std::shared_ptr<Artifact> compileAttention() {
   auto forward = [](const std::vector<Tensor> &in) -> std::vector<Tensor> {
     return {F::scaled_dot_product_attention(in[0], in[1], in[2])};
   };
-  return compile(trace(*none,
-                       {TensorSpec({2, 4, 192, 64}), TensorSpec({2, 4, 256, 64}),
-                        TensorSpec({2, 4, 256, 64})},
-                       forward));
+  return compile(
+      trace(*none,
+            {TensorSpec({2, 4, 192, 64}), TensorSpec({2, 4, 256, 64}),
+             TensorSpec({2, 4, 256, 64})},
+            forward));
 }
 
 //===----------------------------------------------------------------------===//
@@ -401,8 +402,8 @@ TEST(BindMemoryTest, AFoldedConvolutionWeightIsKeptOnlyPacked) {
   Sequential w2({{"conv", models::conv3x3(64, 64)},
                  {"bn", BatchNorm2d(64)},
                  {"relu", ReLU()}});
-  Sequential w3({{"0", models::ResidualBlock(64)},
-                 {"1", models::ResidualBlock(64)}});
+  Sequential w3(
+      {{"0", models::ResidualBlock(64)}, {"1", models::ResidualBlock(64)}});
   struct Case {
     const char *name;
     Sequential model;
@@ -434,12 +435,11 @@ TEST(BindMemoryTest, AFoldedConvolutionWeightIsKeptOnlyPacked) {
 void runKernelsThatKeepBuffers() {
   const int64_t n = 512;
   std::vector<float> a(n * n, 1.f), b(n * n, 0.5f), c(n * n);
-  nn_rt_sgemm(n, n, n, a.data(), n, 1, b.data(), n, 1, c.data(), n, 0,
-              nullptr);
+  nn_rt_sgemm(n, n, n, a.data(), n, 1, b.data(), n, 1, c.data(), n, 0, nullptr);
   std::vector<float> input(4 * 32 * 32 * 32, 1.f), weight(64 * 32 * 9, 0.25f),
       output(4 * 64 * 32 * 32);
-  nn_rt_conv2d_nchw(4, 32, 32, 32, input.data(), 64, 3, 3, weight.data(), 1,
-                    1, 1, 1, 1, 1, 32, 32, output.data(), nullptr);
+  nn_rt_conv2d_nchw(4, 32, 32, 32, input.data(), 64, 3, 3, weight.data(), 1, 1,
+                    1, 1, 1, 1, 32, 32, output.data(), nullptr);
 }
 
 /// What the allocator may still hold after everything the kernels cached

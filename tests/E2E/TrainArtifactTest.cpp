@@ -51,7 +51,8 @@ TrainCase caseNamed(const std::string &name) {
 /// A DynamicNet with PyTorch's weights, its optimizer and its train step.
 struct Trainer {
   explicit Trainer(const TrainCase &c) {
-    auto weights = load_safetensors(kGoldens + "modules/DynamicNet.safetensors");
+    auto weights =
+        load_safetensors(kGoldens + "modules/DynamicNet.safetensors");
     if (!weights.ok())
       throw Error(std::string(weights.status().message()));
     model->load_state_dict(weights->tensors);
@@ -232,7 +233,8 @@ TEST_P(TrainArtifactTest, NnRunTrainsTenStepsAsTheInProcessStepDoes) {
   for (const TensorInfo &input : d.inputs)
     if (input.default_value) {
       ++defaults;
-      EXPECT_EQ(input.name.rfind("optimizer.param_groups.", 0), 0u) << input.name;
+      EXPECT_EQ(input.name.rfind("optimizer.param_groups.", 0), 0u)
+          << input.name;
     }
   EXPECT_GT(starting, 0);
   EXPECT_GT(defaults, 0);
@@ -260,7 +262,8 @@ TEST_P(TrainArtifactTest, NnRunTrainsTenStepsAsTheInProcessStepDoes) {
   }
 
   // Five steps, the state saved, five more from it: the same bits.
-  std::string half = dir + "/half.safetensors", resumed = dir + "/resumed.safetensors";
+  std::string half = dir + "/half.safetensors",
+              resumed = dir + "/resumed.safetensors";
   nnRun(so + " " + initial + " " + data(0, 4) +
         " --train-steps 5 --state-out " + half);
   nnRun(so + " " + half + " " + data(5, 9) + " --train-steps 5 --state-out " +
@@ -277,8 +280,8 @@ TEST_P(TrainArtifactTest, InProcessAndNnRunResumeEachOther) {
   std::string so, initial;
   ASSERT_NO_FATAL_FAILURE(compileStep(first, so, initial));
   std::string straight = dir + "/straight.safetensors";
-  nnRun(so + " " + initial + " " + data(0, 9) + " --train-steps 10 --state-out " +
-        straight);
+  nnRun(so + " " + initial + " " + data(0, 9) +
+        " --train-steps 10 --state-out " + straight);
   auto expected = load_safetensors(straight);
   ASSERT_TRUE(expected.ok()) << expected.status();
 
@@ -295,12 +298,13 @@ TEST_P(TrainArtifactTest, InProcessAndNnRunResumeEachOther) {
   auto ran = load_safetensors(finished);
   ASSERT_TRUE(ran.ok()) << ran.status();
   for (const auto &[name, tensor] : expected->tensors)
-    expectSameBits(ran->tensors.at(name), tensor, "nn-run after in-process: " + name);
+    expectSameBits(ran->tensors.at(name), tensor,
+                   "nn-run after in-process: " + name);
 
   // nn-run for five steps, then in process for five from its state.
   std::string half = dir + "/half.safetensors";
-  nnRun(so + " " + initial + " " + data(0, 4) + " --train-steps 5 --state-out " +
-        half);
+  nnRun(so + " " + initial + " " + data(0, 4) +
+        " --train-steps 5 --state-out " + half);
   auto saved = load_safetensors(half);
   ASSERT_TRUE(saved.ok()) << saved.status();
   Trainer second(GetParam());

@@ -24,7 +24,8 @@ struct TrainCase {
   std::string name;
   /// The optimizer over the model's parameters (the C++ twin of the
   /// generator's).
-  std::function<std::unique_ptr<optim::Optimizer>(models::DynamicNet &)> optimizer;
+  std::function<std::unique_ptr<optim::Optimizer>(models::DynamicNet &)>
+      optimizer;
   std::vector<std::string> frozen;
   /// What is done to the gradients between backward and the step (clipping);
   /// returns the total norm it saw, if it computes one.
@@ -54,9 +55,12 @@ inline std::vector<TrainCase> trainCases() {
   };
   return {
       {"sgd", sgd(SGDOptions(0.1)), {}},
-      {"sgd_momentum_decay", sgd(SGDOptions(0.1).momentum(0.9).weight_decay(1e-4)), {}},
+      {"sgd_momentum_decay",
+       sgd(SGDOptions(0.1).momentum(0.9).weight_decay(1e-4)),
+       {}},
       {"sgd_dampening_maximize",
-       sgd(SGDOptions(0.05).momentum(0.8).dampening(0.5).maximize(true)), {}},
+       sgd(SGDOptions(0.05).momentum(0.8).dampening(0.5).maximize(true)),
+       {}},
       {"sgd_nesterov", sgd(SGDOptions(0.1).momentum(0.9).nesterov(true)), {}},
       {"sgd_groups",
        [](models::DynamicNet &m) -> std::unique_ptr<Optimizer> {
@@ -65,7 +69,8 @@ inline std::vector<TrainCase> trainCases() {
              SGDOptions(0.01));
        },
        {}},
-      {"sgd_frozen", sgd(SGDOptions(0.1).momentum(0.9).weight_decay(1e-2)),
+      {"sgd_frozen",
+       sgd(SGDOptions(0.1).momentum(0.9).weight_decay(1e-2)),
        {"input_linear.bias", "output_linear.weight"}},
       {"adam",
        [](models::DynamicNet &m) -> std::unique_ptr<Optimizer> {
@@ -85,11 +90,15 @@ inline std::vector<TrainCase> trainCases() {
                                         AdamWOptions(1e-3).weight_decay(0.01));
        },
        {}},
-      {"sgd_clip_grad_norm", sgd(SGDOptions(0.1).momentum(0.9)), {},
+      {"sgd_clip_grad_norm",
+       sgd(SGDOptions(0.1).momentum(0.9)),
+       {},
        [](models::DynamicNet &m) -> std::optional<double> {
          return clip_grad_norm_(m->parameters(), 0.5);
        }},
-      {"sgd_clip_grad_value", sgd(SGDOptions(0.1)), {},
+      {"sgd_clip_grad_value",
+       sgd(SGDOptions(0.1)),
+       {},
        [](models::DynamicNet &m) -> std::optional<double> {
          clip_grad_value_(m->parameters(), 0.02);
          return std::nullopt;
@@ -97,7 +106,8 @@ inline std::vector<TrainCase> trainCases() {
   };
 }
 
-inline std::string trainCaseName(const ::testing::TestParamInfo<TrainCase> &info) {
+inline std::string
+trainCaseName(const ::testing::TestParamInfo<TrainCase> &info) {
   return info.param.name;
 }
 

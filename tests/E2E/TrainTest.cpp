@@ -38,7 +38,8 @@ const std::string kGoldens =
 class TrainTest : public ::testing::TestWithParam<TrainCase> {
 protected:
   void SetUp() override {
-    auto weights = load_safetensors(kGoldens + "modules/DynamicNet.safetensors");
+    auto weights =
+        load_safetensors(kGoldens + "modules/DynamicNet.safetensors");
     ASSERT_TRUE(weights.ok()) << weights.status();
     model->load_state_dict(weights->tensors);
     model->train();
@@ -84,9 +85,11 @@ TEST_P(TrainTest, MatchesPyTorch) {
         EXPECT_NEAR(*total, at(k, "total_norm").item_as_double(0),
                     1e-5 + 1.3e-6 * *total);
     for (auto &[name, p] : model->named_parameters()) {
-      const Tensor *grad = expected.find("step" + std::to_string(k) + ".grad." + name);
+      const Tensor *grad =
+          expected.find("step" + std::to_string(k) + ".grad." + name);
       ASSERT_EQ(p.grad().defined(), grad != nullptr)
-          << name << (grad ? " has no gradient" : " has a gradient PyTorch lacks");
+          << name
+          << (grad ? " has no gradient" : " has a gradient PyTorch lacks");
       if (grad)
         expectClose(p.grad(), *grad, close, name + ".grad");
     }
@@ -100,7 +103,8 @@ TEST_P(TrainTest, MatchesPyTorch) {
   }
   for (auto &[name, p] : model->named_parameters())
     if (!p.requires_grad())
-      EXPECT_EQ(std::memcmp(p.raw_data(), before[name].raw_data(), p.nbytes()), 0)
+      EXPECT_EQ(std::memcmp(p.raw_data(), before[name].raw_data(), p.nbytes()),
+                0)
           << name << " is frozen but changed";
   // Two steps, one compile of each: hyper-parameters are inputs.
   EXPECT_EQ(step.compiled().compile_count(), 1u);
@@ -131,7 +135,8 @@ class ZooTrainTest : public ::testing::TestWithParam<models::ModelCase> {};
 /// The seed model `c` with its module golden's weights, in training mode
 /// where that is deterministic (BatchNorm), as the training goldens.
 std::shared_ptr<Module> seedModelToTrain(const models::ModelCase &c) {
-  auto weights = load_safetensors(kGoldens + "modules/" + c.name + ".safetensors");
+  auto weights =
+      load_safetensors(kGoldens + "modules/" + c.name + ".safetensors");
   if (!weights.ok())
     throw Error(std::string(weights.status().message()));
   std::shared_ptr<Module> model = c.make(0);
@@ -142,7 +147,8 @@ std::shared_ptr<Module> seedModelToTrain(const models::ModelCase &c) {
 
 TEST_P(ZooTrainTest, SGDStepsMatchPyTorch) {
   const models::ModelCase &c = GetParam();
-  auto golden = load_safetensors(kGoldens + "train/zoo/" + c.name + ".safetensors");
+  auto golden =
+      load_safetensors(kGoldens + "train/zoo/" + c.name + ".safetensors");
   ASSERT_TRUE(golden.ok()) << golden.status();
   const StateDict &expected = golden->tensors;
   std::shared_ptr<Module> model = seedModelToTrain(c);
@@ -158,8 +164,11 @@ TEST_P(ZooTrainTest, SGDStepsMatchPyTorch) {
   };
   TrainStep step(
       model,
-      [&c, model](const std::vector<Tensor> &args) { return c.call(model, args); },
-      weightedSum, c.inputs, {TensorSpec(firstWeight.shape())}, optimizer.get());
+      [&c, model](const std::vector<Tensor> &args) {
+        return c.call(model, args);
+      },
+      weightedSum, c.inputs, {TensorSpec(firstWeight.shape())},
+      optimizer.get());
   // Convolution, attention and the LSTM sum long products in another order
   // than PyTorch's kernels (as the zoo's forward tests say), and their
   // gradients more so.
@@ -175,7 +184,8 @@ TEST_P(ZooTrainTest, SGDStepsMatchPyTorch) {
     for (auto &[name, p] : model->named_parameters()) {
       const Tensor *grad = expected.find(at + "grad." + name);
       ASSERT_EQ(p.grad().defined(), grad != nullptr)
-          << name << (grad ? " has no gradient" : " has a gradient PyTorch lacks");
+          << name
+          << (grad ? " has no gradient" : " has a gradient PyTorch lacks");
       if (grad)
         expectClose(p.grad(), *grad, close, name + ".grad");
     }
@@ -213,14 +223,16 @@ std::unique_ptr<Optimizer> zooOptimizer(const std::string &name,
   if (name == "adam")
     return std::make_unique<Adam>(params, AdamOptions(1e-3));
   if (name == "adamw")
-    return std::make_unique<AdamW>(params, AdamWOptions(1e-3).weight_decay(0.01));
+    return std::make_unique<AdamW>(params,
+                                   AdamWOptions(1e-3).weight_decay(0.01));
   // Two groups: the first half with its own lr and momentum, the rest the
   // defaults.
   size_t half = params.size() / 2;
   std::vector<OptimizerParamGroup> groups;
   if (half)
-    groups.emplace_back(std::vector<Tensor>(params.begin(), params.begin() + half),
-                        SGDOptions(0.02).momentum(0.9).clone());
+    groups.emplace_back(
+        std::vector<Tensor>(params.begin(), params.begin() + half),
+        SGDOptions(0.02).momentum(0.9).clone());
   groups.emplace_back(std::vector<Tensor>(params.begin() + half, params.end()));
   return std::make_unique<SGD>(groups, SGDOptions(0.005).weight_decay(1e-4));
 }
@@ -242,13 +254,16 @@ TEST_P(ZooOptimizerTest, OneStepMatchesPyTorch) {
       zooOptimizer(optimizerName, model->parameters());
 
   // The first step of the SGD run: its batch and loss weight.
-  auto sgd = load_safetensors(kGoldens + "train/zoo/" + c.name + ".safetensors");
+  auto sgd =
+      load_safetensors(kGoldens + "train/zoo/" + c.name + ".safetensors");
   ASSERT_TRUE(sgd.ok()) << sgd.status();
   const Tensor &input = sgd->tensors.at("step1.input");
   const Tensor &weight = sgd->tensors.at("step1.weight");
   TrainStep step(
       model,
-      [&c, model](const std::vector<Tensor> &args) { return c.call(model, args); },
+      [&c, model](const std::vector<Tensor> &args) {
+        return c.call(model, args);
+      },
       [](const Tensor &out, const Tensor &r) { return F::sum(out * r); },
       c.inputs, {TensorSpec(weight.shape())}, optimizer.get());
   // As ZooTrainTest: convolution, attention and the LSTM sum in another
@@ -260,9 +275,11 @@ TEST_P(ZooOptimizerTest, OneStepMatchesPyTorch) {
     const Tensor *grad = expected.find("grad." + name);
     // The optimizer step leaves grad() as backward filled it.
     ASSERT_EQ(p.grad().defined(), grad != nullptr)
-        << name << (grad ? " has no gradient" : " has a gradient PyTorch lacks");
+        << name
+        << (grad ? " has no gradient" : " has a gradient PyTorch lacks");
     if (!p.requires_grad()) {
-      EXPECT_EQ(std::memcmp(p.raw_data(), before[name].raw_data(), p.nbytes()), 0)
+      EXPECT_EQ(std::memcmp(p.raw_data(), before[name].raw_data(), p.nbytes()),
+                0)
           << name << " is frozen but changed";
       continue;
     }
@@ -329,7 +346,8 @@ protected:
   };
   std::unique_ptr<Run> fresh() {
     auto run = std::make_unique<Run>();
-    auto weights = load_safetensors(kGoldens + "modules/DynamicNet.safetensors");
+    auto weights =
+        load_safetensors(kGoldens + "modules/DynamicNet.safetensors");
     if (!weights.ok())
       throw Error(std::string(weights.status().message()));
     run->model->load_state_dict(weights->tensors);
@@ -380,11 +398,13 @@ TEST_P(ResumeTest, StoppingAndRestoringChangesNoBit) {
 
   std::unique_ptr<Run> first = fresh();
   train(*first, 1, 2);
-  ASSERT_TRUE(save_safetensors(dir + "/model.safetensors",
-                               first->model->state_dict()).ok());
+  ASSERT_TRUE(
+      save_safetensors(dir + "/model.safetensors", first->model->state_dict())
+          .ok());
   SafetensorsContents saved = first->optimizer->state_dict(*first->model);
   ASSERT_TRUE(save_safetensors(dir + "/optimizer.safetensors", saved.tensors,
-                               saved.metadata).ok());
+                               saved.metadata)
+                  .ok());
   first.reset();
 
   // The checkpoint holds what PyTorch's optimizer holds after two steps.
@@ -418,8 +438,10 @@ TEST_P(ResumeTest, StoppingAndRestoringChangesNoBit) {
   ASSERT_TRUE(state.ok()) << state.status();
   resumed->optimizer->load_state_dict(*state, *resumed->model);
   train(*resumed, 3, 4);
-  std::vector<Module::NamedTensor> straightParams = straight->model->named_parameters();
-  std::vector<Module::NamedTensor> resumedParams = resumed->model->named_parameters();
+  std::vector<Module::NamedTensor> straightParams =
+      straight->model->named_parameters();
+  std::vector<Module::NamedTensor> resumedParams =
+      resumed->model->named_parameters();
   ASSERT_EQ(resumedParams.size(), straightParams.size());
   for (size_t i = 0; i < resumedParams.size(); ++i) {
     auto &[name, p] = resumedParams[i];
@@ -472,10 +494,11 @@ TEST_F(TrainStepErrorTest, AnOptimizerOverOtherTensorsIsRefusedByName) {
                    {TensorSpec({2}, DType::i64)}, optimizer);
     FAIL() << "a stray tensor was accepted";
   } catch (const Error &e) {
-    EXPECT_STREQ(e.what(),
-                 "nn::TrainStep: the optimizer holds tensors that are not "
-                 "parameters of DynamicNet: parameter 1 of group 0 (Tensor[float32, "
-                 "3])");
+    EXPECT_STREQ(
+        e.what(),
+        "nn::TrainStep: the optimizer holds tensors that are not "
+        "parameters of DynamicNet: parameter 1 of group 0 (Tensor[float32, "
+        "3])");
   }
 }
 
@@ -523,8 +546,9 @@ TEST_F(TrainStepErrorTest, ACheckpointRestoresTheGroupsOptions) {
   auto adamw = load_safetensors(
       kGoldens + "train/DynamicNet/resume/adamw.optimizer.safetensors");
   ASSERT_TRUE(adamw.ok()) << adamw.status();
-  optim::AdamW optimizer(model->parameters(),
-                         optim::AdamWOptions(0.5).weight_decay(0.3).amsgrad(true));
+  optim::AdamW optimizer(
+      model->parameters(),
+      optim::AdamWOptions(0.5).weight_decay(0.3).amsgrad(true));
   optimizer.load_state_dict(*adamw, *model);
   const auto &options = static_cast<const optim::AdamWOptions &>(
       optimizer.param_groups()[0].options());
@@ -538,7 +562,8 @@ TEST_F(TrainStepErrorTest, ACheckpointRestoresTheGroupsOptions) {
   }
 }
 
-TEST_F(TrainStepErrorTest, AMismatchedCheckpointIsRefusedByNameAndLoadsNothing) {
+TEST_F(TrainStepErrorTest,
+       AMismatchedCheckpointIsRefusedByNameAndLoadsNothing) {
   auto adamw = load_safetensors(
       kGoldens + "train/DynamicNet/resume/adamw.optimizer.safetensors");
   ASSERT_TRUE(adamw.ok()) << adamw.status();
@@ -569,11 +594,12 @@ TEST_F(TrainStepErrorTest, AMismatchedCheckpointIsRefusedByNameAndLoadsNothing) 
   // Another grouping of the parameters.
   std::vector<Tensor> params = model->parameters();
   optim::AdamW some({params[0], params[1]}, optim::AdamWOptions(0.1));
-  expectRefused(some, *adamw,
-                {"group 0 holds input_linear.weight,input_linear.bias, the "
-                 "state's input_linear.weight,input_linear.bias,middle.0.weight",
-                 "'state.middle.0.weight.exp_avg' is the state of no parameter "
-                 "of this optimizer"});
+  expectRefused(
+      some, *adamw,
+      {"group 0 holds input_linear.weight,input_linear.bias, the "
+       "state's input_linear.weight,input_linear.bias,middle.0.weight",
+       "'state.middle.0.weight.exp_avg' is the state of no parameter "
+       "of this optimizer"});
   // A state tensor of the wrong shape, a missing step.
   optim::AdamW adamwOf(model->parameters(), optim::AdamWOptions(0.1));
   SafetensorsContents broken = *adamw;
@@ -599,14 +625,17 @@ TEST(SchedulerTest, LearningRatesArePyTorchs) {
   const std::pair<const char *,
                   std::function<std::unique_ptr<LRScheduler>(Optimizer &)>>
       schedulers[] = {
-          {"StepLR", [](Optimizer &o) { return std::make_unique<StepLR>(o, 7, 0.5); }},
+          {"StepLR",
+           [](Optimizer &o) { return std::make_unique<StepLR>(o, 7, 0.5); }},
           {"MultiStepLR",
            [](Optimizer &o) {
              return std::make_unique<MultiStepLR>(
                  o, std::vector<int64_t>{3, 8, 8, 20}, 0.3);
            }},
           {"ExponentialLR",
-           [](Optimizer &o) { return std::make_unique<ExponentialLR>(o, 0.9); }},
+           [](Optimizer &o) {
+             return std::make_unique<ExponentialLR>(o, 0.9);
+           }},
           {"CosineAnnealingLR",
            [](Optimizer &o) {
              return std::make_unique<CosineAnnealingLR>(o, 10, 0.001);

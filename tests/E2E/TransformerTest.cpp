@@ -333,14 +333,14 @@ TEST(TransformerLayerTest, BiasKVHasPyTorchsNamesOrderAndInit) {
   };
   manual_seed(0);
   MultiheadAttention with(MHAOptions(8, 2).add_bias_kv(true));
-  EXPECT_EQ(keys(with), (std::vector<std::string>{
-                            "in_proj_weight 24x8", "in_proj_bias 24",
-                            "bias_k 1x1x8", "bias_v 1x1x8",
-                            "out_proj.weight 8x8", "out_proj.bias 8"}));
-  EXPECT_EQ(keys(MultiheadAttention(MHAOptions(8, 2).add_zero_attn(true))),
-            (std::vector<std::string>{"in_proj_weight 24x8", "in_proj_bias 24",
-                                      "out_proj.weight 8x8",
-                                      "out_proj.bias 8"}));
+  EXPECT_EQ(keys(with),
+            (std::vector<std::string>{
+                "in_proj_weight 24x8", "in_proj_bias 24", "bias_k 1x1x8",
+                "bias_v 1x1x8", "out_proj.weight 8x8", "out_proj.bias 8"}));
+  EXPECT_EQ(
+      keys(MultiheadAttention(MHAOptions(8, 2).add_zero_attn(true))),
+      (std::vector<std::string>{"in_proj_weight 24x8", "in_proj_bias 24",
+                                "out_proj.weight 8x8", "out_proj.bias 8"}));
   // xavier_normal_ on [1, 1, 8]: std = √(2 / (8 + 8)) = 0.354; not zeros.
   double sumSquares = 0;
   for (const Tensor *t : {&with->bias_k, &with->bias_v})

@@ -48,10 +48,10 @@
 
 #include <algorithm>
 #include <charconv>
-#include <optional>
 #include <cstring>
 #include <iostream>
 #include <limits>
+#include <optional>
 
 namespace {
 
@@ -60,7 +60,9 @@ int fail(const std::string &message) {
   return 1;
 }
 
-int fail(const absl::Status &status) { return fail(std::string(status.message())); }
+int fail(const absl::Status &status) {
+  return fail(std::string(status.message()));
+}
 
 /// "output.0: float32 64x10 min -3.1 max 2.7 mean 0.01"
 void summarize(const std::string &name, const nn::Tensor &t) {
@@ -207,9 +209,8 @@ int main(int argc, char **argv) {
                     text + "'");
       // Artifact::run passes this process's count on to the model.
       nn_rt_set_num_threads(*threads);
-    }
-    else if (std::strcmp(argv[i], "-h") == 0 ||
-             std::strcmp(argv[i], "--help") == 0)
+    } else if (std::strcmp(argv[i], "-h") == 0 ||
+               std::strcmp(argv[i], "--help") == 0)
       positional.clear(), i = argc;
     else
       positional.push_back(argv[i]);

@@ -33,7 +33,6 @@ namespace mlir::nn {
 using namespace mlir;
 using namespace mlir::nn;
 
-
 StringRef mlir::nn::safetensorsDTypeName(Type type) {
   if (type.isF32())
     return "F32";
@@ -104,7 +103,8 @@ static void collectIndexBounds(Value value, SmallVectorImpl<IndexBound> &out) {
   auto dimSize = [](Value tensor, int64_t dim) {
     auto type = llvm::cast<RankedTensorType>(tensor.getType());
     int64_t rank = std::max<int64_t>(type.getRank(), 1);
-    return type.getRank() == 0 ? 1 : type.getDimSize(dim < 0 ? dim + rank : dim);
+    return type.getRank() == 0 ? 1
+                               : type.getDimSize(dim < 0 ? dim + rank : dim);
   };
   for (OpOperand &use : value.getUses()) {
     Operation *user = use.getOwner();
@@ -114,14 +114,18 @@ static void collectIndexBounds(Value value, SmallVectorImpl<IndexBound> &out) {
         out.push_back({"embedding", dimSize(op.getWeight(), 0), {}, loc});
     } else if (auto op = llvm::dyn_cast<IndexSelectOp>(user)) {
       if (use.get() == op.getIndex())
-        out.push_back({"index_select",
-                       dimSize(op.getInput(), static_cast<int64_t>(op.getDim())),
-                       {}, loc});
+        out.push_back(
+            {"index_select",
+             dimSize(op.getInput(), static_cast<int64_t>(op.getDim())),
+             {},
+             loc});
     } else if (auto op = llvm::dyn_cast<GatherOp>(user)) {
       if (use.get() == op.getIndex())
-        out.push_back({"gather",
-                       dimSize(op.getInput(), static_cast<int64_t>(op.getDim())),
-                       {}, loc});
+        out.push_back(
+            {"gather",
+             dimSize(op.getInput(), static_cast<int64_t>(op.getDim())),
+             {},
+             loc});
     } else if (auto op = llvm::dyn_cast<NllLossOp>(user)) {
       auto inputType = llvm::cast<RankedTensorType>(op.getInput().getType());
       if (use.get() == op.getTarget())
@@ -201,8 +205,7 @@ FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
     return failure();
   auto func = module.lookupSymbol<func::FuncOp>(funcName);
   if (!func || func.isDeclaration())
-    return module.emitError() << "no function '" << funcName
-                              << "' to compile";
+    return module.emitError() << "no function '" << funcName << "' to compile";
 
   ::nn::ArtifactDescription description;
   llvm::DenseSet<StringAttr> written = writtenState(module);
@@ -261,9 +264,8 @@ FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
       description.rng_draws = static_cast<uint64_t>(draws.getInt());
       continue;
     }
-    auto entry = describeTensor(func.getLoc(),
-                                boundaryName(func.getArgAttrDict(i), "input", i),
-                                input);
+    auto entry = describeTensor(
+        func.getLoc(), boundaryName(func.getArgAttrDict(i), "input", i), input);
     if (failed(entry))
       return failure();
     entry->index_checks = describeIndexChecks(func.getArgument(i));
@@ -319,8 +321,8 @@ argumentSources(FunctionOpInterface func, bool isPrepare,
     ArgSource source;
     if (func.getArgAttr(i, NNAttr::kContext)) {
       source.kind = ArgSource::fromContext;
-    } else if (auto slot =
-                   func.getArgAttrOfType<IntegerAttr>(i, NNAttr::kContextSlot)) {
+    } else if (auto slot = func.getArgAttrOfType<IntegerAttr>(
+                   i, NNAttr::kContextSlot)) {
       source = {ArgSource::fromSlot, slot.getInt()};
     } else if (isPrepare && !func.getArgAttr(i, NNAttr::kState)) {
       source = {ArgSource::fromSlot, dense++};
@@ -406,7 +408,8 @@ static void addArtifactTable(llvm::Module &m, llvm::Function *impl,
       if (source.kind == ArgSource::fromContext) {
         callArgs.push_back(context);
       } else if (source.kind == ArgSource::fromSlot) {
-        callArgs.push_back(b.CreateLoad(ptrTy, slotAddress(context, source.slot)));
+        callArgs.push_back(
+            b.CreateLoad(ptrTy, slotAddress(context, source.slot)));
       } else {
         llvm::Value *given = b.CreateLoad(
             ptrTy, b.CreateConstInBoundsGEP1_64(ptrTy, array, next++));
@@ -446,8 +449,8 @@ static void addArtifactTable(llvm::Module &m, llvm::Function *impl,
     b.SetInsertPoint(ok);
   };
   for (auto [slot, bytes] : llvm::enumerate(layout.denseBytes))
-    failIfNull(b.CreateCall(bufferFn, {context, b.getInt64(slot),
-                                       b.getInt64(bytes)}));
+    failIfNull(
+        b.CreateCall(bufferFn, {context, b.getInt64(slot), b.getInt64(bytes)}));
   if (prepareImpl)
     callWith(prepareImpl, prepareSources, context, prepare->getArg(1));
   for (int64_t slot = 0; slot < layout.slots; ++slot)
@@ -455,8 +458,8 @@ static void addArtifactTable(llvm::Module &m, llvm::Function *impl,
   b.CreateRet(b.getInt32(0));
 
   // The context: `slots` buffer pointers (nn_rt_context_*, in nn_kernels).
-  auto *create = llvm::Function::Create(
-      llvm::FunctionType::get(ptrTy, false), internal, "nn_create_context", m);
+  auto *create = llvm::Function::Create(llvm::FunctionType::get(ptrTy, false),
+                                        internal, "nn_create_context", m);
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", create));
   b.CreateRet(b.CreateCall(runtime(kernel_abi::Function::nn_rt_context_create),
                            {b.getInt64(layout.slots)}));
@@ -524,7 +527,8 @@ completeDescription(ModuleOp module, StringRef text, StringRef funcName,
 FailureOr<std::unique_ptr<llvm::Module>>
 mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
                                 StringRef funcName, const CpuTarget &target) {
-  auto inputDescription = module->getAttrOfType<StringAttr>(NNAttr::kArtifactDescription);
+  auto inputDescription =
+      module->getAttrOfType<StringAttr>(NNAttr::kArtifactDescription);
   if (!inputDescription)
     return module.emitError() << "the module has no artifact description ('"
                               << NNAttr::kArtifactDescription
@@ -536,9 +540,8 @@ mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
       createTargetMachine(target, error);
   if (!machine)
     return module.emitError() << "no target machine: " << error;
-  FailureOr<std::string> description =
-      completeDescription(module, inputDescription.getValue(), funcName,
-                          *machine);
+  FailureOr<std::string> description = completeDescription(
+      module, inputDescription.getValue(), funcName, *machine);
   if (failed(description))
     return failure();
   // The context's layout and how each entry point's arguments are supplied,
@@ -552,16 +555,17 @@ mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
     layout.denseBytes.assign(bytes.asArrayRef().begin(),
                              bytes.asArrayRef().end());
   if (static_cast<int64_t>(layout.denseBytes.size()) > layout.slots)
-    return module.emitError() << "the context has " << layout.slots
-                              << " slots but " << layout.denseBytes.size()
-                              << " of them dense";
+    return module.emitError()
+           << "the context has " << layout.slots << " slots but "
+           << layout.denseBytes.size() << " of them dense";
   auto lookup = [&](StringRef name) {
     return module.lookupSymbol<FunctionOpInterface>(name);
   };
-  FunctionOpInterface forwardOp = lookup(funcName), prepareOp = lookup("prepare");
+  FunctionOpInterface forwardOp = lookup(funcName),
+                      prepareOp = lookup("prepare");
   if (!forwardOp)
-    return module.emitError() << "the lowered module has no function '"
-                              << funcName << "'";
+    return module.emitError()
+           << "the lowered module has no function '" << funcName << "'";
   auto forwardSources = argumentSources(forwardOp, false, layout);
   if (failed(forwardSources))
     return failure();
@@ -589,8 +593,8 @@ mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
     return module.emitError("translation to LLVM IR failed");
   llvm::Function *impl = llvmModule->getFunction(funcName);
   if (!impl)
-    return module.emitError() << "the lowered module has no function '"
-                              << funcName << "'";
+    return module.emitError()
+           << "the lowered module has no function '" << funcName << "'";
   llvm::Function *prepareImpl =
       prepareOp ? llvmModule->getFunction("prepare") : nullptr;
   for (auto [fn, sources] : {std::pair{impl, &*forwardSources},
@@ -610,11 +614,11 @@ mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
 
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(machine->getTargetTriple().str());
-  auto optimize = makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0,
-                                            machine.get());
+  auto optimize =
+      makeOptimizingTransformer(/*optLevel=*/3, /*sizeLevel=*/0, machine.get());
   if (llvm::Error err = optimize(llvmModule.get()))
-    return module.emitError() << "LLVM optimization failed: "
-                              << llvm::toString(std::move(err));
+    return module.emitError()
+           << "LLVM optimization failed: " << llvm::toString(std::move(err));
   return llvmModule;
 }
 

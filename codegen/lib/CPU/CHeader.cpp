@@ -24,12 +24,13 @@ struct CTensor {
 };
 
 /// The C element type and nn_dtype of a safetensors dtype name.
-bool cTypeOf(llvm::StringRef dtype, std::string &cType, std::string &dtypeEnum) {
+bool cTypeOf(llvm::StringRef dtype, std::string &cType,
+             std::string &dtypeEnum) {
   static const struct {
     const char *dtype, *cType;
-  } kTypes[] = {{"F32", "float"},      {"F64", "double"},  {"F16", "uint16_t"},
-                {"BF16", "uint16_t"},  {"I64", "int64_t"}, {"I32", "int32_t"},
-                {"I8", "int8_t"},      {"U8", "uint8_t"},  {"BOOL", "uint8_t"}};
+  } kTypes[] = {{"F32", "float"},     {"F64", "double"},  {"F16", "uint16_t"},
+                {"BF16", "uint16_t"}, {"I64", "int64_t"}, {"I32", "int32_t"},
+                {"I8", "int8_t"},     {"U8", "uint8_t"},  {"BOOL", "uint8_t"}};
   for (const auto &t : kTypes)
     if (dtype == t.dtype) {
       cType = t.cType;
@@ -107,10 +108,11 @@ void writeTensorArray(llvm::raw_ostream &os, llvm::StringRef array,
   for (const CTensor &t : tensors)
     if (!t.shape.empty())
       os << "  static const int64_t " << array << "_" << t.identifier
-         << "_shape[] = {" << llvm::join(llvm::map_range(t.shape, [](int64_t d) {
-                                           return std::to_string(d);
-                                         }),
-                                         ", ")
+         << "_shape[] = {"
+         << llvm::join(
+                llvm::map_range(t.shape,
+                                [](int64_t d) { return std::to_string(d); }),
+                ", ")
          << "};\n";
   os << "  const nn_tensor " << array << "[] = {\n";
   for (const CTensor &t : tensors) {
@@ -154,7 +156,8 @@ llvm::Expected<std::string> mlir::nn::writeCHeader(llvm::StringRef description,
   std::string guard = "NN_MODEL_" + llvm::StringRef(prefix).upper() + "_H";
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << llvm::formatv(R"(/* {0}: the C interface of the compiled model {0}, written by
+  os << llvm::formatv(
+      R"(/* {0}: the C interface of the compiled model {0}, written by
  * nn-compile --emit=header from {1}.
  * The model's .so is loaded and run through libnn_c.so (nn/Runtime/CApi.h),
  * which checks every tensor:
@@ -179,7 +182,7 @@ llvm::Expected<std::string> mlir::nn::writeCHeader(llvm::StringRef description,
 #include <stdint.h>
 
 )",
-                      prefix, source, guard);
+      prefix, source, guard);
   writeStruct(os, prefix + "_inputs", *inputs);
   writeStruct(os, prefix + "_outputs", *outputs);
   os << "/* Runs the model on `in` and writes `out`; 0 on success, otherwise\n"

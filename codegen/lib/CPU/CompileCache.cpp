@@ -26,8 +26,8 @@
 #include <chrono>
 #include <dlfcn.h>
 #include <link.h>
-#include <utime.h>
 #include <unistd.h>
+#include <utime.h>
 #include <vector>
 
 #ifndef NN_VERSION

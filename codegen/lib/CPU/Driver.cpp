@@ -142,8 +142,8 @@ LogicalResult mlir::nn::compileToSharedObject(ModuleOp module, StringRef path,
   llvm::sys::path::remove_filename(model);
   if (model.empty())
     model = ".";
-  llvm::sys::path::append(model, llvm::sys::path::filename(path) +
-                                     ".tmp-%%%%%%");
+  llvm::sys::path::append(model,
+                          llvm::sys::path::filename(path) + ".tmp-%%%%%%");
   SmallString<128> objectPath, tempPath;
   auto fail = [&](const Twine &message) {
     if (!objectPath.empty())

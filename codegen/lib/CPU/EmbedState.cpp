@@ -24,16 +24,16 @@ DenseElementsAttr mlir::nn::denseAttrOf(const ::nn::Tensor &tensor,
     SmallVector<bool> bits(bytes, bytes + tensor.numel());
     return DenseElementsAttr::get(type, ArrayRef<bool>(bits));
   }
-  size_t size = static_cast<size_t>(tensor.numel()) *
-                ::nn::dtype_size(tensor.dtype());
+  size_t size =
+      static_cast<size_t>(tensor.numel()) * ::nn::dtype_size(tensor.dtype());
   return DenseElementsAttr::getFromRawBuffer(
       type, ArrayRef<char>(static_cast<const char *>(tensor.raw_data()), size));
 }
 
 /// "2x3 F32": a declared type as the messages name tensors.
 static std::string describe(ArrayRef<int64_t> shape, StringRef dtype) {
-  return (llvm::join(llvm::map_range(shape,
-                                     [](int64_t d) { return std::to_string(d); }),
+  return (llvm::join(llvm::map_range(
+                         shape, [](int64_t d) { return std::to_string(d); }),
                      "x") +
           " " + dtype)
       .str();

@@ -23,7 +23,6 @@
 #include <algorithm>
 #include <mutex>
 
-
 using namespace mlir;
 using namespace mlir::nn;
 
@@ -148,14 +147,9 @@ LogicalResult mlir::nn::linkSharedObject(StringRef objectPath,
     error = llvm::toString(toolchain.takeError());
     return failure();
   }
-  SmallVector<StringRef> argv = {toolchain->lld,
-                                 "-shared",
-                                 "--gc-sections",
-                                 "-o",
-                                 sharedPath,
-                                 objectPath,
-                                 toolchain->kernelsArchive,
-                                 toolchain->libm};
+  SmallVector<StringRef> argv = {
+      toolchain->lld, "-shared",  "--gc-sections",           "-o",
+      sharedPath,     objectPath, toolchain->kernelsArchive, toolchain->libm};
   std::string message;
   int rc = llvm::sys::ExecuteAndWait(toolchain->lld, argv, std::nullopt, {}, 0,
                                      0, &message);

@@ -39,11 +39,11 @@ struct LegalizeMathToF32Pass
       return type.clone(converter.convertType(type.getElementType()));
     });
     // Values cross between the widths by extf (into f32) and truncf (back).
-    converter.addTargetMaterialization([](OpBuilder &b, Type type,
-                                          ValueRange inputs, Location loc)
-                                           -> std::optional<Value> {
-      return b.create<arith::ExtFOp>(loc, type, inputs.front()).getResult();
-    });
+    converter.addTargetMaterialization(
+        [](OpBuilder &b, Type type, ValueRange inputs,
+           Location loc) -> std::optional<Value> {
+          return b.create<arith::ExtFOp>(loc, type, inputs.front()).getResult();
+        });
     converter.addSourceMaterialization([](OpBuilder &b, Type type,
                                           ValueRange inputs, Location loc)
                                            -> std::optional<Value> {

@@ -154,7 +154,9 @@ std::string followUses(Buffer &buffer, Block &body,
       // reshapes, casts, extract_strided_metadata's base buffer); one made
       // from several (arith.select) may be another buffer, whose deallocs
       // this pass must not take.
-      auto isMemRef = [](Value v) { return llvm::isa<MemRefType>(v.getType()); };
+      auto isMemRef = [](Value v) {
+        return llvm::isa<MemRefType>(v.getType());
+      };
       if (llvm::none_of(user->getResults(), isMemRef))
         continue;
       if (llvm::count_if(user->getOperands(), isMemRef) > 1)
@@ -205,14 +207,12 @@ int64_t assignOffsets(MutableArrayRef<Buffer> buffers) {
   return arena;
 }
 
-struct PlanBuffersPass
-    : public nn::impl::PlanBuffersPassBase<PlanBuffersPass> {
+struct PlanBuffersPass : public nn::impl::PlanBuffersPassBase<PlanBuffersPass> {
   using PlanBuffersPassBase::PlanBuffersPassBase;
 
   void leaveAlone(memref::AllocOp alloc, StringRef why) {
     ++numLeftAlone;
-    LLVM_DEBUG(llvm::dbgs() << "left alone (" << why << "): " << alloc
-                            << "\n");
+    LLVM_DEBUG(llvm::dbgs() << "left alone (" << why << "): " << alloc << "\n");
     if (emitRemarks)
       alloc.emitRemark() << "stays a heap allocation: " << why;
   }
@@ -293,19 +293,18 @@ struct PlanBuffersPass
       b.setInsertionPoint(buffer.alloc);
       Value address = block;
       if (buffer.offset != 0)
-        address = b.create<LLVM::GEPOp>(
-            at, ptr, b.getI8Type(), block,
-            ValueRange{b.create<LLVM::ConstantOp>(at, b.getI64Type(),
-                                                  buffer.offset)});
-      Value view = nn::buildMemRefFromPointer(b, at, buffer.alloc.getType(),
-                                              address);
+        address =
+            b.create<LLVM::GEPOp>(at, ptr, b.getI8Type(), block,
+                                  ValueRange{b.create<LLVM::ConstantOp>(
+                                      at, b.getI64Type(), buffer.offset)});
+      Value view =
+          nn::buildMemRefFromPointer(b, at, buffer.alloc.getType(), address);
       if (emitRemarks)
-        buffer.alloc.emitRemark()
-            << "placed at byte " << buffer.offset << " of a " << arena
-            << "-byte arena";
-      LLVM_DEBUG(llvm::dbgs() << "planned at " << buffer.offset << " (live "
-                              << buffer.first << ".." << buffer.last
-                              << "): " << buffer.alloc << "\n");
+        buffer.alloc.emitRemark() << "placed at byte " << buffer.offset
+                                  << " of a " << arena << "-byte arena";
+      LLVM_DEBUG(llvm::dbgs()
+                 << "planned at " << buffer.offset << " (live " << buffer.first
+                 << ".." << buffer.last << "): " << buffer.alloc << "\n");
       for (Operation *dealloc : buffer.deallocs)
         dealloc->erase();
       buffer.alloc.replaceAllUsesWith(view);

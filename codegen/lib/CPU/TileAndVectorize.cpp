@@ -196,9 +196,8 @@ linalg::LinalgOp tile(RewriterBase &rewriter, linalg::LinalgOp op,
 /// elementwise add per reduced element, instead of across the lanes. Only
 /// the iteration order inside the tile changes; each output element still
 /// sees its reduced elements in their order.
-FailureOr<linalg::GenericOp> moveLoopInnermost(RewriterBase &rewriter,
-                                              linalg::LinalgOp op,
-                                              int64_t dim) {
+FailureOr<linalg::GenericOp>
+moveLoopInnermost(RewriterBase &rewriter, linalg::LinalgOp op, int64_t dim) {
   rewriter.setInsertionPoint(op);
   auto generic = llvm::dyn_cast<linalg::GenericOp>(op.getOperation());
   if (!generic) {
@@ -287,17 +286,16 @@ void scaleSubnormalLogInput(RewriterBase &rewriter, math::LogOp log) {
   };
   rewriter.setInsertionPoint(log);
   Value x = log.getOperand();
-  Value subnormal = rewriter.create<arith::CmpFOp>(
-      loc, arith::CmpFPredicate::OLT, x,
-      splat(std::numeric_limits<float>::min()));
+  Value subnormal =
+      rewriter.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x,
+                                     splat(std::numeric_limits<float>::min()));
   Value scaled = rewriter.create<arith::MulFOp>(loc, x, splat(0x1p23f));
   Value input = rewriter.create<arith::SelectOp>(loc, subnormal, scaled, x);
   rewriter.modifyOpInPlace(log, [&] { log->setOperand(0, input); });
   rewriter.setInsertionPointAfter(log);
   Value shifted =
       rewriter.create<arith::SubFOp>(loc, log, splat(23 * float(M_LN2)));
-  Value result =
-      rewriter.create<arith::SelectOp>(loc, subnormal, shifted, log);
+  Value result = rewriter.create<arith::SelectOp>(loc, subnormal, shifted, log);
   rewriter.replaceAllUsesExcept(
       log, result,
       SmallPtrSet<Operation *, 2>{shifted.getDefiningOp(),
@@ -338,8 +336,7 @@ struct TileAndVectorizePass
             ? vectorTile(ranges[vdim], width)
             : 0;
     int64_t rtile = rdim >= 0 ? vectorTile(ranges[rdim], reductionLanes) : 0;
-    if (rdim >= 0 &&
-        (reductionLanes <= 1 || !rtile || reducesInside(op, rdim)))
+    if (rdim >= 0 && (reductionLanes <= 1 || !rtile || reducesInside(op, rdim)))
       vtile = 0;
 
     std::optional<std::pair<unsigned, int64_t>> parallel;
@@ -348,8 +345,8 @@ struct TileAndVectorizePass
     if (parallel) {
       SmallVector<int64_t> sizes(ranges.size(), 0);
       sizes[parallel->first] = parallel->second;
-      linalg::LinalgOp tiled = tile(rewriter, op, sizes,
-                                    scf::SCFTilingOptions::LoopType::ForallOp);
+      linalg::LinalgOp tiled =
+          tile(rewriter, op, sizes, scf::SCFTilingOptions::LoopType::ForallOp);
       if (!tiled)
         return;
       op = tiled;
@@ -365,7 +362,9 @@ struct TileAndVectorizePass
     // 1 need no loop.
     SmallVector<int64_t> sizes(ranges.size());
     for (auto [d, r] : llvm::enumerate(ranges)) {
-      int64_t want = int64_t(d) == vdim ? vtile : int64_t(d) == rdim ? rtile : 1;
+      int64_t want = int64_t(d) == vdim   ? vtile
+                     : int64_t(d) == rdim ? rtile
+                                          : 1;
       sizes[d] = r == want ? 0 : want;
     }
     if (llvm::any_of(sizes, [](int64_t s) { return s != 0; })) {
@@ -432,9 +431,8 @@ struct TileAndVectorizePass
         fusible.insert(op);
 
     int64_t vdim = vectorDim(root);
-    auto parallel =
-        parallelLoop(root, minParallelWork, {vdim, std::max<int64_t>(
-                                                       reductionLanes, 1)});
+    auto parallel = parallelLoop(root, minParallelWork,
+                                 {vdim, std::max<int64_t>(reductionLanes, 1)});
     if (!parallel)
       return;
     SmallVector<int64_t> sizes(root.getNumLoops(), 0);
@@ -464,8 +462,7 @@ struct TileAndVectorizePass
     if (!result->loops.empty())
       rowTiles.push_back(result->loops.front().getOperation());
     LLVM_DEBUG(llvm::dbgs() << "fused " << result->fusedProducers.size()
-                            << " producers into row tiles of " << root
-                            << "\n");
+                            << " producers into row tiles of " << root << "\n");
     // The originals are dead now (every user was in the chain); erase
     // users before their producers.
     SmallVector<Operation *> dead = {root};
@@ -545,8 +542,8 @@ struct TileAndVectorizePass
     GreedyRewriteConfig newOps;
     newOps.strictMode = GreedyRewriteStrictness::ExistingAndNewOps;
     if (!laneReductions.empty() &&
-        failed(applyOpPatternsAndFold(laneReductions, std::move(ordered),
-                                      newOps)))
+        failed(
+            applyOpPatternsAndFold(laneReductions, std::move(ordered), newOps)))
       return signalPassFailure();
     // What is left reduces along the vector: one horizontal
     // vector.reduction per step. The transposed reads of the row blocks

@@ -77,11 +77,12 @@ llvm::Expected<std::string> locateKernelsArchive() {
   if (std::optional<std::string> set =
           llvm::sys::Process::GetEnv("NN_KERNELS_ARCHIVE")) {
     if (!llvm::sys::fs::exists(*set))
-      return llvm::createStringError(
-          "NN_KERNELS_ARCHIVE names '" + *set + "', which does not exist");
+      return llvm::createStringError("NN_KERNELS_ARCHIVE names '" + *set +
+                                     "', which does not exist");
     return *set;
   }
-  std::string holder = objectHolding(reinterpret_cast<void *>(&locateToolchain));
+  std::string holder =
+      objectHolding(reinterpret_cast<void *>(&locateToolchain));
   // Beside libnn.so, or in the lib/ beside an executable's bin/ (the same
   // place when the holder is in lib/ itself).
   std::vector<std::string> candidates = {besides(holder, "libnn_kernels.a")};
@@ -104,14 +105,14 @@ llvm::Expected<std::string> locateLld() {
     return *set;
   }
   // libLLVM's lib/ folder has the same LLVM's ld.lld in ../bin.
-  std::string llvm = objectHolding(
-      reinterpret_cast<void *>(&llvm::sys::getProcessTriple));
+  std::string llvm =
+      objectHolding(reinterpret_cast<void *>(&llvm::sys::getProcessTriple));
   std::string beside = besides(llvm, "../bin/ld.lld");
   if (llvm::sys::fs::can_execute(beside))
     return beside;
   std::vector<std::string> looked = {beside};
-  for (std::string name :
-       {"ld.lld-" + std::to_string(LLVM_VERSION_MAJOR), std::string("ld.lld")}) {
+  for (std::string name : {"ld.lld-" + std::to_string(LLVM_VERSION_MAJOR),
+                           std::string("ld.lld")}) {
     if (llvm::ErrorOr<std::string> onPath = llvm::sys::findProgramByName(name))
       return *onPath;
     looked.push_back(name + " on PATH");

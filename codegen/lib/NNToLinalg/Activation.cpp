@@ -28,7 +28,8 @@ namespace {
 Value sigmoid(OpBuilder &b, Location loc, Value x) {
   Value one = buildScalar(b, loc, x.getType(), 1.0);
   Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x));
-  return b.create<arith::DivFOp>(loc, one, b.create<arith::AddFOp>(loc, one, e));
+  return b.create<arith::DivFOp>(loc, one,
+                                 b.create<arith::AddFOp>(loc, one, e));
 }
 
 /// PyTorch's gelu: exact with erf, or its tanh approximation.
@@ -38,18 +39,22 @@ Value buildGelu(OpBuilder &b, Location loc, Value x, GeluApproximation mode) {
   Value one = buildScalar(b, loc, t, 1.0);
   Value inner;
   if (mode == GeluApproximation::none) {
-    Value scaled = b.create<arith::MulFOp>(loc, x, buildScalar(b, loc, t, M_SQRT1_2));
+    Value scaled =
+        b.create<arith::MulFOp>(loc, x, buildScalar(b, loc, t, M_SQRT1_2));
     inner = b.create<math::ErfOp>(loc, scaled);
   } else {
     // tanh(√(2/π) · (x + 0.044715 · x³))
-    Value cube = b.create<arith::MulFOp>(loc, x, b.create<arith::MulFOp>(loc, x, x));
+    Value cube =
+        b.create<arith::MulFOp>(loc, x, b.create<arith::MulFOp>(loc, x, x));
     Value poly = b.create<arith::AddFOp>(
-        loc, x, b.create<arith::MulFOp>(loc, buildScalar(b, loc, t, 0.044715), cube));
+        loc, x,
+        b.create<arith::MulFOp>(loc, buildScalar(b, loc, t, 0.044715), cube));
     Value k = buildScalar(b, loc, t, M_2_SQRTPI * M_SQRT1_2); // √(2/π)
     inner = b.create<math::TanhOp>(loc, b.create<arith::MulFOp>(loc, k, poly));
   }
   Value halfX = b.create<arith::MulFOp>(loc, half, x);
-  return b.create<arith::MulFOp>(loc, halfX, b.create<arith::AddFOp>(loc, one, inner));
+  return b.create<arith::MulFOp>(loc, halfX,
+                                 b.create<arith::AddFOp>(loc, one, inner));
 }
 
 /// The indexing map of a tensor reduced along `dim` (the dimension dropped).
@@ -64,10 +69,10 @@ AffineMap reducedMap(MLIRContext *ctx, int64_t rank, int64_t dim) {
 /// Reduces `input` along `dim` with `combine(element, accumulator)` starting
 /// from `init`, optionally reading `extra` (shaped like the reduced result)
 /// in the body: combine(b, loc, element, extraElement, accumulator).
-Value reduceAlong(OpBuilder &b, Location loc, Value input, int64_t dim,
-                  double init, Value extra,
-                  function_ref<Value(OpBuilder &, Location, Value, Value, Value)>
-                      combine) {
+Value reduceAlong(
+    OpBuilder &b, Location loc, Value input, int64_t dim, double init,
+    Value extra,
+    function_ref<Value(OpBuilder &, Location, Value, Value, Value)> combine) {
   auto type = llvm::cast<RankedTensorType>(input.getType());
   MLIRContext *ctx = b.getContext();
   int64_t rank = type.getRank();
@@ -77,9 +82,9 @@ Value reduceAlong(OpBuilder &b, Location loc, Value input, int64_t dim,
       shape.push_back(type.getDimSize(i));
   Type elementType = type.getElementType();
   Value empty = b.create<tensor::EmptyOp>(loc, shape, elementType);
-  Value filled =
-      b.create<linalg::FillOp>(loc, buildScalar(b, loc, elementType, init), empty)
-          .getResult(0);
+  Value filled = b.create<linalg::FillOp>(
+                      loc, buildScalar(b, loc, elementType, init), empty)
+                     .getResult(0);
   SmallVector<Value> inputs = {input};
   SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
   if (extra) {
@@ -87,7 +92,8 @@ Value reduceAlong(OpBuilder &b, Location loc, Value input, int64_t dim,
     maps.push_back(reducedMap(ctx, rank, dim));
   }
   maps.push_back(reducedMap(ctx, rank, dim));
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
   iterators[dim] = utils::IteratorType::reduction;
   auto generic = b.create<linalg::GenericOp>(
       loc, filled.getType(), inputs, filled, maps, iterators,
@@ -142,8 +148,8 @@ struct SoftmaxLowering : public OpRewritePattern<SourceOp> {
     // rounded once, as PyTorch's kernels accumulate these dtypes in float.
     Location loc = op.getLoc();
     Type storage = type.getElementType();
-    Value input = convertElements(rewriter, loc, op.getInput(),
-                                  computeType(storage));
+    Value input =
+        convertElements(rewriter, loc, op.getInput(), computeType(storage));
     Value result =
         buildSoftmax(rewriter, loc, input, op.getNormalizedDim(), isLog);
     rewriter.replaceOp(op, convertElements(rewriter, loc, result, storage));

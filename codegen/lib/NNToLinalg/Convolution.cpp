@@ -1,4 +1,5 @@
-//===- Convolution.cpp - nn convolution, pooling and resampling to linalg ---===//
+//===- Convolution.cpp - nn convolution, pooling and resampling to linalg
+//---===//
 //
 // Lowerings of the ops in NNConvolutionOps.td.
 //
@@ -63,18 +64,17 @@ Value insertIntoFilled(OpBuilder &b, Location loc, Value source,
   Value empty = b.create<tensor::EmptyOp>(loc, shape, type.getElementType());
   Value filled = b.create<linalg::FillOp>(loc, value, empty).getResult(0);
   SmallVector<OpFoldResult> offs = {b.getIndexAttr(0), b.getIndexAttr(0)},
-                            sizes, steps = {b.getIndexAttr(1),
-                                            b.getIndexAttr(1)};
+                            sizes,
+                            steps = {b.getIndexAttr(1), b.getIndexAttr(1)};
   for (int64_t d : type.getShape())
     sizes.push_back(b.getIndexAttr(d));
   for (size_t i = 0; i < offsets.size(); ++i) {
     offs.push_back(b.getIndexAttr(offsets[i]));
     steps.push_back(b.getIndexAttr(strides[i]));
   }
-  Value slice = b.create<tensor::ExtractSliceOp>(loc, type, filled, offs,
-                                                 sizes, steps);
-  Value copied =
-      b.create<linalg::CopyOp>(loc, source, slice).getResult(0);
+  Value slice =
+      b.create<tensor::ExtractSliceOp>(loc, type, filled, offs, sizes, steps);
+  Value copied = b.create<linalg::CopyOp>(loc, source, slice).getResult(0);
   return b.create<tensor::InsertSliceOp>(loc, copied, filled, offs, sizes,
                                          steps);
 }
@@ -179,9 +179,9 @@ struct ConvOpLowering : public OpRewritePattern<ConvOp> {
 
     Type storage = resultType.getElementType();
     Value zero = floatConstant(rewriter, loc, storage, 0.0);
-    Value input = padSpatial(rewriter, loc, op.getInput(),
-                             padLow(op.getPadding(), rank),
-                             padHigh(op.getPadding(), rank), zero);
+    Value input =
+        padSpatial(rewriter, loc, op.getInput(), padLow(op.getPadding(), rank),
+                   padHigh(op.getPadding(), rank), zero);
     // The convolution runs on the accumulator type; rounded at the end.
     Type elementType = computeType(storage);
     resultType = resultType.clone(elementType);
@@ -275,8 +275,7 @@ struct ConvTransposeOpLowering : public OpRewritePattern<ConvTransposeOp> {
       return rewriter.notifyMatchFailure(op, "needs static 4-D operands");
     int64_t groups = op.getGroups();
     int64_t channels = inputType.getDimSize(1);
-    if (groups < 1 || channels % groups ||
-        weightType.getDimSize(0) != channels)
+    if (groups < 1 || channels % groups || weightType.getDimSize(0) != channels)
       return rewriter.notifyMatchFailure(op, "groups do not divide channels");
     Type elementType = inputType.getElementType();
     MLIRContext *ctx = rewriter.getContext();
@@ -315,15 +314,15 @@ struct ConvTransposeOpLowering : public OpRewritePattern<ConvTransposeOp> {
             rewriter.getIndexAttr(std::max<int64_t>(-padLo[i], 0)));
         cropSizes.push_back(rewriter.getIndexAttr(full[i]));
       }
-      SmallVector<int64_t> cropShape = {canvas[0], canvas[1], full[0],
-                                        full[1]};
+      SmallVector<int64_t> cropShape = {canvas[0], canvas[1], full[0], full[1]};
       input = rewriter.create<tensor::ExtractSliceOp>(
           loc, RankedTensorType::get(cropShape, elementType), input,
           cropOffsets, cropSizes, ones);
     }
 
     // 2. The kernel as a convolution's: [O, C/G, kh, kw] with
-    //    w'[o, c, i, j] = w[(o / (O/G)) * (C/G) + c, o mod (O/G), kh-1-i, kw-1-j].
+    //    w'[o, c, i, j] = w[(o / (O/G)) * (C/G) + c, o mod (O/G), kh-1-i,
+    //    kw-1-j].
     int64_t outPerGroup = weightType.getDimSize(1);
     int64_t inPerGroup = channels / groups;
     int64_t kh = weightType.getDimSize(2), kw = weightType.getDimSize(3);
@@ -339,24 +338,23 @@ struct ConvTransposeOpLowering : public OpRewritePattern<ConvTransposeOp> {
         rewriter.getMultiDimIdentityMap(4)};
     Value empty =
         rewriter.create<tensor::EmptyOp>(loc, convWeightShape, elementType);
-    Value weight =
-        rewriter
-            .create<linalg::GenericOp>(
-                loc, empty.getType(), op.getWeight(), empty, maps,
-                SmallVector<utils::IteratorType>(4,
-                                                 utils::IteratorType::parallel),
-                [](OpBuilder &nb, Location nl, ValueRange args) {
-                  nb.create<linalg::YieldOp>(nl, args[0]);
-                })
-            .getResult(0);
+    Value weight = rewriter
+                       .create<linalg::GenericOp>(
+                           loc, empty.getType(), op.getWeight(), empty, maps,
+                           SmallVector<utils::IteratorType>(
+                               4, utils::IteratorType::parallel),
+                           [](OpBuilder &nb, Location nl, ValueRange args) {
+                             nb.create<linalg::YieldOp>(nl, args[0]);
+                           })
+                       .getResult(0);
 
     // 3. A stride-1 convolution, lowered by ConvOpLowering.
     int64_t zeroPad[] = {0, 0}, unitStride[] = {1, 1};
-    Value result = rewriter.create<ConvOp>(
-        loc, op.getType(), input, weight, op.getBias(),
-        rewriter.getDenseI64ArrayAttr(unitStride),
-        rewriter.getDenseI64ArrayAttr(zeroPad), op.getDilationAttr(),
-        op.getGroupsAttr());
+    Value result =
+        rewriter.create<ConvOp>(loc, op.getType(), input, weight, op.getBias(),
+                                rewriter.getDenseI64ArrayAttr(unitStride),
+                                rewriter.getDenseI64ArrayAttr(zeroPad),
+                                op.getDilationAttr(), op.getGroupsAttr());
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -454,9 +452,9 @@ struct AvgPool2dOpLowering : public OpRewritePattern<AvgPool2dOp> {
                       pad = op.getPadding();
     SmallVector<int64_t> hi(2);
     for (int64_t i = 0; i < 2; ++i)
-      hi[i] = poolHighPad(inType.getDimSize(2 + i),
-                          resultType.getDimSize(2 + i), kernel[i], stride[i],
-                          1, pad[i], pad[i]);
+      hi[i] =
+          poolHighPad(inType.getDimSize(2 + i), resultType.getDimSize(2 + i),
+                      kernel[i], stride[i], 1, pad[i], pad[i]);
     Value zero = floatConstant(rewriter, loc, elementType, 0.0);
     Value input = padSpatial(rewriter, loc, op.getInput(), pad, hi, zero);
     Value init = buildZeroFilled(rewriter, loc, resultType);
@@ -484,7 +482,7 @@ struct AvgPool2dOpLowering : public OpRewritePattern<AvgPool2dOp> {
         w0 = std::max<int64_t>(w0, 0);
         h1 = std::min(h1, h);
         w1 = std::min(w1, w);
-        int64_t divisor = override        ? *override
+        int64_t divisor = override                  ? *override
                           : op.getCountIncludePad() ? poolSize
                                                     : (h1 - h0) * (w1 - w0);
         // An empty window sums to 0; PyTorch writes 0 there.
@@ -520,14 +518,13 @@ struct AdaptiveAvgPool2dOpLowering
     int64_t window[2] = {0, 0};
     for (int64_t d = 0; d < 2; ++d)
       for (int64_t i = 0; i < out[d]; ++i)
-        window[d] = std::max(window[d], end(i, in[d], out[d]) -
-                                            start(i, in[d], out[d]));
+        window[d] = std::max(window[d],
+                             end(i, in[d], out[d]) - start(i, in[d], out[d]));
 
     MLIRContext *ctx = rewriter.getContext();
     SmallVector<AffineMap> maps = {
-        AffineMap::get(6, 0,
-                       {getAffineDimExpr(4, ctx), getAffineDimExpr(5, ctx)},
-                       ctx),
+        AffineMap::get(
+            6, 0, {getAffineDimExpr(4, ctx), getAffineDimExpr(5, ctx)}, ctx),
         AffineMap::getMultiDimIdentityMap(6, ctx).getMajorSubMap(4)};
     SmallVector<utils::IteratorType> iterators(4,
                                                utils::IteratorType::parallel);
@@ -648,8 +645,7 @@ struct InterpolateOpLowering : public OpRewritePattern<InterpolateOp> {
           else if (out[d] == 2 * in[d])
             src = b.create<arith::DivUIOp>(l, dst, cst(2));
           else {
-            float scale =
-                interpolationScale(in[d], out[d], false, scales[d]);
+            float scale = interpolationScale(in[d], out[d], false, scales[d]);
             Value real = b.create<arith::MulFOp>(l, toF32(dst), f32Cst(scale));
             src = b.create<arith::MinUIOp>(l, toIndex(real), cst(in[d] - 1));
           }
@@ -690,10 +686,10 @@ struct InterpolateOpLowering : public OpRewritePattern<InterpolateOp> {
         weight[d][1] = lambda;
         if (elementType != f32) {
           for (Value &wv : weight[d])
-            wv = elementType.getIntOrFloatBitWidth() > 32
-                     ? b.create<arith::ExtFOp>(l, elementType, wv).getResult()
-                     : b.create<arith::TruncFOp>(l, elementType, wv)
-                           .getResult();
+            wv =
+                elementType.getIntOrFloatBitWidth() > 32
+                    ? b.create<arith::ExtFOp>(l, elementType, wv).getResult()
+                    : b.create<arith::TruncFOp>(l, elementType, wv).getResult();
         }
       }
       // h0 * (w0 * x00 + w1 * x01) + h1 * (w0 * x10 + w1 * x11)

@@ -50,10 +50,13 @@ Value philoxWord0(OpBuilder &b, Location loc, std::array<Value, 4> c,
       k[0] = b.create<arith::AddIOp>(loc, k[0], i32(b, loc, kPhiloxW0));
       k[1] = b.create<arith::AddIOp>(loc, k[1], i32(b, loc, kPhiloxW1));
     }
-    auto p0 = b.create<arith::MulUIExtendedOp>(loc, i32(b, loc, kPhiloxM0), c[0]);
-    auto p1 = b.create<arith::MulUIExtendedOp>(loc, i32(b, loc, kPhiloxM1), c[2]);
+    auto p0 =
+        b.create<arith::MulUIExtendedOp>(loc, i32(b, loc, kPhiloxM0), c[0]);
+    auto p1 =
+        b.create<arith::MulUIExtendedOp>(loc, i32(b, loc, kPhiloxM1), c[2]);
     auto xor3 = [&](Value x, Value y, Value z) {
-      return b.create<arith::XOrIOp>(loc, b.create<arith::XOrIOp>(loc, x, y), z);
+      return b.create<arith::XOrIOp>(loc, b.create<arith::XOrIOp>(loc, x, y),
+                                     z);
     };
     c = {xor3(p1.getHigh(), c[1], k[0]), p1.getLow(),
          xor3(p0.getHigh(), c[3], k[1]), p0.getLow()};
@@ -75,18 +78,17 @@ struct DropoutOpLowering : public OpRewritePattern<DropoutOp> {
       return rewriter.notifyMatchFailure(op, "p is outside (0, 1]");
     if (!op.getRng())
       return rewriter.notifyMatchFailure(op, "training dropout has no rng");
-    rewriter.replaceOp(op, buildDropout(rewriter, op.getLoc(), op.getInput(),
-                                        op.getRng(),
-                                        static_cast<int64_t>(op.getOffset()),
-                                        p));
+    rewriter.replaceOp(
+        op, buildDropout(rewriter, op.getLoc(), op.getInput(), op.getRng(),
+                         static_cast<int64_t>(op.getOffset()), p));
     return success();
   }
 };
 
 } // namespace
 
-Value mlir::nn::buildDropout(OpBuilder &b, Location loc, Value input,
-                            Value rng, int64_t offset, double p) {
+Value mlir::nn::buildDropout(OpBuilder &b, Location loc, Value input, Value rng,
+                             int64_t offset, double p) {
   auto type = llvm::cast<RankedTensorType>(input.getType());
   int64_t rank = type.getRank();
   // Row-major strides of the element index.
@@ -107,11 +109,12 @@ Value mlir::nn::buildDropout(OpBuilder &b, Location loc, Value input,
   Value seedHi = b.create<arith::TruncIOp>(
       loc, i32Type,
       b.create<arith::ShRUIOp>(
-          loc, seed, b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(32))));
+          loc, seed,
+          b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(32))));
   Value seedLo = b.create<arith::TruncIOp>(loc, i32Type, seed);
   SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-  Value init = b.create<tensor::EmptyOp>(loc, type.getShape(),
-                                         type.getElementType());
+  Value init =
+      b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
   return buildGeneric(
       b, loc, rank, SmallVector<bool>(rank, false), {{input, all}},
       {{init, all}},
@@ -140,8 +143,8 @@ Value mlir::nn::buildDropout(OpBuilder &b, Location loc, Value input,
         Value keep = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult,
                                              bits, i32(b, loc, threshold));
         Type t = args[0].getType();
-        Value scaled = b.create<arith::DivFOp>(
-            loc, args[0], buildScalar(b, loc, t, 1.0 - p));
+        Value scaled = b.create<arith::DivFOp>(loc, args[0],
+                                               buildScalar(b, loc, t, 1.0 - p));
         return {b.create<arith::SelectOp>(loc, keep, scaled,
                                           buildScalar(b, loc, t, 0.0))};
       })[0];

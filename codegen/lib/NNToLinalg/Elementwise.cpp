@@ -70,8 +70,8 @@ Value mlir::nn::buildBroadcastingElementwise(OpBuilder &b, Location loc,
     int64_t offset = rank - type.getRank();
     SmallVector<AffineExpr> exprs;
     for (int64_t i = 0; i < type.getRank(); ++i) {
-      bool broadcast = type.getDimSize(i) == 1 &&
-                       resultType.getDimSize(offset + i) != 1;
+      bool broadcast =
+          type.getDimSize(i) == 1 && resultType.getDimSize(offset + i) != 1;
       exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
                                 : getAffineDimExpr(offset + i, ctx));
     }

@@ -74,9 +74,9 @@ struct FusedOpLowering : public OpRewritePattern<FusedOp> {
             SmallVector<Value> operands;
             for (Value operand : inner->getOperands())
               operands.push_back(scalar.lookup(operand));
-            scalar.map(inner->getResult(0),
-                       buildPointwiseScalar(b, inner->getLoc(), inner,
-                                            operands));
+            scalar.map(
+                inner->getResult(0),
+                buildPointwiseScalar(b, inner->getLoc(), inner, operands));
           }
           return scalar.lookup(yielded);
         });

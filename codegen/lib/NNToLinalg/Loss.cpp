@@ -62,7 +62,8 @@ Value buildLoss(OpBuilder &b, Location loc, LossReduction reduction,
   for (int64_t d = 0; d < kept; ++d)
     reduced[d] = false;
   bool mean = reduction == LossReduction::mean;
-  SmallVector<Indexed> outs = {{buildZeroFilled(b, loc, partialType), keptLoops}};
+  SmallVector<Indexed> outs = {
+      {buildZeroFilled(b, loc, partialType), keptLoops}};
   if (mean && !count)
     outs.push_back({buildZeroFilled(b, loc, partialType), keptLoops});
   auto add = [&](OpBuilder &nb, Location nl, ValueRange acc, Value loss,
@@ -122,7 +123,8 @@ struct PointwiseLossLowering : public OpRewritePattern<SourceOp> {
         rewriter, op.getLoc(), op.getReduction(),
         llvm::cast<RankedTensorType>(op.getType()), rank,
         {{op.getInput(), all}, {op.getTarget(), all}},
-        [&](OpBuilder &b, Location loc, ValueRange x) -> std::pair<Value, Value> {
+        [&](OpBuilder &b, Location loc,
+            ValueRange x) -> std::pair<Value, Value> {
           Value diff = b.create<arith::SubFOp>(loc, x[0], x[1]);
           return {pointwise(b, loc, diff), Value()};
         },
@@ -144,7 +146,8 @@ struct NllLossLowering : public OpRewritePattern<NllLossOp> {
     auto targetType = llvm::cast<RankedTensorType>(op.getTarget().getType());
     if (inputType.getRank() < 1 ||
         targetType.getRank() != inputType.getRank() - 1)
-      return rewriter.notifyMatchFailure(op, "target rank is not input rank - 1");
+      return rewriter.notifyMatchFailure(op,
+                                         "target rank is not input rank - 1");
     int64_t classDim = inputType.getRank() == 1 ? 0 : 1;
     int64_t classes = inputType.getDimSize(classDim);
     int64_t numLoops = targetType.getRank();
@@ -157,7 +160,8 @@ struct NllLossLowering : public OpRewritePattern<NllLossOp> {
         rewriter, op.getLoc(), op.getReduction(),
         llvm::cast<RankedTensorType>(op.getType()), numLoops,
         {{op.getTarget(), all}},
-        [&](OpBuilder &b, Location loc, ValueRange x) -> std::pair<Value, Value> {
+        [&](OpBuilder &b, Location loc,
+            ValueRange x) -> std::pair<Value, Value> {
           Value t = x[0];
           Type i64 = t.getType();
           auto cmp = [&](arith::CmpIPredicate pred, int64_t value) {
@@ -182,9 +186,9 @@ struct NllLossLowering : public OpRewritePattern<NllLossOp> {
           at.insert(at.begin() + classDim, cls);
           Value logProb = b.create<tensor::ExtractOp>(loc, input, at);
           Value zero = buildScalar(b, loc, elementType, 0.0);
-          Value w = weight ? b.create<tensor::ExtractOp>(loc, weight, cls)
-                                 .getResult()
-                           : buildScalar(b, loc, elementType, 1.0);
+          Value w =
+              weight ? b.create<tensor::ExtractOp>(loc, weight, cls).getResult()
+                     : buildScalar(b, loc, elementType, 1.0);
           w = b.create<arith::SelectOp>(loc, valid, w, zero);
           Value l = b.create<arith::NegFOp>(
               loc, b.create<arith::MulFOp>(loc, w, logProb));

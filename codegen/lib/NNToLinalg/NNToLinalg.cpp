@@ -2,7 +2,8 @@
 //
 // The conversion target and driver; the patterns live in one file per op
 // family (Linear.cpp, Elementwise.cpp, Activation.cpp, Convolution.cpp,
-// Normalization.cpp, Shape.cpp, Loss.cpp, Dropout.cpp, Attention.cpp, Fused.cpp).
+// Normalization.cpp, Shape.cpp, Loss.cpp, Dropout.cpp, Attention.cpp,
+// Fused.cpp).
 //
 //===----------------------------------------------------------------------===//
 

@@ -28,12 +28,10 @@
 using namespace mlir;
 using namespace mlir::nn;
 
-SmallVector<Value> mlir::nn::buildGeneric(OpBuilder &b, Location loc,
-                                          int64_t numLoops,
-                                          ArrayRef<bool> reduction,
-                                          ArrayRef<Indexed> ins,
-                                          ArrayRef<Indexed> outs,
-                                          GenericBody body) {
+SmallVector<Value>
+mlir::nn::buildGeneric(OpBuilder &b, Location loc, int64_t numLoops,
+                       ArrayRef<bool> reduction, ArrayRef<Indexed> ins,
+                       ArrayRef<Indexed> outs, GenericBody body) {
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineMap> maps;
   auto mapOf = [&](const Indexed &operand) {
@@ -60,7 +58,8 @@ SmallVector<Value> mlir::nn::buildGeneric(OpBuilder &b, Location loc,
   auto generic = b.create<linalg::GenericOp>(
       loc, resultTypes, inValues, outValues, maps, iterators,
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        nested.create<linalg::YieldOp>(nestedLoc, body(nested, nestedLoc, args));
+        nested.create<linalg::YieldOp>(nestedLoc,
+                                       body(nested, nestedLoc, args));
       });
   return llvm::to_vector_of<Value>(generic.getResults());
 }
@@ -169,8 +168,9 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
   if (kind == Reduction::sum) {
     init = b.getZeroAttr(element);
   } else if (auto floatType = llvm::dyn_cast<FloatType>(element)) {
-    init = b.getFloatAttr(element, APFloat::getInf(floatType.getFloatSemantics(),
-                                                   kind == Reduction::max));
+    init =
+        b.getFloatAttr(element, APFloat::getInf(floatType.getFloatSemantics(),
+                                                kind == Reduction::max));
   } else {
     unsigned width = element.getIntOrFloatBitWidth();
     init = b.getIntegerAttr(element, kind == Reduction::max
@@ -224,9 +224,9 @@ std::pair<Value, Value> buildMeanAndSquaredDeviations(OpBuilder &b,
                                                       ArrayRef<bool> mask) {
   auto type = llvm::cast<RankedTensorType>(input.getType());
   int64_t rank = type.getRank();
-  Value mean = divideBy(b, loc,
-                        buildReduction(b, loc, input, mask, Reduction::sum),
-                        static_cast<double>(reducedCount(type, mask)));
+  Value mean =
+      divideBy(b, loc, buildReduction(b, loc, input, mask, Reduction::sum),
+               static_cast<double>(reducedCount(type, mask)));
   SmallVector<int64_t> kept = loopsWhere(mask, false);
   Value squares = buildGeneric(
       b, loc, rank, mask, {{input, allLoops(rank)}, {mean, kept}},
@@ -246,8 +246,8 @@ Value buildInvStd(OpBuilder &b, Location loc, Value squares, double count,
   return buildBroadcastingElementwise(
       b, loc, type, squares, [&](OpBuilder &nb, Location nl, ValueRange args) {
         Type t = type.getElementType();
-        Value var = nb.create<arith::DivFOp>(nl, args[0],
-                                             floatConst(nb, nl, t, count));
+        Value var =
+            nb.create<arith::DivFOp>(nl, args[0], floatConst(nb, nl, t, count));
         Value shifted =
             nb.create<arith::AddFOp>(nl, var, floatConst(nb, nl, t, eps));
         Value root = nb.create<math::SqrtOp>(nl, shifted);
@@ -270,8 +270,8 @@ Value buildNormalize(OpBuilder &b, Location loc, Value input, Value mean,
     ins.push_back({weight, SmallVector<int64_t>(affineLoops)});
   if (bias)
     ins.push_back({bias, SmallVector<int64_t>(affineLoops)});
-  Value init = b.create<tensor::EmptyOp>(loc, type.getShape(),
-                                         type.getElementType());
+  Value init =
+      b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
   return buildGeneric(
       b, loc, rank, SmallVector<bool>(rank, false), ins,
       {{init, allLoops(rank)}},
@@ -337,9 +337,9 @@ struct VarOpLowering : public OpRewritePattern<VarOp> {
         buildMeanAndSquaredDeviations(rewriter, loc, op.getInput(), *mask)
             .second;
     // max(0, N - correction), as torch.var: a zero divisor gives inf or NaN.
-    double divisor = std::max<double>(
-        0.0, static_cast<double>(reducedCount(type, *mask)) -
-                 static_cast<double>(op.getCorrection()));
+    double divisor =
+        std::max<double>(0.0, static_cast<double>(reducedCount(type, *mask)) -
+                                  static_cast<double>(op.getCorrection()));
     Value result = divideBy(rewriter, loc, squares, divisor);
     rewriter.replaceOp(
         op, expandToKeepdim(rewriter, loc, result,
@@ -371,8 +371,8 @@ struct ArgReductionLowering : public OpRewritePattern<OpTy> {
     }
     // Flattened (no dim) or scalar input: scan a 1-D view.
     if (!op.getDimAttr() || type.getRank() == 0) {
-      auto flat = RankedTensorType::get({type.getNumElements()},
-                                        type.getElementType());
+      auto flat =
+          RankedTensorType::get({type.getNumElements()}, type.getElementType());
       if (type.getRank() == 0)
         input = rewriter.create<tensor::ExpandShapeOp>(
             loc, flat, input, ArrayRef<ReassociationIndices>{});
@@ -412,7 +412,8 @@ struct ArgReductionLowering : public OpRewritePattern<OpTy> {
           if (isFloat) {
             // Strictly better keeps the first index; NaN beats any number.
             Value better = nb.create<arith::CmpFOp>(
-                nl, isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT,
+                nl,
+                isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT,
                 x, best);
             Value xNaN =
                 nb.create<arith::CmpFOp>(nl, arith::CmpFPredicate::UNO, x, x);
@@ -421,9 +422,10 @@ struct ArgReductionLowering : public OpRewritePattern<OpTy> {
             Value nanFirst = nb.create<arith::AndIOp>(nl, xNaN, bestNumber);
             take = nb.create<arith::OrIOp>(nl, better, nanFirst);
           } else {
-            take = nb.create<arith::CmpIOp>(
-                nl, isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt,
-                x, best);
+            take = nb.create<arith::CmpIOp>(nl,
+                                            isMax ? arith::CmpIPredicate::sgt
+                                                  : arith::CmpIPredicate::slt,
+                                            x, best);
           }
           Value index = nb.create<arith::IndexCastOp>(
               nl, i64, nb.create<linalg::IndexOp>(nl, dim));
@@ -511,9 +513,10 @@ struct GroupNormOpLowering : public OpRewritePattern<GroupNormOp> {
     mask[0] = mask[1] = false;
     auto [mean, squares] =
         buildMeanAndSquaredDeviations(rewriter, loc, grouped, mask);
-    Value invstd = buildInvStd(rewriter, loc, squares,
-                               static_cast<double>(reducedCount(groupedType, mask)),
-                               op.getEps().convertToDouble());
+    Value invstd =
+        buildInvStd(rewriter, loc, squares,
+                    static_cast<double>(reducedCount(groupedType, mask)),
+                    op.getEps().convertToDouble());
     Value y = buildNormalize(rewriter, loc, grouped, mean, invstd, {0, 1},
                              expandChannels(op.getWeight()),
                              expandChannels(op.getBias()), {1, 2});
@@ -576,7 +579,8 @@ struct BatchNormTrainingOpLowering
       newCount = buildBroadcastingElementwise(
           rewriter, loc, llvm::cast<RankedTensorType>(count.getType()), count,
           [](OpBuilder &nb, Location nl, ValueRange args) {
-            Value one = nb.create<arith::ConstantOp>(nl, nb.getI64IntegerAttr(1));
+            Value one =
+                nb.create<arith::ConstantOp>(nl, nb.getI64IntegerAttr(1));
             return nb.create<arith::AddIOp>(nl, args[0], one).getResult();
           });
     Value factor;

@@ -100,8 +100,10 @@ Value buildScalar(OpBuilder &b, Location loc, Type type, double value);
 /// Lowers an elementwise op to one broadcasting linalg.generic whose body is
 /// `body(builder, loc, op, scalar operands)`. One pattern class serves every
 /// elementwise op; each registration supplies its scalar computation:
-///   patterns.add<ElementwiseLowering<WhereOp>>(ctx, [](OpBuilder &b, Location l,
-///       WhereOp, ValueRange x) -> Value { return b.create<arith::SelectOp>(l, x); });
+///   patterns.add<ElementwiseLowering<WhereOp>>(ctx, [](OpBuilder &b, Location
+///   l,
+///       WhereOp, ValueRange x) -> Value { return b.create<arith::SelectOp>(l,
+///       x); });
 /// (NN_Pointwise ops need none: they share buildPointwiseScalar.)
 template <typename SourceOp>
 struct ElementwiseLowering : public OpRewritePattern<SourceOp> {
@@ -142,9 +144,8 @@ using GenericBody =
 /// set) reading `ins` and accumulating into `outs`; `body` gets the scalars
 /// of ins then outs and returns one value per out.
 SmallVector<Value> buildGeneric(OpBuilder &b, Location loc, int64_t numLoops,
-                                ArrayRef<bool> reduction,
-                                ArrayRef<Indexed> ins, ArrayRef<Indexed> outs,
-                                GenericBody body);
+                                ArrayRef<bool> reduction, ArrayRef<Indexed> ins,
+                                ArrayRef<Indexed> outs, GenericBody body);
 /// lhs [..., m, k] · rhs [..., k, n] (rhs [..., n, k] when `transposeRhs`)
 /// into `resultType` [..., m, n], batch dims broadcast with NumPy rules:
 /// linalg.(batch_)matmul(_transpose_b) when the operands have the result's

@@ -1,4 +1,5 @@
-//===- Shape.cpp - nn reshaping, slicing, joining and indexing to linalg ---===//
+//===- Shape.cpp - nn reshaping, slicing, joining and indexing to linalg
+//---===//
 //
 // Lowerings of the ops in NNShapeOps.td:
 //   reshape, flatten, squeeze, unsqueeze → tensor.collapse_shape /
@@ -201,14 +202,13 @@ struct SplitOpLowering : public OpRewritePattern<SplitOp> {
     int64_t dim = normalize(op.getDim(), inputType.getRank());
     SmallVector<Value> pieces;
     int64_t offset = 0;
-    for (auto [size, result] :
-         llvm::zip(op.getSplitSizes(), op.getResults())) {
+    for (auto [size, result] : llvm::zip(op.getSplitSizes(), op.getResults())) {
       SliceBounds s = sliceAlong(rewriter, inputType, dim, offset, size);
       Value piece = rewriter.create<tensor::ExtractSliceOp>(
           op.getLoc(), rankedType(result), op.getInput(), s.offsets, s.sizes,
           s.strides);
-      pieces.push_back(
-          materializeIfStrided(rewriter, op.getLoc(), piece, inputType, dim, 1));
+      pieces.push_back(materializeIfStrided(rewriter, op.getLoc(), piece,
+                                            inputType, dim, 1));
       offset += size;
     }
     rewriter.replaceOp(op, pieces);
@@ -241,8 +241,8 @@ struct JoinLowering : public OpRewritePattern<OpTy> {
       // lowers to a runtime-library call).
       Value slot = rewriter.create<tensor::ExtractSliceOp>(
           op.getLoc(), inputType, result, s.offsets, s.sizes, s.strides);
-      Value copied =
-          rewriter.create<linalg::CopyOp>(op.getLoc(), input, slot).getResult(0);
+      Value copied = rewriter.create<linalg::CopyOp>(op.getLoc(), input, slot)
+                         .getResult(0);
       result = rewriter.create<tensor::InsertSliceOp>(
           op.getLoc(), copied, result, s.offsets, s.sizes, s.strides);
       offset += size;
@@ -350,14 +350,13 @@ struct EmbeddingOpLowering : public OpRewritePattern<EmbeddingOp> {
       return rewriter.notifyMatchFailure(op, "weight must be 2-D");
     int64_t rank = resultType.getRank();
     // The indices are read at every loop index but the last (the column).
-    AffineMap indexMap = AffineMap::getMultiDimIdentityMap(
-        rank - 1, rewriter.getContext());
-    indexMap = AffineMap::get(rank, 0, indexMap.getResults(),
-                              rewriter.getContext());
+    AffineMap indexMap =
+        AffineMap::getMultiDimIdentityMap(rank - 1, rewriter.getContext());
+    indexMap =
+        AffineMap::get(rank, 0, indexMap.getResults(), rewriter.getContext());
     Value result = buildGather(
         rewriter, op.getLoc(), resultType, op.getWeight(), op.getIndices(),
-        indexMap,
-        [&](LoopIndex loop, Value index) {
+        indexMap, [&](LoopIndex loop, Value index) {
           return SmallVector<Value>{index, loop(rank - 1)};
         });
     rewriter.replaceOp(op, result);

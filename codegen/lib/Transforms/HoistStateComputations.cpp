@@ -63,7 +63,8 @@ bool isHoistable(Operation *op, const llvm::DenseSet<Value> &stateOnly) {
 /// state or a constant, which forward has as cheaply.
 bool isPrecomputed(Value value) {
   Operation *def = value.getDefiningOp();
-  return def && !llvm::isa<LoadOp>(def) && !def->hasTrait<OpTrait::ConstantLike>();
+  return def && !llvm::isa<LoadOp>(def) &&
+         !def->hasTrait<OpTrait::ConstantLike>();
 }
 
 struct HoistStateComputationsPass
@@ -118,7 +119,8 @@ struct HoistStateComputationsPass
       for (Value result : op->getResults())
         if (isPrecomputed(result) &&
             llvm::any_of(result.getUses(), [&](OpOperand &use) {
-              return !moved.contains(body.findAncestorOpInBlock(*use.getOwner()));
+              return !moved.contains(
+                  body.findAncestorOpInBlock(*use.getOwner()));
             }))
           crossing.insert(result);
 

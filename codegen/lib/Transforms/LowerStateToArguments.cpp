@@ -59,8 +59,7 @@ struct LowerStateToArgumentsPass
           b.create<bufferization::MaterializeInDestinationOp>(
               store.getLoc(), TypeRange{}, store.getValue(), memref,
               /*restrict=*/false, /*writable=*/true);
-          func.setArgAttr(index, "bufferization.writable",
-                          b.getBoolAttr(true));
+          func.setArgAttr(index, "bufferization.writable", b.getBoolAttr(true));
         }
       }
       store.erase();
@@ -86,7 +85,8 @@ struct LowerStateToArgumentsPass
       if (!llvm::isa<ParameterOp, BufferOp>(op))
         continue;
       declarations.push_back(&op);
-      auto name = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+      auto name =
+          op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
       if (!isStateUsed(module, name))
         continue;
       state.push_back({name.getValue(), declaredStateType(&op),

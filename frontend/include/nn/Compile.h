@@ -91,7 +91,9 @@ public:
                  CompileOptions options = {})
       : CompiledModule(
             model.ptr(),
-            [model, inputs = std::move(inputs)] { return trace(model, inputs); },
+            [model, inputs = std::move(inputs)] {
+              return trace(model, inputs);
+            },
             std::move(options)) {}
   /// `retrace` traces `root` (or a model owning it) anew.
   CompiledModule(std::shared_ptr<Module> root,

@@ -15,9 +15,9 @@
 #include "nn/Functional/Attention.h"
 #include "nn/Functional/Convolution.h"
 #include "nn/Functional/Elementwise.h"
+#include "nn/Functional/Loss.h"
 #include "nn/Functional/Normalization.h"
 #include "nn/Functional/Shape.h"
-#include "nn/Functional/Loss.h"
 #include "nn/Runtime/Tensor.h"
 
 namespace nn {

@@ -132,7 +132,8 @@ bool try_call_forward(const Holder &model, const std::vector<Tensor> &args,
     } else {
       return false;
     }
-  }(std::make_index_sequence<N>());
+  }
+  (std::make_index_sequence<N>());
 }
 
 /// Calls `model` with `args` when its forward takes that many tensors (1 to

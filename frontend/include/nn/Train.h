@@ -4,8 +4,8 @@
 // (nn-autodiff) into one function, and runs it the way a PyTorch training
 // loop runs loss.backward():
 //
-//   nn::optim::SGD opt(model->parameters(), nn::optim::SGDOptions(0.1).momentum(0.9));
-//   nn::CrossEntropyLoss loss_fn;
+//   nn::optim::SGD opt(model->parameters(),
+//   nn::optim::SGDOptions(0.1).momentum(0.9)); nn::CrossEntropyLoss loss_fn;
 //   nn::TrainStep step(model, loss_fn, {nn::TensorSpec({64, 784})},
 //                      {nn::TensorSpec({64}, nn::DType::i64)}, opt);
 //   for (auto &[x, y] : batches)
@@ -14,8 +14,8 @@
 //
 //   // or in phases, for accumulation and clipping in between:
 //   opt.zero_grad();
-//   step.forward_backward(x, y);      // p.grad() += dloss/dp for every trainable p
-//   opt.step();
+//   step.forward_backward(x, y);      // p.grad() += dloss/dp for every
+//   trainable p opt.step();
 //
 // Gradients follow PyTorch's rules: a parameter with requires_grad false or
 // one the loss does not depend on gets none (its grad() stays None); a tied
@@ -72,7 +72,8 @@ public:
   /// The model's forward given as a function of its inputs (as
   /// nn::trace(Module &, specs, forward) takes it), for a model held by a
   /// plain Module pointer or one called in a way of its own.
-  using Forward = std::function<std::vector<Tensor>(const std::vector<Tensor> &)>;
+  using Forward =
+      std::function<std::vector<Tensor>(const std::vector<Tensor> &)>;
   template <typename Loss>
   TrainStep(std::shared_ptr<Module> model, Forward forward, Loss loss,
             std::vector<TensorSpec> inputs, std::vector<TensorSpec> targets,
@@ -190,21 +191,21 @@ private:
         return loss(outputs[0]);
     }
     throw Error("nn::TrainStep: the loss does not take the model's output "
-                "and " + std::to_string(targets.size()) + " targets");
+                "and " +
+                std::to_string(targets.size()) + " targets");
   }
 
   /// `lossModule` (when the loss is a module) has its tensors (class
   /// weights) named "loss.<key>" in the trace.
-  static std::function<TracedModule()>
-  traceLoss(std::shared_ptr<Module> model, std::shared_ptr<Module> lossModule,
-            std::vector<TensorSpec> inputs,
-            std::vector<TensorSpec> targets,
-            std::function<std::vector<Tensor>(const std::vector<Tensor> &)>
-                forward,
-            LossFn loss);
+  static std::function<TracedModule()> traceLoss(
+      std::shared_ptr<Module> model, std::shared_ptr<Module> lossModule,
+      std::vector<TensorSpec> inputs, std::vector<TensorSpec> targets,
+      std::function<std::vector<Tensor>(const std::vector<Tensor> &)> forward,
+      LossFn loss);
 
-  TrainStep(std::shared_ptr<Module> model, std::function<TracedModule()> retrace,
-            optim::Optimizer *optimizer, CompileOptions options);
+  TrainStep(std::shared_ptr<Module> model,
+            std::function<TracedModule()> retrace, optim::Optimizer *optimizer,
+            CompileOptions options);
 
   /// Traces the whole step: the differentiated loss with the optimizer's
   /// update after it.

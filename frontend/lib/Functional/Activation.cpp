@@ -53,8 +53,8 @@ Tensor gelu(const Tensor &input, const GELUFuncOptions &options) {
 
 Tensor leaky_relu(const Tensor &input, double negative_slope) {
   TraceContext &t = TraceContext::current("leaky_relu");
-  return unary<mlir::nn::LeakyReluOp>("leaky_relu", input,
-                                      t.builder.getF64FloatAttr(negative_slope));
+  return unary<mlir::nn::LeakyReluOp>(
+      "leaky_relu", input, t.builder.getF64FloatAttr(negative_slope));
 }
 
 Tensor clamp(const Tensor &input, std::optional<double> min,

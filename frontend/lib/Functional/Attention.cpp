@@ -59,9 +59,9 @@ Tensor scaled_dot_product_attention(
                               : mlir::FloatAttr();
   // The dropped weights are [batch..., L, S], the batch dims of query, key
   // and value broadcast (the op's verifier reports shapes that do not).
-  auto [rng, offset] = p > 0.0 ? t.nextRandomStream(
-                                     attentionWeightCount(query, key, value))
-                               : std::pair<mlir::Value, int64_t>{};
+  auto [rng, offset] =
+      p > 0.0 ? t.nextRandomStream(attentionWeightCount(query, key, value))
+              : std::pair<mlir::Value, int64_t>{};
   return t.emit<mlir::nn::ScaledDotProductAttentionOp>(
       q.getType(), q, k, v, mask, rng,
       options.is_causal() ? t.builder.getUnitAttr() : mlir::UnitAttr(), scale,

@@ -1,4 +1,5 @@
-//===- Convolution.cpp - nn::functional: convolution, pooling and resampling ---===//
+//===- Convolution.cpp - nn::functional: convolution, pooling and resampling
+//---===//
 //
 // Records the ops of nn/Functional/Convolution.h into the current trace.
 // What the IR cannot express directly is resolved here, as PyTorch resolves
@@ -41,8 +42,9 @@ Tensor convolution(const char *name, const Tensor &input, const Tensor &weight,
     // side, as torch's _convolution_mode.
     for (size_t i = 0; i < D; ++i)
       if (options.stride()[i] != 1)
-        t.fail(std::string(name) + ": padding='same' is not supported for "
-                                   "strided convolutions (stride " +
+        t.fail(std::string(name) +
+               ": padding='same' is not supported for "
+               "strided convolutions (stride " +
                options.stride().repr() + ")");
     if (weight.dim() != static_cast<int64_t>(D) + 2)
       t.fail(std::string(name) + ": weight must be " + std::to_string(D + 2) +
@@ -61,7 +63,8 @@ Tensor convolution(const char *name, const Tensor &input, const Tensor &weight,
     t.fail(std::string(name) + ": input must be " + std::to_string(D + 2) +
            "-D (batched), got " + shape_str(input.shape()));
   return t.emit<mlir::nn::ConvOp>(
-      x.getType(), x, w, b, t.builder.getDenseI64ArrayAttr(options.stride().vec()),
+      x.getType(), x, w, b,
+      t.builder.getDenseI64ArrayAttr(options.stride().vec()),
       t.builder.getDenseI64ArrayAttr(padding),
       t.builder.getDenseI64ArrayAttr(options.dilation().vec()),
       t.builder.getI64IntegerAttr(options.groups()));

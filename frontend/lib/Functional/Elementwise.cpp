@@ -1,4 +1,5 @@
-//===- Elementwise.cpp - nn::functional: elementwise arithmetic, math and comparisons ---===//
+//===- Elementwise.cpp - nn::functional: elementwise arithmetic, math and
+//comparisons ---===//
 //
 // Records the ops of nn/Functional/Elementwise.h into the current trace.
 //
@@ -52,10 +53,18 @@ Tensor compare(const char *name, mlir::nn::ComparisonPredicate predicate,
 
 using namespace mlir::nn;
 
-Tensor sub(const Tensor &l, const Tensor &r) { return binary<SubOp>("sub", l, r); }
-Tensor mul(const Tensor &l, const Tensor &r) { return binary<MulOp>("mul", l, r); }
-Tensor div(const Tensor &l, const Tensor &r) { return binary<DivOp>("div", l, r); }
-Tensor pow(const Tensor &l, const Tensor &r) { return binary<PowOp>("pow", l, r); }
+Tensor sub(const Tensor &l, const Tensor &r) {
+  return binary<SubOp>("sub", l, r);
+}
+Tensor mul(const Tensor &l, const Tensor &r) {
+  return binary<MulOp>("mul", l, r);
+}
+Tensor div(const Tensor &l, const Tensor &r) {
+  return binary<DivOp>("div", l, r);
+}
+Tensor pow(const Tensor &l, const Tensor &r) {
+  return binary<PowOp>("pow", l, r);
+}
 Tensor maximum(const Tensor &l, const Tensor &r) {
   return binary<MaximumOp>("maximum", l, r);
 }

@@ -165,8 +165,8 @@ Tensor cross_entropy(const Tensor &input, const Tensor &target,
                         ? logProbs * classWeight(options.weight(), input)
                         : logProbs;
   Tensor smooth = -sum(weighted, {dim});
-  Tensor kept = ne(target, constant(t, options.ignore_index(), target,
-                                    "cross_entropy"));
+  Tensor kept =
+      ne(target, constant(t, options.ignore_index(), target, "cross_entropy"));
   smooth = where(kept, smooth, constant(t, 0.0, smooth, "cross_entropy"));
   switch (options.reduction()) {
   case Reduction::None:
@@ -176,8 +176,8 @@ Tensor cross_entropy(const Tensor &input, const Tensor &target,
     break;
   case Reduction::Mean: {
     // Σ weight[t] over the elements not ignored: nll_loss of all -1.
-    Tensor minusOnes = expand(constant(t, -1.0, input, "cross_entropy"),
-                              input.shape());
+    Tensor minusOnes =
+        expand(constant(t, -1.0, input, "cross_entropy"), input.shape());
     Tensor total = nll_loss(minusOnes, target,
                             NLLLossFuncOptions()
                                 .weight(options.weight())

@@ -46,10 +46,10 @@ Tensor argReduce(const char *name, const Tensor &input,
                  std::optional<int64_t> dim, bool keepdim) {
   TraceContext &t = TraceContext::current(name);
   mlir::Value x = inputOf(t, input, name);
-  return t.emit<OpTy>(
-      x.getType(), x,
-      dim ? t.builder.getI64IntegerAttr(*dim) : mlir::IntegerAttr(),
-      keepdim ? t.builder.getUnitAttr() : mlir::UnitAttr());
+  return t.emit<OpTy>(x.getType(), x,
+                      dim ? t.builder.getI64IntegerAttr(*dim)
+                          : mlir::IntegerAttr(),
+                      keepdim ? t.builder.getUnitAttr() : mlir::UnitAttr());
 }
 
 } // namespace
@@ -72,15 +72,13 @@ Tensor amin(const Tensor &input, std::vector<int64_t> dims, bool keepdim) {
 
 Tensor max(const Tensor &input) { return amax(input); }
 
-std::tuple<Tensor, Tensor> max(const Tensor &input, int64_t dim,
-                               bool keepdim) {
+std::tuple<Tensor, Tensor> max(const Tensor &input, int64_t dim, bool keepdim) {
   return {amax(input, {dim}, keepdim), argmax(input, dim, keepdim)};
 }
 
 Tensor min(const Tensor &input) { return amin(input); }
 
-std::tuple<Tensor, Tensor> min(const Tensor &input, int64_t dim,
-                               bool keepdim) {
+std::tuple<Tensor, Tensor> min(const Tensor &input, int64_t dim, bool keepdim) {
   return {amin(input, {dim}, keepdim), argmin(input, dim, keepdim)};
 }
 
@@ -149,7 +147,8 @@ Tensor batch_norm(const Tensor &input, const Tensor &running_mean,
              shape_str(input.shape()));
     if (input.numel() == input.shape()[1])
       t.fail("batch_norm: expected more than 1 value per channel when "
-             "training, got input " + shape_str(input.shape()));
+             "training, got input " +
+             shape_str(input.shape()));
     std::vector<int64_t> dims = {0};
     for (int64_t i = 2; i < input.dim(); ++i)
       dims.push_back(i);
@@ -162,8 +161,8 @@ Tensor batch_norm(const Tensor &input, const Tensor &running_mean,
 
   mlir::Value m = t.valueOf(running_mean, "batch_norm", "running_mean");
   mlir::Value v = t.valueOf(running_var, "batch_norm", "running_var");
-  mlir::Value count = optionalOf(t, options.num_batches_tracked(),
-                                 "batch_norm", "num_batches_tracked");
+  mlir::Value count = optionalOf(t, options.num_batches_tracked(), "batch_norm",
+                                 "num_batches_tracked");
   if (!options.momentum() && !count)
     t.fail("batch_norm: momentum=None (a cumulative average) needs the "
            "num_batches_tracked buffer");

@@ -1,4 +1,5 @@
-//===- Shape.cpp - nn::functional: reshaping, slicing, joining and indexing ---===//
+//===- Shape.cpp - nn::functional: reshaping, slicing, joining and indexing
+//---===//
 //
 // Records the ops of nn/Functional/Shape.h into the current trace. Shape
 // checking is the ops' own inference (ir/lib/ShapeOps.cpp); what is done here
@@ -24,9 +25,8 @@ using detail::TraceContext;
 namespace {
 
 /// The IR values of `tensors`, each named "tensor <i>" in errors.
-llvm::SmallVector<mlir::Value> valuesOf(TraceContext &t,
-                                        const std::vector<Tensor> &tensors,
-                                        const char *op) {
+llvm::SmallVector<mlir::Value>
+valuesOf(TraceContext &t, const std::vector<Tensor> &tensors, const char *op) {
   if (tensors.empty())
     t.fail(std::string(op) + ": expected a non-empty list of tensors");
   llvm::SmallVector<mlir::Value> values;
@@ -166,8 +166,8 @@ std::vector<Tensor> split(const Tensor &input, int64_t split_size,
   int64_t size = input.size(d);
   if (split_size <= 0 && size > 0)
     t.fail("split: split_size must be positive, got " +
-           std::to_string(split_size) + " (input " +
-           shape_str(input.shape()) + ")");
+           std::to_string(split_size) + " (input " + shape_str(input.shape()) +
+           ")");
   // As torch.split: full pieces, then the remainder; one empty piece for an
   // empty dimension.
   std::vector<int64_t> sizes;

@@ -10,7 +10,8 @@ namespace nn {
 Tensor ReLUImpl::forward(const Tensor &input) { return F::relu(input); }
 
 Tensor GELUImpl::forward(const Tensor &input) {
-  return F::gelu(input, F::GELUFuncOptions().approximate(options.approximate()));
+  return F::gelu(input,
+                 F::GELUFuncOptions().approximate(options.approximate()));
 }
 std::string GELUImpl::extra_repr() const {
   return "approximate='" + options.approximate() + "'";

@@ -26,9 +26,10 @@ AnyModule::AnyModule(const AnyModule &other)
 
 Tensor AnyModule::forward(const Tensor &input) const {
   if (!call_)
-    throw Error(module_->name() + " has no forward that takes and returns "
-                "one Tensor; call it through ptr<" + module_->name() +
-                "Impl>() or its holder");
+    throw Error(module_->name() +
+                " has no forward that takes and returns "
+                "one Tensor; call it through ptr<" +
+                module_->name() + "Impl>() or its holder");
   return call_(input);
 }
 
@@ -45,15 +46,33 @@ std::string parameter_summary(const Tensor &tensor, bool torch_typename) {
   } else {
     // torch.typename(): the legacy tensor type names.
     switch (tensor.dtype()) {
-    case DType::f32: type = "torch.FloatTensor"; break;
-    case DType::f64: type = "torch.DoubleTensor"; break;
-    case DType::f16: type = "torch.HalfTensor"; break;
-    case DType::bf16: type = "torch.BFloat16Tensor"; break;
-    case DType::i64: type = "torch.LongTensor"; break;
-    case DType::i32: type = "torch.IntTensor"; break;
-    case DType::i8: type = "torch.CharTensor"; break;
-    case DType::u8: type = "torch.ByteTensor"; break;
-    case DType::boolean: type = "torch.BoolTensor"; break;
+    case DType::f32:
+      type = "torch.FloatTensor";
+      break;
+    case DType::f64:
+      type = "torch.DoubleTensor";
+      break;
+    case DType::f16:
+      type = "torch.HalfTensor";
+      break;
+    case DType::bf16:
+      type = "torch.BFloat16Tensor";
+      break;
+    case DType::i64:
+      type = "torch.LongTensor";
+      break;
+    case DType::i32:
+      type = "torch.IntTensor";
+      break;
+    case DType::i8:
+      type = "torch.CharTensor";
+      break;
+    case DType::u8:
+      type = "torch.ByteTensor";
+      break;
+    case DType::boolean:
+      type = "torch.BoolTensor";
+      break;
     }
   }
   return "Parameter containing: [" + type + " of size " + size + "]";
@@ -103,7 +122,8 @@ Tensor SequentialImpl::forward(const Tensor &input) {
   for (size_t i = 0; i < items_.size(); ++i) {
     if (!items_[i].is_callable())
       throw Error("Sequential: module \"" + child_at(i).first + "\" (" +
-                  items_[i]->name() + ") has no forward that takes and "
+                  items_[i]->name() +
+                  ") has no forward that takes and "
                   "returns one Tensor");
     x = items_[i](x);
   }

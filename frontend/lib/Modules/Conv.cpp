@@ -22,10 +22,10 @@ void resetConvParameters(Tensor &weight, Tensor &bias) {
   }
 }
 
-void checkChannels(const char *layer, int64_t in, int64_t out,
-                   int64_t groups) {
+void checkChannels(const char *layer, int64_t in, int64_t out, int64_t groups) {
   if (groups < 1)
-    throw Error(std::string(layer) + ": groups must be a positive integer, got " +
+    throw Error(std::string(layer) +
+                ": groups must be a positive integer, got " +
                 std::to_string(groups));
   if (in % groups)
     throw Error(std::string(layer) + ": in_channels " + std::to_string(in) +
@@ -72,8 +72,11 @@ template <size_t D> void ConvNdImpl<D>::reset_parameters() {
 
 template <size_t D> Tensor ConvNdImpl<D>::forward(const Tensor &input) {
   ConvFuncOptions<D> f;
-  f.bias(bias).stride(options.stride()).padding(options.padding())
-      .dilation(options.dilation()).groups(options.groups());
+  f.bias(bias)
+      .stride(options.stride())
+      .padding(options.padding())
+      .dilation(options.dilation())
+      .groups(options.groups());
   if constexpr (D == 1)
     return F::conv1d(input, weight, f);
   else

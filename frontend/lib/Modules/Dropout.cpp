@@ -5,7 +5,6 @@
 #include "nn/Frontend/Repr.h"
 #include "nn/Functional.h"
 
-
 namespace nn {
 
 DropoutImpl::DropoutImpl(const DropoutOptions &options_)

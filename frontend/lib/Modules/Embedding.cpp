@@ -63,9 +63,9 @@ void EmbeddingImpl::reset_parameters() {
 }
 
 Tensor EmbeddingImpl::forward(const Tensor &input) {
-  return F::embedding(input, weight,
-                      F::EmbeddingFuncOptions().padding_idx(
-                          options.padding_idx()));
+  return F::embedding(
+      input, weight,
+      F::EmbeddingFuncOptions().padding_idx(options.padding_idx()));
 }
 
 std::string EmbeddingImpl::extra_repr() const {

@@ -73,7 +73,8 @@ LSTMImpl::LSTMImpl(const LSTMOptions &options_)
   if (!(o.dropout() >= 0.0 && o.dropout() <= 1.0))
     throw Error("LSTM: dropout should be a number in range [0, 1] "
                 "representing the probability of an element being zeroed, "
-                "got " + py_repr(o.dropout()));
+                "got " +
+                py_repr(o.dropout()));
   if (o.proj_size() < 0)
     throw Error("LSTM: proj_size should be a positive integer or zero to "
                 "disable projections, got " +
@@ -175,12 +176,12 @@ LSTMImpl::forward(const Tensor &input,
         c = F::squeeze(F::slice(c0, 0, index, index + 1), 0);
       }
       bool reverse = d == 1;
-      auto [out, hT, cT] = runDirection(
-          x, timeDim, parameter("weight_ih", layer, reverse),
-          parameter("weight_hh", layer, reverse),
-          parameter("bias_ih", layer, reverse),
-          parameter("bias_hh", layer, reverse),
-          parameter("weight_hr", layer, reverse), h, c, reverse);
+      auto [out, hT, cT] =
+          runDirection(x, timeDim, parameter("weight_ih", layer, reverse),
+                       parameter("weight_hh", layer, reverse),
+                       parameter("bias_ih", layer, reverse),
+                       parameter("bias_hh", layer, reverse),
+                       parameter("weight_hr", layer, reverse), h, c, reverse);
       outputs.push_back(out);
       hN.push_back(hT);
       cN.push_back(cT);

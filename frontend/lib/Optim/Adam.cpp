@@ -38,8 +38,8 @@ struct Config {
 };
 
 template <typename Options> Config configOf(const Options &o) {
-  return {o.lr(),          std::get<0>(o.betas()), std::get<1>(o.betas()),
-          o.eps(),         o.weight_decay(),       o.amsgrad(),
+  return {o.lr(),      std::get<0>(o.betas()), std::get<1>(o.betas()),
+          o.eps(),     o.weight_decay(),       o.amsgrad(),
           o.maximize()};
 }
 
@@ -54,9 +54,10 @@ void check(const Config &c, const char *name) {
         c.beta1 < 1 && c.beta2 >= 0 && c.beta2 < 1))
     throw Error(std::string(name) +
                 ": needs lr, eps, weight_decay >= 0 and betas in [0, 1), got "
-                "lr " + std::to_string(c.lr) + ", betas (" +
-                std::to_string(c.beta1) + ", " + std::to_string(c.beta2) +
-                "), eps " + std::to_string(c.eps) + ", weight_decay " +
+                "lr " +
+                std::to_string(c.lr) + ", betas (" + std::to_string(c.beta1) +
+                ", " + std::to_string(c.beta2) + "), eps " +
+                std::to_string(c.eps) + ", weight_decay " +
                 std::to_string(c.weight_decay));
 }
 
@@ -64,7 +65,8 @@ void check(const Config &c, const char *name) {
 
 /// Adam's and AdamW's options by name.
 template <typename Options>
-static std::vector<std::pair<std::string, double>> adamValues(const Options &o) {
+static std::vector<std::pair<std::string, double>>
+adamValues(const Options &o) {
   return {{"lr", o.lr()},
           {"beta1", std::get<0>(o.betas())},
           {"beta2", std::get<1>(o.betas())},
@@ -109,7 +111,8 @@ bool AdamWOptions::set_value(const std::string &name, double value) {
 }
 
 Adam::Adam(std::vector<Tensor> params, const AdamOptions &defaults)
-    : Adam(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))},
+    : Adam(std::vector<OptimizerParamGroup>{OptimizerParamGroup(
+               std::move(params))},
            defaults) {}
 
 Adam::Adam(std::vector<OptimizerParamGroup> groups, const AdamOptions &defaults)
@@ -123,7 +126,8 @@ Adam::Adam(std::vector<OptimizerParamGroup> groups,
 }
 
 AdamW::AdamW(std::vector<Tensor> params, const AdamWOptions &defaults)
-    : AdamW(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))},
+    : AdamW(std::vector<OptimizerParamGroup>{OptimizerParamGroup(
+                std::move(params))},
             defaults) {}
 
 AdamW::AdamW(std::vector<OptimizerParamGroup> groups,
@@ -159,8 +163,7 @@ std::string Adam::structure(const OptimizerOptions &options) const {
          (1 - c.beta1 >= 0.5 ? "+lerp-high" : "");
 }
 
-void Adam::trace_update(const OptimizerOptions &options,
-                        ParamUpdate &u) const {
+void Adam::trace_update(const OptimizerOptions &options, ParamUpdate &u) const {
   Config c = configOf(options);
   auto &s = u.scalars;
   Tensor grad = c.maximize ? -u.grad : u.grad;

@@ -20,7 +20,8 @@ namespace nn {
 namespace {
 
 /// Calls fn(element&) on every element of every float gradient.
-template <typename Fn> void forEachGradient(const std::vector<Tensor> &params, Fn fn) {
+template <typename Fn>
+void forEachGradient(const std::vector<Tensor> &params, Fn fn) {
   for (const Tensor &p : params) {
     Tensor g = p.grad();
     if (!g.defined())
@@ -84,7 +85,8 @@ double clip_grad_norm_(const std::vector<Tensor> &parameters, double max_norm,
   return total;
 }
 
-void clip_grad_value_(const std::vector<Tensor> &parameters, double clip_value) {
+void clip_grad_value_(const std::vector<Tensor> &parameters,
+                      double clip_value) {
   forEachGradient(parameters, [&](auto &v) {
     using T = std::remove_reference_t<decltype(v)>;
     T hi = static_cast<T>(clip_value);

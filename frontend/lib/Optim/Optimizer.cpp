@@ -237,7 +237,8 @@ void Optimizer::step() {
       const Tensor &g = p.grad();
       if (g.shape() != p.shape() || g.dtype() != p.dtype())
         throw Error("optimizer: the gradient of " + p.to_string() + " is " +
-                    g.to_string() + "; it must have the parameter's shape "
+                    g.to_string() +
+                    "; it must have the parameter's shape "
                     "and dtype");
       params.push_back(p);
     }
@@ -263,7 +264,8 @@ void Optimizer::step() {
     inputs.push_back(h.tensor());
   absl::StatusOr<std::vector<Tensor>> ran = update_->run(inputs);
   if (!ran.ok())
-    throw Error("optimizer step failed: " + std::string(ran.status().message()));
+    throw Error("optimizer step failed: " +
+                std::string(ran.status().message()));
   // The compiled update wrote the parameters in place: what a model's
   // compiled code derived from them (packed weights) is stale.
   for (const Tensor &p : params)
@@ -370,7 +372,8 @@ void Optimizer::load_state_dict(const SafetensorsContents &in,
           (!param || name.size() > what.size()))
         param = p, what = name;
     if (!param) {
-      problems.push_back("'" + key + "' is the state of no parameter of "
+      problems.push_back("'" + key +
+                         "' is the state of no parameter of "
                          "this optimizer");
       continue;
     }
@@ -411,7 +414,8 @@ void Optimizer::load_state_dict(const SafetensorsContents &in,
     if (!state.step.defined() || state.step.item_as_double(0) < 1)
       missing.push_back("step");
     if (!missing.empty())
-      problems.push_back(name + "'s state lacks " + absl::StrJoin(missing, ", "));
+      problems.push_back(name + "'s state lacks " +
+                         absl::StrJoin(missing, ", "));
   }
   if (!problems.empty())
     throw Error("optimizer load_state_dict: " + absl::StrJoin(problems, "; ") +

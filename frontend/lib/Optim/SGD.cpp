@@ -24,7 +24,8 @@ namespace nn::optim {
 namespace F = functional;
 
 SGD::SGD(std::vector<Tensor> params, const SGDOptions &defaults)
-    : SGD(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))},
+    : SGD(std::vector<OptimizerParamGroup>{OptimizerParamGroup(
+              std::move(params))},
           defaults) {}
 
 SGD::SGD(std::vector<OptimizerParamGroup> groups, const SGDOptions &defaults)
@@ -63,7 +64,8 @@ static const SGDOptions &sgd(const OptimizerOptions &options) {
   return static_cast<const SGDOptions &>(options);
 }
 
-std::vector<std::string> SGD::state_names(const OptimizerOptions &options) const {
+std::vector<std::string>
+SGD::state_names(const OptimizerOptions &options) const {
   if (sgd(options).momentum() != 0)
     return {"momentum_buffer"};
   return {};
@@ -85,8 +87,7 @@ std::string SGD::structure(const OptimizerOptions &options) const {
          (o.nesterov() ? "+nesterov" : "") + (o.maximize() ? "+maximize" : "");
 }
 
-void SGD::trace_update(const OptimizerOptions &options,
-                       ParamUpdate &u) const {
+void SGD::trace_update(const OptimizerOptions &options, ParamUpdate &u) const {
   const SGDOptions &o = sgd(options);
   auto &s = u.scalars;
   Tensor d_p = o.maximize() ? -u.grad : u.grad;

@@ -62,7 +62,8 @@ MultiStepLR::MultiStepLR(Optimizer &optimizer, std::vector<int64_t> milestones,
 std::vector<double> MultiStepLR::get_lr() const {
   std::vector<double> lrs = currentLrs(optimizer_);
   // A milestone listed k times multiplies by gamma^k at that epoch.
-  int64_t hits = std::count(milestones_.begin(), milestones_.end(), last_epoch_);
+  int64_t hits =
+      std::count(milestones_.begin(), milestones_.end(), last_epoch_);
   for (double &lr : lrs)
     lr *= std::pow(gamma_, static_cast<double>(hits));
   return lrs;
@@ -106,12 +107,11 @@ std::vector<double> CosineAnnealingLR::get_lr() const {
   return lrs;
 }
 
-LinearLR::LinearLR(Optimizer &optimizer, double start_factor,
-                   double end_factor, int64_t total_iters)
+LinearLR::LinearLR(Optimizer &optimizer, double start_factor, double end_factor,
+                   int64_t total_iters)
     : LRScheduler(optimizer), start_factor_(start_factor),
       end_factor_(end_factor), total_iters_(total_iters) {
-  if (start_factor <= 0 || start_factor > 1 || end_factor < 0 ||
-      end_factor > 1)
+  if (start_factor <= 0 || start_factor > 1 || end_factor < 0 || end_factor > 1)
     throw Error("LinearLR: start_factor must be in (0, 1] and end_factor in "
                 "[0, 1]");
   // PyTorch applies the start factor when the scheduler is made.
@@ -124,10 +124,9 @@ std::vector<double> LinearLR::get_lr() const {
   std::vector<double> lrs = currentLrs(optimizer_);
   if (last_epoch_ > total_iters_)
     return lrs;
-  double factor =
-      1 + (end_factor_ - start_factor_) /
-              (total_iters_ * start_factor_ +
-               (last_epoch_ - 1) * (end_factor_ - start_factor_));
+  double factor = 1 + (end_factor_ - start_factor_) /
+                          (total_iters_ * start_factor_ +
+                           (last_epoch_ - 1) * (end_factor_ - start_factor_));
   for (double &lr : lrs)
     lr *= factor;
   return lrs;

@@ -16,18 +16,18 @@ using P = ComparisonPredicate;
 
 void mlir::nn::populateActivationVJPRules(VJPRules &rules) {
   // threshold_backward(dy, y, 0): dy where y > 0.
-  rules.add<ReluOp>([](GradBuilder &g, ReluOp op, Value dy,
-                       MutableArrayRef<Value> dx) {
-    Value y = op.getResult();
-    dx[0] = g.mask(g.compare(P::gt, y, g.scalar(y, 0.0)), dy);
-    return success();
-  });
+  rules.add<ReluOp>(
+      [](GradBuilder &g, ReluOp op, Value dy, MutableArrayRef<Value> dx) {
+        Value y = op.getResult();
+        dx[0] = g.mask(g.compare(P::gt, y, g.scalar(y, 0.0)), dy);
+        return success();
+      });
   rules.add<LeakyReluOp>([](GradBuilder &g, LeakyReluOp op, Value dy,
                             MutableArrayRef<Value> dx) {
     Value x = op.getInput();
     double slope = op.getNegativeSlope().convertToDouble();
-    dx[0] = g.where(g.compare(P::gt, x, g.scalar(x, 0.0)), dy,
-                    g.scale(dy, slope));
+    dx[0] =
+        g.where(g.compare(P::gt, x, g.scalar(x, 0.0)), dy, g.scale(dy, slope));
     return success();
   });
   // dy where min <= x <= max (both ends included, as PyTorch).
@@ -44,28 +44,28 @@ void mlir::nn::populateActivationVJPRules(VJPRules &rules) {
     return success();
   });
   // y · (1 - y)
-  rules.add<SigmoidOp>([](GradBuilder &g, SigmoidOp op, Value dy,
-                          MutableArrayRef<Value> dx) {
-    Value y = op.getResult();
-    dx[0] = g.mul(dy, g.mul(y, g.sub(g.scalar(y, 1.0), y)));
-    return success();
-  });
+  rules.add<SigmoidOp>(
+      [](GradBuilder &g, SigmoidOp op, Value dy, MutableArrayRef<Value> dx) {
+        Value y = op.getResult();
+        dx[0] = g.mul(dy, g.mul(y, g.sub(g.scalar(y, 1.0), y)));
+        return success();
+      });
   // 1 - y²
-  rules.add<TanhOp>([](GradBuilder &g, TanhOp op, Value dy,
-                       MutableArrayRef<Value> dx) {
-    Value y = op.getResult();
-    dx[0] = g.mul(dy, g.sub(g.scalar(y, 1.0), g.mul(y, y)));
-    return success();
-  });
+  rules.add<TanhOp>(
+      [](GradBuilder &g, TanhOp op, Value dy, MutableArrayRef<Value> dx) {
+        Value y = op.getResult();
+        dx[0] = g.mul(dy, g.sub(g.scalar(y, 1.0), g.mul(y, y)));
+        return success();
+      });
   // s · (1 + x · (1 - s)), s = sigmoid(x)
-  rules.add<SiluOp>([](GradBuilder &g, SiluOp op, Value dy,
-                       MutableArrayRef<Value> dx) {
-    Value x = op.getInput();
-    Value s = g.builder().create<SigmoidOp>(g.location(), x);
-    Value one = g.scalar(x, 1.0);
-    dx[0] = g.mul(dy, g.mul(s, g.add(one, g.mul(x, g.sub(one, s)))));
-    return success();
-  });
+  rules.add<SiluOp>(
+      [](GradBuilder &g, SiluOp op, Value dy, MutableArrayRef<Value> dx) {
+        Value x = op.getInput();
+        Value s = g.builder().create<SigmoidOp>(g.location(), x);
+        Value one = g.scalar(x, 1.0);
+        dx[0] = g.mul(dy, g.mul(s, g.add(one, g.mul(x, g.sub(one, s)))));
+        return success();
+      });
   // Exact: d/dx x·Φ(x) = Φ(x) + x·φ(x), with Φ(x) = y / x read off the
   // saved result (½ at 0) and φ(x) = exp(-x²/2) / √(2π).
   // tanh approximation: with u = k(x + c·x³), t = tanh(u),
@@ -76,8 +76,8 @@ void mlir::nn::populateActivationVJPRules(VJPRules &rules) {
     if (op.getApproximate() != GeluApproximation::tanh) {
       Value atZero = g.compare(P::eq, x, g.scalar(x, 0.0));
       Value cdf = g.where(atZero, g.scalar(x, 0.5), g.div(op.getResult(), x));
-      Value pdf = g.scale(g.exp(g.scale(g.mul(x, x), -0.5)),
-                          1.0 / std::sqrt(2 * M_PI));
+      Value pdf =
+          g.scale(g.exp(g.scale(g.mul(x, x), -0.5)), 1.0 / std::sqrt(2 * M_PI));
       dx[0] = g.mul(dy, g.add(cdf, g.mul(x, pdf)));
       return success();
     }
@@ -93,18 +93,18 @@ void mlir::nn::populateActivationVJPRules(VJPRules &rules) {
     return success();
   });
   // y · (dy - Σ dy·y)
-  rules.add<SoftmaxOp>([](GradBuilder &g, SoftmaxOp op, Value dy,
-                          MutableArrayRef<Value> dx) {
-    Value y = op.getResult();
-    Value dot = g.sum(g.mul(dy, y), {op.getSignedDim()}, /*keepdim=*/true);
-    dx[0] = g.mul(y, g.sub(dy, dot));
-    return success();
-  });
+  rules.add<SoftmaxOp>(
+      [](GradBuilder &g, SoftmaxOp op, Value dy, MutableArrayRef<Value> dx) {
+        Value y = op.getResult();
+        Value dot = g.sum(g.mul(dy, y), {op.getSignedDim()}, /*keepdim=*/true);
+        dx[0] = g.mul(y, g.sub(dy, dot));
+        return success();
+      });
   // dy - exp(y) · Σ dy
-  rules.add<LogSoftmaxOp>([](GradBuilder &g, LogSoftmaxOp op, Value dy,
-                             MutableArrayRef<Value> dx) {
-    Value total = g.sum(dy, {op.getSignedDim()}, /*keepdim=*/true);
-    dx[0] = g.sub(dy, g.mul(g.exp(op.getResult()), total));
-    return success();
-  });
+  rules.add<LogSoftmaxOp>(
+      [](GradBuilder &g, LogSoftmaxOp op, Value dy, MutableArrayRef<Value> dx) {
+        Value total = g.sum(dy, {op.getSignedDim()}, /*keepdim=*/true);
+        dx[0] = g.sub(dy, g.mul(g.exp(op.getResult()), total));
+        return success();
+      });
 }

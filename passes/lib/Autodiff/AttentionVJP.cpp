@@ -84,8 +84,8 @@ void mlir::nn::populateAttentionVJPRules(VJPRules &rules) {
         dx[2] = g.unbroadcast(g.matmul(transposed(g, dropped(p)), dout),
                               v.getType());
         if (Value mask = op.getAttnMask())
-          if (llvm::isa<FloatType>(
-                  llvm::cast<RankedTensorType>(mask.getType()).getElementType()))
+          if (llvm::isa<FloatType>(llvm::cast<RankedTensorType>(mask.getType())
+                                       .getElementType()))
             dx[3] = g.unbroadcast(ds, mask.getType());
         return success();
       });

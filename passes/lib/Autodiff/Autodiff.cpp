@@ -158,7 +158,8 @@ LogicalResult mlir::nn::differentiate(ModuleOp module, func::FuncOp func,
     }
     if (auto hook = llvm::dyn_cast<GradientHookOp>(op)) {
       // Identity, operand by operand.
-      for (auto [input, result] : llvm::zip(hook.getInputs(), hook.getResults()))
+      for (auto [input, result] :
+           llvm::zip(hook.getInputs(), hook.getResults()))
         if (active.contains(input) && isFloatTensor(result))
           active.insert(result);
       continue;
@@ -247,7 +248,6 @@ LogicalResult mlir::nn::differentiate(ModuleOp module, func::FuncOp func,
     hook.replaceAllUsesWith(hook.getInputs());
     hook.erase();
   }
-  LLVM_DEBUG(llvm::dbgs() << "nn-autodiff: " << names.size()
-                          << " gradients\n");
+  LLVM_DEBUG(llvm::dbgs() << "nn-autodiff: " << names.size() << " gradients\n");
   return success();
 }

@@ -78,7 +78,8 @@ struct Window {
   int64_t in, out, kernel, stride, pad, dilation;
   /// The padded length every window fits in.
   int64_t canvas() const {
-    return std::max(in + 2 * pad, (out - 1) * stride + dilation * (kernel - 1) + 1);
+    return std::max(in + 2 * pad,
+                    (out - 1) * stride + dilation * (kernel - 1) + 1);
   }
 };
 
@@ -133,10 +134,10 @@ Value convWeightGrad(GradBuilder &g, Value input, Value dout,
                      ArrayRef<int64_t> dilation, int64_t groups) {
   ArrayRef<int64_t> xs = shapeOf(input), ys = shapeOf(dout);
   int64_t n = xs[0], perGroup = xs[1] / groups;
-  Value regrouped = g.reshape(
-      g.permute(g.reshape(input, {n, groups, perGroup, xs[2], xs[3]}),
-                {2, 1, 0, 3, 4}),
-      {perGroup, groups * n, xs[2], xs[3]});
+  Value regrouped =
+      g.reshape(g.permute(g.reshape(input, {n, groups, perGroup, xs[2], xs[3]}),
+                          {2, 1, 0, 3, 4}),
+                {perGroup, groups * n, xs[2], xs[3]});
   SmallVector<int64_t> corrShape = {perGroup, ys[1]};
   for (int i = 0; i < 2; ++i)
     corrShape.push_back(
@@ -178,12 +179,11 @@ Value convWeightGradGemm(GradBuilder &g, Value input, Value dout,
   SmallVector<Value> columns;
   for (int64_t a = 0; a < weightShape[2]; ++a)
     for (int64_t b = 0; b < weightShape[3]; ++b) {
-      Value rows = g.slice(g.slice(canvas, 1, a * dilation[0],
-                                   a * dilation[0] + (oh - 1) * stride[0] + 1,
-                                   stride[0]),
-                           2, b * dilation[1],
-                           b * dilation[1] + (ow - 1) * stride[1] + 1,
-                           stride[1]);
+      Value rows = g.slice(
+          g.slice(canvas, 1, a * dilation[0],
+                  a * dilation[0] + (oh - 1) * stride[0] + 1, stride[0]),
+          2, b * dilation[1], b * dilation[1] + (ow - 1) * stride[1] + 1,
+          stride[1]);
       Value product =
           g.matmul(dyRows, g.reshape(rows, {n * oh * ow, channels}));
       columns.push_back(g.reshape(product, {out, channels, 1}));
@@ -205,7 +205,8 @@ Value reversed(GradBuilder &g, Value x, int64_t dim) {
     order.push_back(i);
   auto indexType = RankedTensorType::get({size}, b.getI64Type());
   Value index = b.create<arith::ConstantOp>(
-      g.location(), DenseElementsAttr::get(indexType, ArrayRef<int64_t>(order)));
+      g.location(),
+      DenseElementsAttr::get(indexType, ArrayRef<int64_t>(order)));
   return b.create<IndexSelectOp>(g.location(), x.getType(), x, index,
                                  b.getI64IntegerAttr(dim));
 }
@@ -265,8 +266,9 @@ Value interpolationMatrix(GradBuilder &g, Value like, int64_t out, int64_t in,
       continue;
     }
     float scale = interpolationScale(in, out, alignCorners, given);
-    float real = alignCorners ? scale * float(o)
-                              : std::max(scale * (float(o) + 0.5f) - 0.5f, 0.0f);
+    float real = alignCorners
+                     ? scale * float(o)
+                     : std::max(scale * (float(o) + 0.5f) - 0.5f, 0.0f);
     int64_t i0 = int64_t(real);
     float lambda = std::min(std::max(real - float(i0), 0.0f), 1.0f);
     int64_t i1 = i0 < in - 1 ? i0 + 1 : i0;
@@ -298,8 +300,9 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
     // and columns no window reached.
     SmallVector<int64_t> outputPadding(2);
     for (int i = 0; i < 2; ++i)
-      outputPadding[i] = xs[2 + i] - ((ys[2 + i] - 1) * stride[i] - lo[i] -
-                                      hi[i] + dilation[i] * (ws[2 + i] - 1) + 1);
+      outputPadding[i] =
+          xs[2 + i] - ((ys[2 + i] - 1) * stride[i] - lo[i] - hi[i] +
+                       dilation[i] * (ws[2 + i] - 1) + 1);
     OpBuilder &b = g.builder();
     Value dinput;
     if (groups == 1 && stride[0] == 1 && stride[1] == 1)
@@ -338,16 +341,19 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
     SmallVector<int64_t> convShape = {xs[0], xs[1]};
     ArrayRef<int64_t> ys = shapeOf(dy);
     for (int i = 0; i < 2; ++i)
-      convShape.push_back((ys[2 + i] + lo[i] + hi[i] -
-                           dilation[i] * (ws[2 + i] - 1) - 1) /
-                              stride[i] +
-                          1);
+      convShape.push_back(
+          (ys[2 + i] + lo[i] + hi[i] - dilation[i] * (ws[2 + i] - 1) - 1) /
+              stride[i] +
+          1);
     OpBuilder &b = g.builder();
     Value conv = b.create<ConvOp>(
-        g.location(), RankedTensorType::get(convShape, llvm::cast<RankedTensorType>(x.getType()).getElementType()),
+        g.location(),
+        RankedTensorType::get(
+            convShape,
+            llvm::cast<RankedTensorType>(x.getType()).getElementType()),
         dy, w, Value(), b.getDenseI64ArrayAttr(stride),
-        b.getDenseI64ArrayAttr(lowHigh(lo, hi)), b.getDenseI64ArrayAttr(dilation),
-        b.getI64IntegerAttr(groups));
+        b.getDenseI64ArrayAttr(lowHigh(lo, hi)),
+        b.getDenseI64ArrayAttr(dilation), b.getI64IntegerAttr(groups));
     dx[0] = g.slice(g.slice(conv, 2, 0, xs[2]), 3, 0, xs[3]);
     dx[1] = convWeightGrad(g, dy, x, ws, stride, lo, hi, dilation, groups);
     if (op.getBias())
@@ -384,7 +390,8 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
     Value grad;
     for (int64_t a = 0; a < h.kernel; ++a)
       for (int64_t c = 0; c < w.kernel; ++c) {
-        Value part = offsetScatter(g, offsetScatter(g, share, 2, h, a), 3, w, c);
+        Value part =
+            offsetScatter(g, offsetScatter(g, share, 2, h, a), 3, w, c);
         grad = grad ? g.add(grad, part) : part;
       }
     dx[0] = grad;

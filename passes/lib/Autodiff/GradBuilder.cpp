@@ -19,19 +19,27 @@ Value GradBuilder::inferred(Args &&...args) {
   OperationState state(loc, Op::getOperationName());
   Op::build(b, state, TypeRange(), std::forward<Args>(args)...);
   SmallVector<Type> types;
-  if (failed(Op::inferReturnTypes(
-          b.getContext(), loc, state.operands,
-          state.attributes.getDictionary(b.getContext()),
-          state.getRawProperties(), state.regions, types)))
+  if (failed(
+          Op::inferReturnTypes(b.getContext(), loc, state.operands,
+                               state.attributes.getDictionary(b.getContext()),
+                               state.getRawProperties(), state.regions, types)))
     throw Failure();
   state.addTypes(types);
   return b.create(state)->getResult(0);
 }
 
-Value GradBuilder::add(Value lhs, Value rhs) { return inferred<AddOp>(lhs, rhs); }
-Value GradBuilder::sub(Value lhs, Value rhs) { return inferred<SubOp>(lhs, rhs); }
-Value GradBuilder::mul(Value lhs, Value rhs) { return inferred<MulOp>(lhs, rhs); }
-Value GradBuilder::div(Value lhs, Value rhs) { return inferred<DivOp>(lhs, rhs); }
+Value GradBuilder::add(Value lhs, Value rhs) {
+  return inferred<AddOp>(lhs, rhs);
+}
+Value GradBuilder::sub(Value lhs, Value rhs) {
+  return inferred<SubOp>(lhs, rhs);
+}
+Value GradBuilder::mul(Value lhs, Value rhs) {
+  return inferred<MulOp>(lhs, rhs);
+}
+Value GradBuilder::div(Value lhs, Value rhs) {
+  return inferred<DivOp>(lhs, rhs);
+}
 Value GradBuilder::neg(Value x) { return b.create<NegOp>(loc, x); }
 Value GradBuilder::exp(Value x) { return b.create<ExpOp>(loc, x); }
 Value GradBuilder::log(Value x) { return b.create<LogOp>(loc, x); }
@@ -51,10 +59,9 @@ Value GradBuilder::slice(Value x, int64_t dim, int64_t start, int64_t end,
                          int64_t step) {
   if (start == 0 && step == 1 && end == tensorType(x).getDimSize(dim))
     return x;
-  return inferred<SliceOp>(x, static_cast<uint64_t>(dim),
-                           static_cast<uint64_t>(start),
-                           static_cast<uint64_t>(end),
-                           static_cast<uint64_t>(step));
+  return inferred<SliceOp>(
+      x, static_cast<uint64_t>(dim), static_cast<uint64_t>(start),
+      static_cast<uint64_t>(end), static_cast<uint64_t>(step));
 }
 
 Value GradBuilder::cat(ValueRange parts, int64_t dim) {
@@ -74,8 +81,7 @@ Value GradBuilder::unslice(Value x, int64_t dim, int64_t start, int64_t step,
     column.insert(column.begin() + dim + 1, 1);
     SmallVector<int64_t> gap(column);
     gap[dim + 1] = step - 1;
-    Value interleaved =
-        cat({reshape(x, column), filled(x, gap, 0.0)}, dim + 1);
+    Value interleaved = cat({reshape(x, column), filled(x, gap, 0.0)}, dim + 1);
     SmallVector<int64_t> flat(shape);
     flat[dim] = count * step;
     spread = slice(reshape(interleaved, flat), dim, 0, (count - 1) * step + 1);
@@ -158,7 +164,8 @@ Value GradBuilder::expand(Value x, ArrayRef<int64_t> shape) {
 }
 
 Value GradBuilder::matmul(Value lhs, Value rhs) {
-  ArrayRef<int64_t> a = tensorType(lhs).getShape(), c = tensorType(rhs).getShape();
+  ArrayRef<int64_t> a = tensorType(lhs).getShape(),
+                    c = tensorType(rhs).getShape();
   if (a.size() >= 2 && c.size() >= 2)
     return inferred<MatmulOp>(lhs, rhs);
   // nn.matmul takes matrices: a vector becomes one, and the product loses

@@ -71,8 +71,7 @@ LogicalResult batchNormVJP(GradBuilder &g, Value x, Value mean, Value var,
     xhat = normalized;
     dx[0] = normalizedGrad(g, gy, xhat, rstd, dims);
   } else {
-    Value rstd =
-        perChannel(g, g.rsqrt(g.add(var, g.scalar(var, eps))), rank);
+    Value rstd = perChannel(g, g.rsqrt(g.add(var, g.scalar(var, eps))), rank);
     Value centered = g.sub(x, perChannel(g, mean, rank));
     xhat = g.mul(centered, rstd);
     dx[0] = g.mul(gy, rstd);
@@ -81,8 +80,8 @@ LogicalResult batchNormVJP(GradBuilder &g, Value x, Value mean, Value var,
     // -½ Σ g·(x - mean)·rstd³; running buffers are constants.
     dx[1] = g.neg(g.sum(g.mul(gy, rstd), dims, /*keepdim=*/false));
     Value rstd3 = g.mul(rstd, g.mul(rstd, rstd));
-    dx[2] = g.scale(g.sum(g.mul(g.mul(gy, centered), rstd3), dims, false),
-                    -0.5);
+    dx[2] =
+        g.scale(g.sum(g.mul(g.mul(gy, centered), rstd3), dims, false), -0.5);
   }
   if (weight)
     dx[wi] = g.sum(g.mul(dy, xhat), dims, /*keepdim=*/false);
@@ -103,8 +102,7 @@ void mlir::nn::populateNormalizationVJPRules(VJPRules &rules) {
     SmallVector<int64_t> norm, batch;
     for (int64_t d = 0; d < rank; ++d)
       (d >= rank - k ? norm : batch).push_back(d);
-    auto [xhat, rstd] =
-        standardize(g, x, norm, op.getEps().convertToDouble());
+    auto [xhat, rstd] = standardize(g, x, norm, op.getEps().convertToDouble());
     Value gy = w ? g.mul(dy, w) : dy;
     dx[0] = normalizedGrad(g, gy, xhat, rstd, norm);
     unsigned next = 1;
@@ -114,13 +112,13 @@ void mlir::nn::populateNormalizationVJPRules(VJPRules &rules) {
       dx[next] = g.reshape(g.sum(dy, batch, true), shapeOf(b));
     return success();
   });
-  rules.add<BatchNormOp>([](GradBuilder &g, BatchNormOp op, Value dy,
-                            MutableArrayRef<Value> dx) {
-    return batchNormVJP(g, op.getInput(), op.getMean(), op.getVar(),
-                        op.getWeight(), op.getBias(),
-                        op.getEps().convertToDouble(), /*train=*/false, dy, dx,
-                        3, op.getWeight() ? 4 : 3);
-  });
+  rules.add<BatchNormOp>(
+      [](GradBuilder &g, BatchNormOp op, Value dy, MutableArrayRef<Value> dx) {
+        return batchNormVJP(g, op.getInput(), op.getMean(), op.getVar(),
+                            op.getWeight(), op.getBias(),
+                            op.getEps().convertToDouble(), /*train=*/false, dy,
+                            dx, 3, op.getWeight() ? 4 : 3);
+      });
   rules.add<BatchNormTrainingOp>([](GradBuilder &g, BatchNormTrainingOp op,
                                     Value dy, MutableArrayRef<Value> dx) {
     return batchNormVJP(g, op.getInput(), Value(), Value(), op.getWeight(),
@@ -129,50 +127,50 @@ void mlir::nn::populateNormalizationVJPRules(VJPRules &rules) {
   });
   // x [N, C, *] in G groups of C/G channels: a layer norm per (n, group),
   // the affine per channel.
-  rules.add<GroupNormOp>([](GradBuilder &g, GroupNormOp op, Value dy,
-                            MutableArrayRef<Value> dx) {
-    Value x = op.getInput(), w = op.getWeight(), b = op.getBias();
-    ArrayRef<int64_t> shape = shapeOf(x);
-    int64_t rank = shape.size(), groups = op.getNumGroupsAttr().getInt();
-    int64_t perGroup = 1;
-    for (int64_t d = 1; d < rank; ++d)
-      perGroup *= shape[d];
-    perGroup /= groups;
-    SmallVector<int64_t> grouped = {shape[0], groups, perGroup};
-    Value gy = w ? g.mul(dy, perChannel(g, w, rank)) : dy;
-    auto [xhat, rstd] = standardize(g, g.reshape(x, grouped), {2},
-                                    op.getEps().convertToDouble());
-    dx[0] = g.reshape(
-        normalizedGrad(g, g.reshape(gy, grouped), xhat, rstd, {2}), shape);
-    SmallVector<int64_t> dims = allBut(rank, {1});
-    Value xhatFull = g.reshape(xhat, shape);
-    unsigned next = 1;
-    if (w)
-      dx[next++] = g.sum(g.mul(dy, xhatFull), dims, /*keepdim=*/false);
-    if (b)
-      dx[next] = g.sum(dy, dims, /*keepdim=*/false);
-    return success();
-  });
+  rules.add<GroupNormOp>(
+      [](GradBuilder &g, GroupNormOp op, Value dy, MutableArrayRef<Value> dx) {
+        Value x = op.getInput(), w = op.getWeight(), b = op.getBias();
+        ArrayRef<int64_t> shape = shapeOf(x);
+        int64_t rank = shape.size(), groups = op.getNumGroupsAttr().getInt();
+        int64_t perGroup = 1;
+        for (int64_t d = 1; d < rank; ++d)
+          perGroup *= shape[d];
+        perGroup /= groups;
+        SmallVector<int64_t> grouped = {shape[0], groups, perGroup};
+        Value gy = w ? g.mul(dy, perChannel(g, w, rank)) : dy;
+        auto [xhat, rstd] = standardize(g, g.reshape(x, grouped), {2},
+                                        op.getEps().convertToDouble());
+        dx[0] = g.reshape(
+            normalizedGrad(g, g.reshape(gy, grouped), xhat, rstd, {2}), shape);
+        SmallVector<int64_t> dims = allBut(rank, {1});
+        Value xhatFull = g.reshape(xhat, shape);
+        unsigned next = 1;
+        if (w)
+          dx[next++] = g.sum(g.mul(dy, xhatFull), dims, /*keepdim=*/false);
+        if (b)
+          dx[next] = g.sum(dy, dims, /*keepdim=*/false);
+        return success();
+      });
   // var = Σ (x - mean)² / (N - correction): dx = 2 (x - mean) / (N - c) · dy.
-  rules.add<VarOp>([](GradBuilder &g, VarOp op, Value dy,
-                      MutableArrayRef<Value> dx) {
-    Value x = op.getInput();
-    ArrayRef<int64_t> shape = shapeOf(x);
-    int64_t rank = shape.size(), count = 1;
-    SmallVector<int64_t> dims;
-    for (int64_t d : op.getDims())
-      dims.push_back(d < 0 ? d + rank : d);
-    if (dims.empty())
-      for (int64_t d = 0; d < rank; ++d)
-        dims.push_back(d);
-    SmallVector<int64_t> kept(shape);
-    for (int64_t d : dims) {
-      count *= shape[d];
-      kept[d] = 1;
-    }
-    double divisor = double(count - op.getCorrectionAttr().getInt());
-    Value centered = g.sub(x, g.meanKeep(x, dims));
-    dx[0] = g.mul(g.scale(centered, 2.0 / divisor), g.reshape(dy, kept));
-    return success();
-  });
+  rules.add<VarOp>(
+      [](GradBuilder &g, VarOp op, Value dy, MutableArrayRef<Value> dx) {
+        Value x = op.getInput();
+        ArrayRef<int64_t> shape = shapeOf(x);
+        int64_t rank = shape.size(), count = 1;
+        SmallVector<int64_t> dims;
+        for (int64_t d : op.getDims())
+          dims.push_back(d < 0 ? d + rank : d);
+        if (dims.empty())
+          for (int64_t d = 0; d < rank; ++d)
+            dims.push_back(d);
+        SmallVector<int64_t> kept(shape);
+        for (int64_t d : dims) {
+          count *= shape[d];
+          kept[d] = 1;
+        }
+        double divisor = double(count - op.getCorrectionAttr().getInt());
+        Value centered = g.sub(x, g.meanKeep(x, dims));
+        dx[0] = g.mul(g.scale(centered, 2.0 / divisor), g.reshape(dy, kept));
+        return success();
+      });
 }

@@ -15,9 +15,8 @@ using P = ComparisonPredicate;
 
 /// The reduced dims of a reduction over `dims` (all when empty) of a value
 /// of rank `rank`, in [0, rank), and how many elements each result sums.
-static SmallVector<int64_t> reducedDims(ArrayRef<int64_t> dims,
-                                        ArrayRef<int64_t> shape,
-                                        int64_t &count) {
+static SmallVector<int64_t>
+reducedDims(ArrayRef<int64_t> dims, ArrayRef<int64_t> shape, int64_t &count) {
   int64_t rank = shape.size();
   SmallVector<int64_t> reduced;
   if (dims.empty())
@@ -58,25 +57,25 @@ static LogicalResult extremumVJP(GradBuilder &g, Op op, Value dy,
 }
 
 void mlir::nn::populateReductionVJPRules(VJPRules &rules) {
-  rules.add<SumOp>([](GradBuilder &g, SumOp op, Value dy,
-                      MutableArrayRef<Value> dx) {
-    int64_t count;
-    dx[0] = spread(g, op, dy, count);
-    return success();
-  });
-  rules.add<MeanOp>([](GradBuilder &g, MeanOp op, Value dy,
-                       MutableArrayRef<Value> dx) {
-    int64_t count;
-    Value spreadDy = spread(g, op, dy, count);
-    dx[0] = g.scale(spreadDy, 1.0 / double(count));
-    return success();
-  });
-  rules.add<AmaxOp>([](GradBuilder &g, AmaxOp op, Value dy,
-                       MutableArrayRef<Value> dx) {
-    return extremumVJP(g, op, dy, dx);
-  });
-  rules.add<AminOp>([](GradBuilder &g, AminOp op, Value dy,
-                       MutableArrayRef<Value> dx) {
-    return extremumVJP(g, op, dy, dx);
-  });
+  rules.add<SumOp>(
+      [](GradBuilder &g, SumOp op, Value dy, MutableArrayRef<Value> dx) {
+        int64_t count;
+        dx[0] = spread(g, op, dy, count);
+        return success();
+      });
+  rules.add<MeanOp>(
+      [](GradBuilder &g, MeanOp op, Value dy, MutableArrayRef<Value> dx) {
+        int64_t count;
+        Value spreadDy = spread(g, op, dy, count);
+        dx[0] = g.scale(spreadDy, 1.0 / double(count));
+        return success();
+      });
+  rules.add<AmaxOp>(
+      [](GradBuilder &g, AmaxOp op, Value dy, MutableArrayRef<Value> dx) {
+        return extremumVJP(g, op, dy, dx);
+      });
+  rules.add<AminOp>(
+      [](GradBuilder &g, AminOp op, Value dy, MutableArrayRef<Value> dx) {
+        return extremumVJP(g, op, dy, dx);
+      });
 }

@@ -27,7 +27,9 @@ template <typename Op> static void addReshapeLike(VJPRules &rules) {
 }
 
 /// `d` in [0, rank).
-static int64_t normalDim(int64_t d, int64_t rank) { return d < 0 ? d + rank : d; }
+static int64_t normalDim(int64_t d, int64_t rank) {
+  return d < 0 ? d + rank : d;
+}
 
 /// The i64 constant [0, 1, ..., n) shaped `shape` (n elements).
 static Value positions(GradBuilder &g, int64_t n, ArrayRef<int64_t> shape) {
@@ -54,57 +56,57 @@ void mlir::nn::populateShapeVJPRules(VJPRules &rules) {
   addReshapeLike<FlattenOp>(rules);
   addReshapeLike<SqueezeOp>(rules);
   addReshapeLike<UnsqueezeOp>(rules);
-  rules.add<TransposeOp>([](GradBuilder &g, TransposeOp op, Value dy,
-                            MutableArrayRef<Value> dx) {
-    int64_t rank = shapeOf(dy).size();
-    auto normal = [&](int64_t d) { return d < 0 ? d + rank : d; };
-    dx[0] = g.transpose(dy, normal(op.getDim0Attr().getInt()),
-                        normal(op.getDim1Attr().getInt()));
-    return success();
-  });
-  rules.add<PermuteOp>([](GradBuilder &g, PermuteOp op, Value dy,
-                          MutableArrayRef<Value> dx) {
-    ArrayRef<int64_t> dims = op.getDims();
-    int64_t rank = dims.size();
-    SmallVector<int64_t> inverse(rank);
-    for (int64_t i = 0; i < rank; ++i)
-      inverse[dims[i] < 0 ? dims[i] + rank : dims[i]] = i;
-    dx[0] = g.permute(dy, inverse);
-    return success();
-  });
-  rules.add<ExpandOp>([](GradBuilder &g, ExpandOp op, Value dy,
-                         MutableArrayRef<Value> dx) {
-    dx[0] = g.unbroadcast(dy, op.getInput().getType());
-    return success();
-  });
-  rules.add<SliceOp>([](GradBuilder &g, SliceOp op, Value dy,
-                        MutableArrayRef<Value> dx) {
-    ArrayRef<int64_t> shape = shapeOf(op.getInput());
-    int64_t dim = normalDim(op.getDimAttr().getInt(), shape.size());
-    int64_t size = shape[dim], start = op.getStartAttr().getInt();
-    // The start as the op clamps it (negative: from the end).
-    start = std::clamp<int64_t>(start < 0 ? start + size : start, 0, size);
-    dx[0] = g.unslice(dy, dim, start, op.getStepAttr().getInt(), size);
-    return success();
-  });
-  rules.add<CatOp>([](GradBuilder &g, CatOp op, Value dy,
-                      MutableArrayRef<Value> dx) {
-    int64_t dim = normalDim(op.getDimAttr().getInt(), shapeOf(dy).size());
-    int64_t offset = 0;
-    for (auto [i, input] : llvm::enumerate(op.getInputs())) {
-      int64_t n = shapeOf(input)[dim];
-      dx[i] = g.slice(dy, dim, offset, offset + n);
-      offset += n;
-    }
-    return success();
-  });
-  rules.add<StackOp>([](GradBuilder &g, StackOp op, Value dy,
-                        MutableArrayRef<Value> dx) {
-    int64_t dim = normalDim(op.getDimAttr().getInt(), shapeOf(dy).size());
-    for (auto [i, input] : llvm::enumerate(op.getInputs()))
-      dx[i] = g.reshape(g.slice(dy, dim, i, i + 1), shapeOf(input));
-    return success();
-  });
+  rules.add<TransposeOp>(
+      [](GradBuilder &g, TransposeOp op, Value dy, MutableArrayRef<Value> dx) {
+        int64_t rank = shapeOf(dy).size();
+        auto normal = [&](int64_t d) { return d < 0 ? d + rank : d; };
+        dx[0] = g.transpose(dy, normal(op.getDim0Attr().getInt()),
+                            normal(op.getDim1Attr().getInt()));
+        return success();
+      });
+  rules.add<PermuteOp>(
+      [](GradBuilder &g, PermuteOp op, Value dy, MutableArrayRef<Value> dx) {
+        ArrayRef<int64_t> dims = op.getDims();
+        int64_t rank = dims.size();
+        SmallVector<int64_t> inverse(rank);
+        for (int64_t i = 0; i < rank; ++i)
+          inverse[dims[i] < 0 ? dims[i] + rank : dims[i]] = i;
+        dx[0] = g.permute(dy, inverse);
+        return success();
+      });
+  rules.add<ExpandOp>(
+      [](GradBuilder &g, ExpandOp op, Value dy, MutableArrayRef<Value> dx) {
+        dx[0] = g.unbroadcast(dy, op.getInput().getType());
+        return success();
+      });
+  rules.add<SliceOp>(
+      [](GradBuilder &g, SliceOp op, Value dy, MutableArrayRef<Value> dx) {
+        ArrayRef<int64_t> shape = shapeOf(op.getInput());
+        int64_t dim = normalDim(op.getDimAttr().getInt(), shape.size());
+        int64_t size = shape[dim], start = op.getStartAttr().getInt();
+        // The start as the op clamps it (negative: from the end).
+        start = std::clamp<int64_t>(start < 0 ? start + size : start, 0, size);
+        dx[0] = g.unslice(dy, dim, start, op.getStepAttr().getInt(), size);
+        return success();
+      });
+  rules.add<CatOp>(
+      [](GradBuilder &g, CatOp op, Value dy, MutableArrayRef<Value> dx) {
+        int64_t dim = normalDim(op.getDimAttr().getInt(), shapeOf(dy).size());
+        int64_t offset = 0;
+        for (auto [i, input] : llvm::enumerate(op.getInputs())) {
+          int64_t n = shapeOf(input)[dim];
+          dx[i] = g.slice(dy, dim, offset, offset + n);
+          offset += n;
+        }
+        return success();
+      });
+  rules.add<StackOp>(
+      [](GradBuilder &g, StackOp op, Value dy, MutableArrayRef<Value> dx) {
+        int64_t dim = normalDim(op.getDimAttr().getInt(), shapeOf(dy).size());
+        for (auto [i, input] : llvm::enumerate(op.getInputs()))
+          dx[i] = g.reshape(g.slice(dy, dim, i, i + 1), shapeOf(input));
+        return success();
+      });
   // The pieces' gradients concatenated, zeros for a piece without one.
   rules.addWithResults<SplitOp>([](GradBuilder &g, SplitOp op,
                                    ArrayRef<Value> dys,
@@ -144,12 +146,11 @@ void mlir::nn::populateShapeVJPRules(VJPRules &rules) {
                         .getNumElements();
     Value ids = g.reshape(op.getIndices(), {count});
     Value hot = oneHot(g, ids, rows, dy);
-    Value grad =
-        g.matmul(g.transpose(hot, 0, 1), g.reshape(dy, {count, dim}));
+    Value grad = g.matmul(g.transpose(hot, 0, 1), g.reshape(dy, {count, dim}));
     if (auto padding = op.getPaddingIdxAttr()) {
-      Value isPadding = g.compare(ComparisonPredicate::eq,
-                                  positions(g, rows, {rows, 1}),
-                                  g.scalar(ids, double(padding.getInt())));
+      Value isPadding =
+          g.compare(ComparisonPredicate::eq, positions(g, rows, {rows, 1}),
+                    g.scalar(ids, double(padding.getInt())));
       grad = g.where(isPadding, g.scalar(grad, 0.0), grad);
     }
     dx[1] = grad;

@@ -80,8 +80,8 @@ nn_rt::GemmArgs scoresGemm(const Attention &a, int64_t lb, int64_t sb,
                            const float *qb, const float *kb, float *scores,
                            const float *packedK) {
   const nn_rt_matrix &q = *a.q, &k = *a.k;
-  return nn_rt::GemmArgs{lb,           sb,           a.E,    qb,
-                         q.row_stride, q.col_stride, kb,     k.col_stride,
+  return nn_rt::GemmArgs{lb,           sb,           a.E,       qb,
+                         q.row_stride, q.col_stride, kb,        k.col_stride,
                          k.row_stride, scores,       kKeyBlock, false,
                          {},           packedK};
 }
@@ -91,10 +91,9 @@ nn_rt::GemmArgs valuesGemm(const Attention &a, int64_t lb, int64_t sb,
                            const float *scores, const float *vb, float *acc,
                            const float *packedV) {
   const nn_rt_matrix &v = *a.v;
-  return nn_rt::GemmArgs{lb,     a.Ev,         sb,           scores,
-                         kKeyBlock, 1,         vb,           v.row_stride,
-                         v.col_stride, acc,    a.Ev,         true,
-                         {},     packedV};
+  return nn_rt::GemmArgs{lb,   a.Ev, sb,           scores,       kKeyBlock,
+                         1,    vb,   v.row_stride, v.col_stride, acc,
+                         a.Ev, true, {},           packedV};
 }
 
 /// Whether attentionChunk packs k and v once per batch index: one key
@@ -117,9 +116,9 @@ void attentionBlock(const Attention &a, int64_t b, int64_t l0,
   const float *kb = k.data + nn_rt::batchOffset(a.batch, k.batch_strides, b);
   const float *vb = v.data + nn_rt::batchOffset(a.batch, v.batch_strides, b);
   const float *mb =
-      a.mask ? a.mask->data +
-                   nn_rt::batchOffset(a.batch, a.mask->batch_strides, b)
-             : nullptr;
+      a.mask
+          ? a.mask->data + nn_rt::batchOffset(a.batch, a.mask->batch_strides, b)
+          : nullptr;
   for (int64_t i = 0; i < lb; ++i) {
     rowMax[i] = -INFINITY;
     rowSum[i] = 0.f;
@@ -149,9 +148,9 @@ void attentionBlock(const Attention &a, int64_t b, int64_t l0,
           m = nullptr, scale = 1.f;
         }
       }
-      float blockMax = a.vector
-                           ? nn_rt::avx2::scaleMaskMaxRow(x, sb, valid, scale, m)
-                           : scalarScaleMaskMax(x, sb, valid, scale, m);
+      float blockMax =
+          a.vector ? nn_rt::avx2::scaleMaskMaxRow(x, sb, valid, scale, m)
+                   : scalarScaleMaskMax(x, sb, valid, scale, m);
       float newMax = blockMax > rowMax[i] ? blockMax : rowMax[i];
       float shift = newMax == -INFINITY ? 0.f : newMax;
       float sum = a.vector ? nn_rt::avx2::expShiftSumRow(x, sb, shift)
@@ -237,9 +236,19 @@ extern "C" void nn_rt_attention(const int64_t *batch, int64_t L, int64_t S,
   int64_t count = nn_rt::batchCount(batch);
   if (count <= 0 || L <= 0 || Ev <= 0)
     return;
-  Attention a{batch, L,   S,         E,     Ev,
-              q,     k,   v,         mask,  out,
-              scale, causal != 0, nn_rt::hasAvx2Fma(),
+  Attention a{batch,
+              L,
+              S,
+              E,
+              Ev,
+              q,
+              k,
+              v,
+              mask,
+              out,
+              scale,
+              causal != 0,
+              nn_rt::hasAvx2Fma(),
               (L + kQueryBlock - 1) / kQueryBlock};
   int64_t chunks = count * a.queryBlocks;
   if (!nn_rt::worthParallel(double(count) * L * S * (E + Ev))) {

@@ -43,10 +43,10 @@ inline __m256 exp8(__m256 x) {
   __m256i q1 = _mm256_srai_epi32(qi, 1);
   __m256i q2 = _mm256_sub_epi32(qi, q1);
   const __m256i bias = _mm256_set1_epi32(127);
-  __m256 p1 = _mm256_castsi256_ps(
-      _mm256_slli_epi32(_mm256_add_epi32(q1, bias), 23));
-  __m256 p2 = _mm256_castsi256_ps(
-      _mm256_slli_epi32(_mm256_add_epi32(q2, bias), 23));
+  __m256 p1 =
+      _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(q1, bias), 23));
+  __m256 p2 =
+      _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(q2, bias), 23));
   __m256 r = _mm256_mul_ps(_mm256_mul_ps(u, p1), p2);
   __m256 isNaN = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
   return _mm256_blendv_ps(r, _mm256_add_ps(x, x), isNaN);
@@ -107,7 +107,8 @@ float scaleMaskMaxRow(float *x, int64_t n, int64_t valid, float scale,
   for (; i < n; i += 8) {
     // The tail of the valid part, or beyond it: lanes >= valid get -inf.
     __m256i inRow = firstLanes(n - i < 8 ? n - i : 8);
-    __m256 keep = _mm256_castsi256_ps(firstLanes(valid - i > 0 ? valid - i : 0));
+    __m256 keep =
+        _mm256_castsi256_ps(firstLanes(valid - i > 0 ? valid - i : 0));
     __m256 v = _mm256_maskload_ps(x + i, _mm256_castps_si256(keep));
     if (mask) {
       // Read the mask only where it is defined (keep lanes).

@@ -15,11 +15,10 @@
 
 // nn-lower-kernel-ops builds nn_rt_matrix as the LLVM struct
 // {ptr, i64 x 6} and the batch sizes as [4 x i64].
-static_assert(NN_RT_MAX_BATCH_DIMS == 4 &&
-                  offsetof(nn_rt_matrix, batch_strides) == 8 &&
-                  offsetof(nn_rt_matrix, row_stride) == 40 &&
-                  sizeof(nn_rt_matrix) == 56,
-              "the matrix view's layout is part of the ABI generated code uses");
+static_assert(
+    NN_RT_MAX_BATCH_DIMS == 4 && offsetof(nn_rt_matrix, batch_strides) == 8 &&
+        offsetof(nn_rt_matrix, row_stride) == 40 && sizeof(nn_rt_matrix) == 56,
+    "the matrix view's layout is part of the ABI generated code uses");
 
 namespace {
 

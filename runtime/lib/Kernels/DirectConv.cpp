@@ -47,8 +47,8 @@ DirectGeometry directGeometry(const ConvArgs &cv, int64_t bandRows) {
   g.planeRows = bandRows + g.maxRy;
   // A tile starting before qEnd = rows * Wq reads up to TW - 1 pixels past
   // it, each displaced by at most maxRy rows and maxRx columns.
-  g.planeSize = (g.planeRows * g.Wq + nn_rt::kDirectMaxTileWidth + maxRx +
-                 15) / 16 * 16;
+  g.planeSize =
+      (g.planeRows * g.Wq + nn_rt::kDirectMaxTileWidth + maxRx + 15) / 16 * 16;
   g.chanStride = sH * sW * g.planeSize;
   g.taps = cv.KH * cv.KW;
   memset(g.phaseUsed, 0, sizeof g.phaseUsed);
@@ -115,8 +115,8 @@ nn_rt::DirectPrefetch bandSource(const ConvArgs &cv, const DirectGeometry &g,
   int64_t last = minI(cv.H, (oy0 + g.planeRows) * cv.strideH - cv.padTop);
   if (last <= first)
     return {};
-  return {cv.input + (image * cv.C * cv.H + first) * cv.W, cv.C,
-          cv.H * cv.W, (last - first) * cv.W};
+  return {cv.input + (image * cv.C * cv.H + first) * cv.W, cv.C, cv.H * cv.W,
+          (last - first) * cv.W};
 }
 
 /// A thread's band scratch, kept across calls; parallel loops over bands
@@ -133,9 +133,9 @@ nn_rt::LoopScratch scratchFor(int64_t floats) {
   return nn_rt::withScratch({}, nn_rt::Kept::directScratch, floats);
 }
 
-using BandFn = void (*)(const ConvArgs &, const DirectGeometry &,
-                        const float *, const float *, int64_t, int64_t,
-                        int64_t, const nn_rt::DirectPrefetch &);
+using BandFn = void (*)(const ConvArgs &, const DirectGeometry &, const float *,
+                        const float *, int64_t, int64_t, int64_t,
+                        const nn_rt::DirectPrefetch &);
 using PlaneFn = void (*)(const ConvArgs &, const DirectGeometry &,
                          const float *, int64_t, int64_t);
 
@@ -207,9 +207,9 @@ int64_t bandRows(const ConvArgs &cv, int64_t threads, int64_t vectorWidth,
 /// has at least `minWork` multiply-adds to share among `threads` > 1.
 bool parallel(const ConvArgs &cv, int64_t threads, int64_t channelsPerOut,
               double minWork) {
-  return threads > 1 && double(cv.N) * cv.O * cv.OH * cv.OW * channelsPerOut *
-                                cv.KH * cv.KW >=
-                            minWork;
+  return threads > 1 &&
+         double(cv.N) * cv.O * cv.OH * cv.OW * channelsPerOut * cv.KH * cv.KW >=
+             minWork;
 }
 
 /// True when this CPU has vector tiles and the scratch layout holds `cv`'s
@@ -241,8 +241,7 @@ void scalarDepthwisePlane(const ConvArgs &cv, const DirectGeometry &,
           if (iy >= 0 && iy < cv.H && ix >= 0 && ix < cv.W)
             acc += in[iy * cv.W + ix] * w[ky * cv.KW + kx];
         }
-      out[oy * cv.OW + ox] =
-          nn_rt::applyEpilogue(ep, acc, ch, oy * cv.OW + ox);
+      out[oy * cv.OW + ox] = nn_rt::applyEpilogue(ep, acc, ch, oy * cv.OW + ox);
     }
 }
 
@@ -262,8 +261,7 @@ void depthwiseChunk(void *ctx, int64_t begin, int64_t end) {
   for (int64_t u = begin; u < end; ++u) {
     int64_t image = u / cv.C, ch = u % cv.C;
     if (s->vector)
-      fillBand(cv, g, cv.input + image * cv.C * cv.H * cv.W, ch, 1, 0,
-               buffer);
+      fillBand(cv, g, cv.input + image * cv.C * cv.H * cv.W, ch, 1, 0, buffer);
     s->plane(cv, g, buffer, image, ch);
   }
 }
@@ -315,8 +313,8 @@ void packDirectConvWeights(const float *weight, int64_t O, int64_t C,
 void runDirectConv(const ConvArgs &cv, const float *packedWeight) {
   const int64_t taps = cv.KH * cv.KW, block = directConvBlock();
   if (!packedWeight) {
-    float *packed = perCallConvWeights(
-        directPackedWeightSize(cv.O, cv.C, taps, block));
+    float *packed =
+        perCallConvWeights(directPackedWeightSize(cv.O, cv.C, taps, block));
     if (!packed)
       abort(); // out of memory: the ABI has no error path for a kernel
     packDirectConvWeights(cv.weight, cv.O, cv.C, taps, block, packed);
@@ -324,9 +322,9 @@ void runDirectConv(const ConvArgs &cv, const float *packedWeight) {
   }
   int64_t threads = nn_rt_get_num_threads();
   bool split = parallel(cv, threads, cv.C, kMinParallelWork);
-  DirectGeometry g = directGeometry(
-      cv, bandRows(cv, split ? threads : 1, directConvVectorWidth(),
-                   directConvTileWidth()));
+  DirectGeometry g = directGeometry(cv, bandRows(cv, split ? threads : 1,
+                                                 directConvVectorWidth(),
+                                                 directConvTileWidth()));
   int64_t bands = ceilDiv(cv.OH, g.bandRows);
   DirectSplit s{&cv, &g, packedWeight, bands, bandKernel()};
   if (split)
@@ -339,16 +337,15 @@ void runDirectConv(const ConvArgs &cv, const float *packedWeight) {
 } // namespace nn_rt
 
 extern "C" void nn_rt_conv2d_depthwise_nchw(
-    int64_t N, int64_t C, int64_t H, int64_t W, const float *input,
-    int64_t KH, int64_t KW, const float *weight, int64_t strideH,
-    int64_t strideW, int64_t padTop, int64_t padLeft, int64_t dilationH,
-    int64_t dilationW, int64_t OH, int64_t OW, float *output,
-    const nn_rt_epilogue *epilogue) {
+    int64_t N, int64_t C, int64_t H, int64_t W, const float *input, int64_t KH,
+    int64_t KW, const float *weight, int64_t strideH, int64_t strideW,
+    int64_t padTop, int64_t padLeft, int64_t dilationH, int64_t dilationW,
+    int64_t OH, int64_t OW, float *output, const nn_rt_epilogue *epilogue) {
   if (N <= 0 || C <= 0 || OH <= 0 || OW <= 0)
     return;
-  ConvArgs cv = nn_rt::convArgs(N, C, H, W, input, C, KH, KW, weight,
-                                strideH, strideW, padTop, padLeft, dilationH,
-                                dilationW, OH, OW, output, epilogue);
+  ConvArgs cv = nn_rt::convArgs(N, C, H, W, input, C, KH, KW, weight, strideH,
+                                strideW, padTop, padLeft, dilationH, dilationW,
+                                OH, OW, output, epilogue);
   // Windows the scratch cannot hold (and CPUs without AVX2) take the
   // reference loops.
   bool vector = vectorWindow(cv);

@@ -58,10 +58,9 @@ inline Vec applyEpilogueVec(const nn_rt_epilogue &ep, Vec v, int64_t m,
     return _mm512_min_ps(_mm512_set1_ps(ep.max),
                          _mm512_max_ps(_mm512_set1_ps(ep.min), v));
   case NN_RT_ACT_LEAKY_RELU: {
-    __mmask16 positive =
-        _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ);
-    return _mm512_mask_blend_ps(
-        positive, _mm512_mul_ps(v, _mm512_set1_ps(ep.slope)), v);
+    __mmask16 positive = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ);
+    return _mm512_mask_blend_ps(positive,
+                                _mm512_mul_ps(v, _mm512_set1_ps(ep.slope)), v);
   }
   default:
     return v;

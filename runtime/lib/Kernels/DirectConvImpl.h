@@ -49,8 +49,12 @@ struct BandStore {
 
 BandStore bandStore(const nn_rt::ConvArgs &cv, int64_t image, int64_t oy0) {
   nn_rt_epilogue ep = nn_rt::epilogueOfImage(cv.ep, image);
-  return BandStore{cv.output + image * cv.O * cv.OH * cv.OW, ep,
-                   vectorEpilogue(ep), cv.OW, cv.OH * cv.OW, oy0};
+  return BandStore{cv.output + image * cv.O * cv.OH * cv.OW,
+                   ep,
+                   vectorEpilogue(ep),
+                   cv.OW,
+                   cv.OH * cv.OW,
+                   oy0};
 }
 
 /// Stores `v`, output channel o's results at band row j, columns [x, x +
@@ -109,11 +113,11 @@ class PrefetchWalk {
 public:
   PrefetchWalk(const nn_rt::DirectPrefetch &p, int64_t steps)
       : p(p), lineFloats(64 / sizeof(float)),
-        perStep(p.base ? (p.channels * ((p.floats + lineFloats - 1) /
-                                        lineFloats) +
-                          steps - 1) /
-                             steps
-                       : 0) {}
+        perStep(p.base
+                    ? (p.channels * ((p.floats + lineFloats - 1) / lineFloats) +
+                       steps - 1) /
+                          steps
+                    : 0) {}
   void step() {
     for (int64_t i = 0; i < perStep && c < p.channels; ++i) {
       _mm_prefetch(reinterpret_cast<const char *>(p.base + c * p.stride + f),

@@ -69,8 +69,8 @@ Isa detect() {
 constexpr struct {
   const char *name;
   Isa isa;
-} kIsaNames[] = {{"scalar", Isa::scalar}, {"avx2", Isa::avx2},
-                 {"avx512", Isa::avx512}};
+} kIsaNames[] = {
+    {"scalar", Isa::scalar}, {"avx2", Isa::avx2}, {"avx512", Isa::avx512}};
 
 const char *isaName(Isa isa) {
   for (const auto &n : kIsaNames)
@@ -282,8 +282,8 @@ void convChunk(void *ctx, int64_t begin, int64_t end) {
   int64_t blocks = (pixels + s->pixelsPerChunk - 1) / s->pixelsPerChunk;
   for (int64_t c = begin; c < end; ++c) {
     int64_t image = c / blocks, p0 = (c % blocks) * s->pixelsPerChunk;
-    int64_t p1 = p0 + s->pixelsPerChunk < pixels ? p0 + s->pixelsPerChunk
-                                                 : pixels;
+    int64_t p1 =
+        p0 + s->pixelsPerChunk < pixels ? p0 + s->pixelsPerChunk : pixels;
     convRange(cv, image, p0, p1);
   }
 }
@@ -359,8 +359,8 @@ constexpr int64_t kMinRowTilesPerThread = 8;
 
 struct SharedBSplit {
   const nn_rt::GemmArgs *g;
-  float *packInto;       // where packBChunk writes B (null: already packed)
-  const float *packedB;  // what rowChunk reads
+  float *packInto;      // where packBChunk writes B (null: already packed)
+  const float *packedB; // what rowChunk reads
   int64_t mr;
 };
 
@@ -374,7 +374,8 @@ void packBChunk(void *ctx, int64_t begin, int64_t end) {
 
 void rowChunk(void *ctx, int64_t begin, int64_t end) {
   auto *s = static_cast<SharedBSplit *>(ctx);
-  int64_t m0 = begin * s->mr, m1 = end * s->mr < s->g->M ? end * s->mr : s->g->M;
+  int64_t m0 = begin * s->mr,
+          m1 = end * s->mr < s->g->M ? end * s->mr : s->g->M;
   if (isa() == Isa::avx512)
     nn_rt::avx512::sgemmPackedB(*s->g, m0, m1, s->packedB);
   else
@@ -452,11 +453,11 @@ int64_t packedBFloats(int64_t K, int64_t N) {
 nn_rt::ConvArgs convShape(int64_t C, int64_t H, int64_t W, int64_t O,
                           int64_t KH, int64_t KW, const float *weight,
                           int64_t strideH, int64_t strideW, int64_t padTop,
-                          int64_t padLeft, int64_t dilationH,
-                          int64_t dilationW, int64_t OH, int64_t OW) {
+                          int64_t padLeft, int64_t dilationH, int64_t dilationW,
+                          int64_t OH, int64_t OW) {
   return nn_rt::convArgs(1, C, H, W, nullptr, O, KH, KW, weight, strideH,
-                         strideW, padTop, padLeft, dilationH, dilationW, OH,
-                         OW, nullptr, nullptr);
+                         strideW, padTop, padLeft, dilationH, dilationW, OH, OW,
+                         nullptr, nullptr);
 }
 
 } // namespace
@@ -576,8 +577,8 @@ extern "C" int64_t nn_rt_conv2d_pack_weight_size(
                                  padTop, padLeft, dilationH, dilationW, OH, OW);
   int64_t floats;
   if (nn_rt::directConvApplies(cv))
-    floats = nn_rt::directPackedWeightSize(O, C, KH * KW,
-                                           nn_rt::directConvBlock());
+    floats =
+        nn_rt::directPackedWeightSize(O, C, KH * KW, nn_rt::directConvBlock());
   else if (isa() == Isa::avx512)
     floats = nn_rt::avx512::packedWeightSize(cv);
   else if (isa() == Isa::avx2)
@@ -587,11 +588,13 @@ extern "C" int64_t nn_rt_conv2d_pack_weight_size(
   return floats * static_cast<int64_t>(sizeof(float));
 }
 
-extern "C" void nn_rt_conv2d_pack_weight(
-    int64_t C, int64_t H, int64_t W, int64_t O, int64_t KH, int64_t KW,
-    const float *weight, int64_t strideH, int64_t strideW, int64_t padTop,
-    int64_t padLeft, int64_t dilationH, int64_t dilationW, int64_t OH,
-    int64_t OW, float *packed) {
+extern "C" void nn_rt_conv2d_pack_weight(int64_t C, int64_t H, int64_t W,
+                                         int64_t O, int64_t KH, int64_t KW,
+                                         const float *weight, int64_t strideH,
+                                         int64_t strideW, int64_t padTop,
+                                         int64_t padLeft, int64_t dilationH,
+                                         int64_t dilationW, int64_t OH,
+                                         int64_t OW, float *packed) {
   if (O <= 0 || C * KH * KW <= 0 || !packed)
     return;
   nn_rt::ConvArgs cv = convShape(C, H, W, O, KH, KW, weight, strideH, strideW,
@@ -619,8 +622,8 @@ extern "C" void nn_rt_conv2d_nchw_packed(
   if (N <= 0 || O <= 0 || OH <= 0 || OW <= 0)
     return;
   nn_rt::ConvArgs cv = nn_rt::convArgs(
-      N, C, H, W, input, O, KH, KW, nullptr, strideH, strideW, padTop,
-      padLeft, dilationH, dilationW, OH, OW, output, epilogue);
+      N, C, H, W, input, O, KH, KW, nullptr, strideH, strideW, padTop, padLeft,
+      dilationH, dilationW, OH, OW, output, epilogue);
   // The same choice as nn_rt_conv2d_pack_weight made for this geometry.
   if (nn_rt::directConvApplies(cv))
     return nn_rt::runDirectConv(cv, packedWeight);
@@ -642,8 +645,8 @@ extern "C" void nn_rt_conv2d_nchw(int64_t N, int64_t C, int64_t H, int64_t W,
   if (N <= 0 || O <= 0 || OH <= 0 || OW <= 0)
     return;
   nn_rt::ConvArgs cv = nn_rt::convArgs(
-      N, C, H, W, input, O, KH, KW, weight, strideH, strideW, padTop,
-      padLeft, dilationH, dilationW, OH, OW, output, epilogue);
+      N, C, H, W, input, O, KH, KW, weight, strideH, strideW, padTop, padLeft,
+      dilationH, dilationW, OH, OW, output, epilogue);
   if (nn_rt::directConvApplies(cv))
     nn_rt::runDirectConv(cv, nullptr);
   else

@@ -21,16 +21,19 @@ namespace {
 constexpr int64_t MR = 6;
 constexpr int64_t NR = 16;
 
-void storeTile(const nn_rt::GemmArgs &g, const float *acc, float *C,
-               int64_t m0, int64_t n0, int64_t rows, int64_t cols, bool loadC,
-               bool last);
+void storeTile(const nn_rt::GemmArgs &g, const float *acc, float *C, int64_t m0,
+               int64_t n0, int64_t rows, int64_t cols, bool loadC, bool last);
 
 /// Transposes the 8 x 8 block r[0..7] in registers: r[i][j] becomes r[j][i].
 inline void transpose8x8(__m256 r[8]) {
-  __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-  __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-  __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-  __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+  __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]),
+         t1 = _mm256_unpackhi_ps(r[0], r[1]);
+  __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]),
+         t3 = _mm256_unpackhi_ps(r[2], r[3]);
+  __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]),
+         t5 = _mm256_unpackhi_ps(r[4], r[5]);
+  __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]),
+         t7 = _mm256_unpackhi_ps(r[6], r[7]);
   __m256 u0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
   __m256 u1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
   __m256 u2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));

@@ -22,9 +22,8 @@ namespace {
 constexpr int64_t MR = 12;
 constexpr int64_t NR = 32;
 
-void storeTile(const nn_rt::GemmArgs &g, const float *acc, float *C,
-               int64_t m0, int64_t n0, int64_t rows, int64_t cols, bool loadC,
-               bool last);
+void storeTile(const nn_rt::GemmArgs &g, const float *acc, float *C, int64_t m0,
+               int64_t n0, int64_t rows, int64_t cols, bool loadC, bool last);
 
 /// Transposes the 16 x 16 block r[0..15] in registers: r[i][j] becomes
 /// r[j][i]. Within each 128-bit lane, unpack and shuffle leave u[4a + q]

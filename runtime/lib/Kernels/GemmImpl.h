@@ -64,14 +64,14 @@ constexpr Blocking kConvBlocking{KC, MC, NCConv};
 /// 85% of the FMA peak at KC = 256 to 88.7% at 512 (91% at 1024, but then
 /// the B micro-panel, KC x NR, no longer fits L1 beside A). The A block
 /// keeps KC x MC = 144 KiB of L2 and the B panel 4 MiB of L3, as before.
-constexpr Blocking kGemmBlocking{512, MR * 12, 2048 / NR * NR};
+constexpr Blocking kGemmBlocking{512, MR * 12, 2048 / NR *NR};
 
 constexpr int64_t maxI(int64_t a, int64_t b) { return a > b ? a : b; }
 /// The per-thread packing buffers hold a block of either blocking.
-constexpr int64_t kPackFloatsA =
-    maxI(kConvBlocking.mc * kConvBlocking.kc, kGemmBlocking.mc * kGemmBlocking.kc);
-constexpr int64_t kPackFloatsB =
-    maxI(kConvBlocking.nc * kConvBlocking.kc, kGemmBlocking.nc * kGemmBlocking.kc);
+constexpr int64_t kPackFloatsA = maxI(kConvBlocking.mc * kConvBlocking.kc,
+                                      kGemmBlocking.mc *kGemmBlocking.kc);
+constexpr int64_t kPackFloatsB = maxI(kConvBlocking.nc * kConvBlocking.kc,
+                                      kGemmBlocking.nc *kGemmBlocking.kc);
 
 inline int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
@@ -231,9 +231,8 @@ void packBConv(const nn_rt::ConvArgs &cv, const float *image, int64_t k0,
 
 /// The store of one MR x NR tile held in `acc` (row-major, NR per row):
 /// rows x cols of it are written to C with the epilogue.
-void storeTile(const nn_rt::GemmArgs &g, const float *acc, float *C,
-               int64_t m0, int64_t n0, int64_t rows, int64_t cols, bool loadC,
-               bool last) {
+void storeTile(const nn_rt::GemmArgs &g, const float *acc, float *C, int64_t m0,
+               int64_t n0, int64_t rows, int64_t cols, bool loadC, bool last) {
   for (int64_t r = 0; r < rows; ++r) {
     float *c = C + r * g.rsC;
     for (int64_t j = 0; j < cols; ++j) {
@@ -347,11 +346,10 @@ int64_t nr() { return NR; }
 
 void sgemm(const GemmArgs &g, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
   if (g.packedB) // packed once (nn_rt_sgemm_pack_b); n0 is a multiple of NR
-    return gemmBlock(
-        g, m0, m1, n0, n1, kGemmBlocking, nullptr,
-        [&](int64_t k0, int64_t, int64_t q0, int64_t, float *) {
-          return g.packedB + packedBOffset(g, k0, q0 / NR);
-        });
+    return gemmBlock(g, m0, m1, n0, n1, kGemmBlocking, nullptr,
+                     [&](int64_t k0, int64_t, int64_t q0, int64_t, float *) {
+                       return g.packedB + packedBOffset(g, k0, q0 / NR);
+                     });
   gemmBlock(g, m0, m1, n0, n1, kGemmBlocking, nullptr,
             [&](int64_t k0, int64_t kc, int64_t q0, int64_t nc, float *dst) {
               packBStrided(g, k0, kc, q0, nc, dst);
@@ -388,7 +386,6 @@ void sgemmPackedB(const GemmArgs &g, int64_t m0, int64_t m1,
               return packedB + packedBOffset(g, k0, q0 / NR);
             });
 }
-
 
 int64_t packedWeightSize(const ConvArgs &cv) {
   return roundUp(cv.O, MR) * cv.C * cv.KH * cv.KW;

@@ -27,8 +27,8 @@ struct GemmArgs {
   int64_t rsC;
   bool accumulate;
   nn_rt_epilogue ep;
-  /// B in the ISA's packed layout (packAllB, packBPanels), or null: B is read through
-  /// the strides and packed per block.
+  /// B in the ISA's packed layout (packAllB, packBPanels), or null: B is read
+  /// through the strides and packed per block.
   const float *packedB;
 };
 
@@ -64,9 +64,9 @@ convArgs(int64_t N, int64_t C, int64_t H, int64_t W, const float *input,
          int64_t strideH, int64_t strideW, int64_t padTop, int64_t padLeft,
          int64_t dilationH, int64_t dilationW, int64_t OH, int64_t OW,
          float *output, const nn_rt_epilogue *epilogue) {
-  ConvArgs cv{N,       C,       H,         W,         input,  O,  KH,
-              KW,      weight,  strideH,   strideW,   padTop, padLeft,
-              dilationH, dilationW, OH,    OW,        output, {}, nullptr};
+  ConvArgs cv{N,         C,      H,       W,       input,  O,       KH,
+              KW,        weight, strideH, strideW, padTop, padLeft, dilationH,
+              dilationW, OH,     OW,      output,  {},     nullptr};
   cv.ep = epilogueOrNone(epilogue);
   return cv;
 }
@@ -174,8 +174,8 @@ void parallelFor(int64_t n, nn_rt_range_fn fn, void *ctx,
 
 /// The addends and activation of `ep` applied to v = C[m, n] (the scalar
 /// reference every ISA's vector store must agree with).
-static inline float applyEpilogue(const nn_rt_epilogue &ep, float v,
-                                  int64_t m, int64_t n) {
+static inline float applyEpilogue(const nn_rt_epilogue &ep, float v, int64_t m,
+                                  int64_t n) {
   for (const nn_rt_addend &a : ep.addends)
     if (a.data)
       v += a.data[m * a.row_stride + n * a.col_stride];
@@ -205,9 +205,20 @@ static inline nn_rt_epilogue epilogueOfImage(const nn_rt_epilogue &ep,
 /// The GEMM of one image: Out[O, OH*OW] = W[O, C*KH*KW] x im2col (B unused).
 static inline GemmArgs convGemmArgs(const ConvArgs &cv, int64_t image) {
   int64_t k = cv.C * cv.KH * cv.KW, p = cv.OH * cv.OW;
-  return GemmArgs{cv.O,      p, k, cv.weight, k, 1, nullptr, 0, 0,
+  return GemmArgs{cv.O,
+                  p,
+                  k,
+                  cv.weight,
+                  k,
+                  1,
+                  nullptr,
+                  0,
+                  0,
                   cv.output + image * cv.O * p,
-                  p,         false, epilogueOfImage(cv.ep, image), nullptr};
+                  p,
+                  false,
+                  epilogueOfImage(cv.ep, image),
+                  nullptr};
 }
 
 #define NN_DECLARE_ISA(isa)                                                    \
@@ -219,13 +230,13 @@ static inline GemmArgs convGemmArgs(const ConvArgs &cv, int64_t image) {
   void conv2d(const ConvArgs &cv, int64_t image, int64_t p0, int64_t p1);      \
   int64_t packedWeightSize(const ConvArgs &cv);                                \
   void packWeights(const ConvArgs &cv, float *dst);                            \
-  /* B whole, packed once and shared by the threads of one GEMM. */           \
+  /* B whole, packed once and shared by the threads of one GEMM. */            \
   int64_t packedBSize(int64_t K, int64_t N);                                   \
   void packBPanels(const GemmArgs &g, int64_t panel0, int64_t panel1,          \
                    float *dst);                                                \
   void sgemmPackedB(const GemmArgs &g, int64_t m0, int64_t m1,                 \
                     const float *packedB);                                     \
-  /* B whole, packed once for many calls (nn_rt_sgemm_pack_b). */            \
+  /* B whole, packed once for many calls (nn_rt_sgemm_pack_b). */              \
   void packAllB(const GemmArgs &g, float *dst);                                \
   /* Whether sgemm reads A in place (unpacked): then no thread split */        \
   /* along N repeats any packing. */                                           \

@@ -125,9 +125,9 @@ struct alignas(kCacheLine) Doorbell {
 };
 
 struct Pool {
-  std::atomic<bool> busy{false}; // one loop at a time
+  std::atomic<bool> busy{false};    // one loop at a time
   std::atomic<bool> retired{false}; // busy for good (retirePool)
-  int workers = 0;               // started so far (written under busy)
+  int workers = 0;                  // started so far (written under busy)
   /// Set once, by retirePool: a worker rung with it set returns.
   std::atomic<bool> stopping{false};
 
@@ -213,8 +213,7 @@ void *workerMain(void *arg) {
     // worker rung for a loop that is already over may so join the next one,
     // if it is one of its participants.
     pool.active.fetch_add(1, std::memory_order_seq_cst);
-    if (pool.open.load(std::memory_order_seq_cst) &&
-        id < pool.participants)
+    if (pool.open.load(std::memory_order_seq_cst) && id < pool.participants)
       runClaims(id);
     if (pool.active.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
         pool.callerSleeping.load(std::memory_order_seq_cst))

@@ -37,20 +37,29 @@ constexpr float kScale = 1.5f, kShift = -0.25f;
 std::string affineReluModule() {
   std::string type = "tensor<" + std::to_string(kElements) + "xf32>";
   return "#id = affine_map<(d0) -> (d0)>\n"
-         "func.func @forward(%x: " + type + ") -> " + type + " {\n"
+         "func.func @forward(%x: " +
+         type + ") -> " + type +
+         " {\n"
          "  %a = arith.constant 1.5 : f32\n"
          "  %b = arith.constant -0.25 : f32\n"
          "  %z = arith.constant 0.0 : f32\n"
-         "  %e = tensor.empty() : " + type + "\n"
+         "  %e = tensor.empty() : " +
+         type +
+         "\n"
          "  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = "
-         "[\"parallel\"]} ins(%x : " + type + ") outs(%e : " + type + ") {\n"
+         "[\"parallel\"]} ins(%x : " +
+         type + ") outs(%e : " + type +
+         ") {\n"
          "  ^bb0(%in: f32, %out: f32):\n"
          "    %m = arith.mulf %in, %a : f32\n"
          "    %s = arith.addf %m, %b : f32\n"
          "    %y = arith.maximumf %s, %z : f32\n"
          "    linalg.yield %y : f32\n"
-         "  } -> " + type + "\n"
-         "  return %r : " + type + "\n}\n";
+         "  } -> " +
+         type +
+         "\n"
+         "  return %r : " +
+         type + "\n}\n";
 }
 
 struct FreeDeleter {
@@ -92,8 +101,8 @@ TEST_P(NontemporalStoresTest, EveryOutputAlignmentGivesTheScalarLoopsBits) {
   ASSERT_TRUE(jit_);
   const nn_artifact_v2 *table = jit_->table;
   int64_t shift = GetParam(); // floats past a 64-byte boundary
-  std::unique_ptr<float, FreeDeleter> input(static_cast<float *>(
-      std::aligned_alloc(64, kElements * sizeof(float))));
+  std::unique_ptr<float, FreeDeleter> input(
+      static_cast<float *>(std::aligned_alloc(64, kElements * sizeof(float))));
   std::unique_ptr<float, FreeDeleter> output(static_cast<float *>(
       std::aligned_alloc(64, (kElements + 32) * sizeof(float))));
   std::mt19937 rng(7);

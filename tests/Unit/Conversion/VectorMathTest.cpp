@@ -37,10 +37,10 @@ namespace {
 constexpr int64_t kPoints = int64_t(1) << 16;
 
 struct MathCase {
-  const char *name;   // the math dialect op
-  float lo, hi;       // the inputs swept
+  const char *name; // the math dialect op
+  float lo, hi;     // the inputs swept
   double (*reference)(double);
-  int64_t maxUlp;     // the bound on the error
+  int64_t maxUlp; // the bound on the error
 };
 
 /// The functions the pass approximates, each over the range where its
@@ -97,11 +97,10 @@ std::string mathModule() {
     std::string n = std::to_string(i);
     args += (i ? ", %x" : "%x") + n + ": " + type;
     results += (i ? ", " : "") + type;
-    body += "  %e" + n + " = tensor.empty() : " + type + "\n" +
-            "  %r" + n +
+    body += "  %e" + n + " = tensor.empty() : " + type + "\n" + "  %r" + n +
             " = linalg.generic {indexing_maps = [#id, #id], "
-            "iterator_types = [\"parallel\"]} ins(%x" + n + " : " + type +
-            ") outs(%e" + n + " : " + type +
+            "iterator_types = [\"parallel\"]} ins(%x" +
+            n + " : " + type + ") outs(%e" + n + " : " + type +
             ") {\n  ^bb0(%in: f32, %out: f32):\n    %y = math." +
             kCases[i].name + " %in : f32\n    linalg.yield %y : f32\n  } -> " +
             type + "\n";
@@ -110,8 +109,8 @@ std::string mathModule() {
   for (size_t i = 0; i < std::size(kCases); ++i)
     returned += (i ? ", %r" : "%r") + std::to_string(i);
   return "#id = affine_map<(d0) -> (d0)>\nfunc.func @forward(" + args +
-         ") -> (" + results + ") {\n" + body + "  return " + returned +
-         " : " + results + "\n}\n";
+         ") -> (" + results + ") {\n" + body + "  return " + returned + " : " +
+         results + "\n}\n";
 }
 
 class VectorMathTest : public ::testing::Test {
@@ -198,7 +197,7 @@ TEST_F(VectorMathTest, SpecialValuesMatchLibm) {
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const std::vector<float> specials = {
-      0.0f,   -0.0f,   inf,   -inf,   nan,    1.0f,    -1.0f,  100.0f,
+      0.0f,    -0.0f,  inf,     -inf,  nan,    1.0f,   -1.0f,  100.0f,
       -100.0f, 1e-30f, -1e-30f, 88.7f, -88.7f, 1e-45f, 1e-40f, -1e-40f};
   std::vector<std::vector<float>> inputs(std::size(kCases),
                                          std::vector<float>(kPoints, 1.0f));
@@ -211,18 +210,16 @@ TEST_F(VectorMathTest, SpecialValuesMatchLibm) {
     const float *y = outputs[f].data_ptr<float>();
     for (size_t i = 0; i < specials.size(); ++i) {
       float expected = float(kCases[f].reference(double(specials[i])));
-      std::string what = std::string(kCases[f].name) + "(" +
-                         std::to_string(specials[i]) + ") = " +
-                         std::to_string(y[i]) + ", libm " +
-                         std::to_string(expected);
+      std::string what =
+          std::string(kCases[f].name) + "(" + std::to_string(specials[i]) +
+          ") = " + std::to_string(y[i]) + ", libm " + std::to_string(expected);
       if (std::isnan(expected)) {
         EXPECT_TRUE(std::isnan(y[i])) << what;
       } else if (std::isinf(expected) || expected == 0.0f) {
         EXPECT_EQ(y[i], expected) << what;
       } else if (std::fpclassify(expected) == FP_SUBNORMAL) {
         // Below the normal range only the absolute error is bounded.
-        EXPECT_LE(std::fabs(y[i] - expected),
-                  std::numeric_limits<float>::min())
+        EXPECT_LE(std::fabs(y[i] - expected), std::numeric_limits<float>::min())
             << what;
       } else {
         EXPECT_LE(ulpDistance(y[i], expected), kCases[f].maxUlp) << what;

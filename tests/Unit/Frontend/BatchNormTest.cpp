@@ -2,7 +2,8 @@
 //
 // Expected strings are PyTorch 1.13's, from
 //   python3 -c "import torch; m = torch.nn.BatchNorm2d(32); print(m);
-//               print([(k, tuple(v.shape), v.dtype) for k, v in m.state_dict().items()])"
+//               print([(k, tuple(v.shape), v.dtype) for k, v in
+//               m.state_dict().items()])"
 //
 //===----------------------------------------------------------------------===//
 

@@ -73,15 +73,15 @@ TEST_F(ContainerTest, SequentialPushBackAppends) {
 TEST_F(ContainerTest, SequentialRefusesADuplicateName) {
   Sequential seq({{"fc", Linear(1, 1)}});
   EXPECT_THAT([&] { seq->push_back("fc", ReLU()); },
-              ThrowsMessage<Error>(StrEq(
-                  "Sequential: a module named \"fc\" is already in it")));
+              ThrowsMessage<Error>(
+                  StrEq("Sequential: a module named \"fc\" is already in it")));
 }
 
 TEST_F(ContainerTest, SequentialIndexOutOfRangeThrows) {
   Sequential seq(Linear(4, 8), ReLU(), Linear(8, 2));
   EXPECT_THAT([&] { (*seq)[3]; },
-              ThrowsMessage<Error>(StrEq(
-                  "index 3 is out of range for Sequential of size 3")));
+              ThrowsMessage<Error>(
+                  StrEq("index 3 is out of range for Sequential of size 3")));
 }
 
 TEST_F(ContainerTest, SequentialForwardChainsItsModules) {
@@ -95,10 +95,13 @@ TEST_F(ContainerTest, SequentialForwardChainsItsModules) {
 
 TEST_F(ContainerTest, SequentialForwardNeedsSingleTensorModules) {
   Sequential seq{ModuleList(), Linear(1, 1)};
-  EXPECT_THAT([&] { trace(seq, {TensorSpec({1, 1})}); },
-              ThrowsMessage<Error>(StrEq(
-                  "Sequential: module \"0\" (ModuleList) has no forward that "
-                  "takes and returns one Tensor")));
+  EXPECT_THAT(
+      [&] {
+        trace(seq, {TensorSpec({1, 1})});
+      },
+      ThrowsMessage<Error>(
+          StrEq("Sequential: module \"0\" (ModuleList) has no forward that "
+                "takes and returns one Tensor")));
 }
 
 //===----------------------------------------------------------------------===//
@@ -123,8 +126,8 @@ TEST_F(ContainerTest, ModuleListIndexingGivesTheModule) {
 TEST_F(ContainerTest, ModuleListIndexOutOfRangeThrows) {
   ModuleList list{ReLU()};
   EXPECT_THAT([&] { list[1]; },
-              ThrowsMessage<Error>(StrEq(
-                  "index 1 is out of range for ModuleList of size 1")));
+              ThrowsMessage<Error>(
+                  StrEq("index 1 is out of range for ModuleList of size 1")));
 }
 
 TEST_F(ContainerTest, ModuleListIteratesInOrder) {
@@ -139,8 +142,7 @@ TEST_F(ContainerTest, ModuleListExtendAppendsEveryModule) {
   ModuleList list{ReLU()};
   list->extend(std::vector<Linear>{Linear(1, 1), Linear(1, 2)});
   list->extend(ModuleList(Dropout()));
-  EXPECT_THAT(names(list->named_children()),
-              ElementsAre("0", "1", "2", "3"));
+  EXPECT_THAT(names(list->named_children()), ElementsAre("0", "1", "2", "3"));
   EXPECT_EQ(list[3]->name(), "Dropout");
 }
 
@@ -200,10 +202,10 @@ TEST_F(ContainerTest, AnyModuleWithoutSingleTensorForwardCannotBeCalled) {
   EXPECT_FALSE(outer[0].is_callable());
   EXPECT_TRUE(outer[1].is_callable());
   EXPECT_THAT([&] { outer[0](Tensor::zeros({1})); },
-              ThrowsMessage<Error>(StrEq(
-                  "ModuleList has no forward that takes and returns one "
-                  "Tensor; call it through ptr<ModuleListImpl>() or its "
-                  "holder")));
+              ThrowsMessage<Error>(
+                  StrEq("ModuleList has no forward that takes and returns one "
+                        "Tensor; call it through ptr<ModuleListImpl>() or its "
+                        "holder")));
 }
 
 //===----------------------------------------------------------------------===//
@@ -324,8 +326,9 @@ TEST_F(ContainerTest, ParameterDictLooksUpByKey) {
   EXPECT_TRUE(dict->contains("scale"));
   EXPECT_FALSE(dict->contains("shift"));
   EXPECT_EQ(&(*dict)["scale"], &dict->get_parameter("scale"));
-  EXPECT_THAT([&] { (*dict)["shift"]; },
-              ThrowsMessage<Error>(StrEq("ParameterDict has no key \"shift\"")));
+  EXPECT_THAT(
+      [&] { (*dict)["shift"]; },
+      ThrowsMessage<Error>(StrEq("ParameterDict has no key \"shift\"")));
 }
 
 TEST_F(ContainerTest, ParameterDictInsertReplacesAnExistingKeyInPlace) {
@@ -339,8 +342,8 @@ TEST_F(ContainerTest, ParameterDictInsertReplacesAnExistingKeyInPlace) {
 
 TEST_F(ContainerTest, ParameterDictReprIsPyTorchs) {
   // torch 1.13 prints torch.typename() here, unlike ParameterList.
-  ParameterDict dict({{"a", Tensor::zeros({2, 2}, DType::f16)},
-                      {"b", Tensor::zeros({3})}});
+  ParameterDict dict(
+      {{"a", Tensor::zeros({2, 2}, DType::f16)}, {"b", Tensor::zeros({3})}});
   EXPECT_EQ(repr(*dict),
             "ParameterDict(\n"
             "    (a): Parameter containing: [torch.HalfTensor of size 2x2]\n"

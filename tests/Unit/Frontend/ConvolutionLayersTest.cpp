@@ -2,7 +2,8 @@
 //
 // state_dict keys and shapes, printed reprs and initialization bounds of the
 // convolution, pooling and upsampling layers, against what PyTorch 1.13
-// prints for the same options (python3 -c "import torch; print(torch.nn.X(...))").
+// prints for the same options (python3 -c "import torch;
+// print(torch.nn.X(...))").
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,8 +54,9 @@ TEST_F(ConvolutionLayersTest, Conv2dGroupedWithoutBiasMatchesPyTorch) {
                   .groups(2)
                   .bias(false));
   EXPECT_THAT(stateShapes(*conv), ElementsAre("weight:8x2x3x5"));
-  EXPECT_EQ(repr(conv), "Conv2d(4, 8, kernel_size=(3, 5), stride=(2, 1), "
-                        "padding=(1, 2), dilation=(2, 2), groups=2, bias=False)");
+  EXPECT_EQ(repr(conv),
+            "Conv2d(4, 8, kernel_size=(3, 5), stride=(2, 1), "
+            "padding=(1, 2), dilation=(2, 2), groups=2, bias=False)");
 }
 
 TEST_F(ConvolutionLayersTest, Conv2dPaddingModesMatchPyTorch) {
@@ -82,8 +84,9 @@ TEST_F(ConvolutionLayersTest, ConvTranspose2dMatchesPyTorch) {
   ConvTranspose2d up(
       ConvTranspose2dOptions(4, 2, 3).stride(2).padding(1).output_padding(1));
   EXPECT_THAT(stateShapes(*up), ElementsAre("weight:4x2x3x3", "bias:2"));
-  EXPECT_EQ(repr(up), "ConvTranspose2d(4, 2, kernel_size=(3, 3), stride=(2, 2), "
-                      "padding=(1, 1), output_padding=(1, 1))");
+  EXPECT_EQ(repr(up),
+            "ConvTranspose2d(4, 2, kernel_size=(3, 3), stride=(2, 2), "
+            "padding=(1, 1), output_padding=(1, 1))");
   ConvTranspose2d grouped(
       ConvTranspose2dOptions(4, 6, {3, 2}).groups(2).dilation(2).bias(false));
   EXPECT_THAT(stateShapes(*grouped), ElementsAre("weight:4x3x3x2"));
@@ -133,8 +136,12 @@ TEST_F(ConvolutionLayersTest, AvgPool2dMatchesPyTorch) {
   AvgPool2d pool(AvgPool2dOptions(2));
   EXPECT_TRUE(pool->state_dict().keys().empty());
   EXPECT_EQ(repr(pool), "AvgPool2d(kernel_size=2, stride=2, padding=0)");
-  AvgPool2d other(AvgPool2dOptions(3).stride(2).padding(1).ceil_mode(true)
-                      .count_include_pad(false).divisor_override(3));
+  AvgPool2d other(AvgPool2dOptions(3)
+                      .stride(2)
+                      .padding(1)
+                      .ceil_mode(true)
+                      .count_include_pad(false)
+                      .divisor_override(3));
   EXPECT_EQ(repr(other), "AvgPool2d(kernel_size=3, stride=2, padding=1)");
 }
 
@@ -146,8 +153,9 @@ TEST_F(ConvolutionLayersTest, AdaptiveAvgPool2dMatchesPyTorch) {
 }
 
 TEST_F(ConvolutionLayersTest, UpsampleMatchesPyTorch) {
-  EXPECT_EQ(repr(Upsample(UpsampleOptions().scale_factor(std::vector<double>{2}))),
-            "Upsample(scale_factor=2.0, mode=nearest)");
+  EXPECT_EQ(
+      repr(Upsample(UpsampleOptions().scale_factor(std::vector<double>{2}))),
+      "Upsample(scale_factor=2.0, mode=nearest)");
   EXPECT_EQ(repr(Upsample(UpsampleOptions()
                               .size(std::vector<int64_t>{14, 14})
                               .mode(kBilinear)
@@ -172,7 +180,8 @@ TEST_F(ConvolutionLayersTest, SamePaddingWithStrideIsRefused) {
 }
 
 TEST_F(ConvolutionLayersTest, TracingAShapeErrorNamesTheModulePath) {
-  Sequential model(Conv2d(Conv2dOptions(3, 8, 3)), MaxPool2d(MaxPool2dOptions(2)));
+  Sequential model(Conv2d(Conv2dOptions(3, 8, 3)),
+                   MaxPool2d(MaxPool2dOptions(2)));
   try {
     trace(model, {TensorSpec({1, 4, 7, 7})});
     FAIL() << "expected nn::Error";

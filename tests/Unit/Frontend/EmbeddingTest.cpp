@@ -103,9 +103,9 @@ TEST_F(EmbeddingTest, PaddingIdxOutOfRangeIsRefused) {
 
 TEST_F(EmbeddingTest, TiedHeadSharesTheEmbeddingWeight) {
   TiedEmbeddingLM model(17, 8);
-  EXPECT_THAT(shapes(model->state_dict()),
-              ElementsAre("embed.weight:17x8", "head.weight:17x8",
-                          "head.bias:17"));
+  EXPECT_THAT(
+      shapes(model->state_dict()),
+      ElementsAre("embed.weight:17x8", "head.weight:17x8", "head.bias:17"));
   std::vector<std::string> params;
   for (const auto &[name, t] : model->named_parameters())
     params.push_back(name);
@@ -119,18 +119,20 @@ TEST_F(EmbeddingTest, TiedHeadSharesTheEmbeddingWeight) {
 
 TEST_F(EmbeddingTest, TracesToOneLookup) {
   Embedding embed(10, 3);
-  std::string ir =
-      trace(embed, {TensorSpec({2, 7}, DType::i64)}).to_string();
+  std::string ir = trace(embed, {TensorSpec({2, 7}, DType::i64)}).to_string();
   EXPECT_THAT(ir, HasSubstr("nn.embedding %arg0, %0 : (tensor<2x7xi64>, "
                             "tensor<10x3xf32>) -> tensor<2x7x3xf32>"));
 }
 
 TEST_F(EmbeddingTest, FloatIndicesAreRefused) {
   Embedding embed(10, 3);
-  EXPECT_THAT([&] { trace(embed, {TensorSpec({2, 7})}); },
-              ::testing::ThrowsMessage<Error>(::testing::StrEq(
-                  "<root>: embedding: input must be an int64 tensor, got "
-                  "float32")));
+  EXPECT_THAT(
+      [&] {
+        trace(embed, {TensorSpec({2, 7})});
+      },
+      ::testing::ThrowsMessage<Error>(::testing::StrEq(
+          "<root>: embedding: input must be an int64 tensor, got "
+          "float32")));
 }
 
 } // namespace

@@ -49,10 +49,9 @@ TEST(FlattenTest, BadDimsNameTheModuleAndShape) {
   auto net = std::make_shared<NetImpl>();
   EXPECT_THAT(
       [&] {
-        trace(*net, {TensorSpec({3, 2})},
-              [&](const std::vector<Tensor> &in) {
-                return std::vector<Tensor>{net->forward(in[0])};
-              });
+        trace(*net, {TensorSpec({3, 2})}, [&](const std::vector<Tensor> &in) {
+          return std::vector<Tensor>{net->forward(in[0])};
+        });
       },
       ::testing::ThrowsMessage<Error>(::testing::StrEq(
           "flat: flatten: start_dim 2 is out of range for input 3x2 "

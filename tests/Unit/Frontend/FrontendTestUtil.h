@@ -1,4 +1,5 @@
-//===- FrontendTestUtil.h - Helpers shared by the frontend tests -*- C++ -*-===//
+//===- FrontendTestUtil.h - Helpers shared by the frontend tests -*- C++
+//-*-===//
 #ifndef NN_TESTS_UNIT_FRONTEND_FRONTENDTESTUTIL_H
 #define NN_TESTS_UNIT_FRONTEND_FRONTENDTESTUTIL_H
 

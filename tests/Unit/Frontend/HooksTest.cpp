@@ -100,8 +100,8 @@ TEST_F(HooksTest, ForwardHookReplacesTheOutputInTheGraph) {
   for (float &v : expected)
     v += 1.0f;
 
-  model->register_forward_hook(
-      [](Module &, const TensorList &, const Tensor &out) { return out + 1.0; });
+  model->register_forward_hook([](Module &, const TensorList &,
+                                  const Tensor &out) { return out + 1.0; });
   expectClose(run(model, x), expected);
 }
 
@@ -134,8 +134,8 @@ TEST_F(HooksTest, HooksRunInOrderEachOnThePreviousResult) {
         return TensorList{out[0] + 1.0};
       });
   expectClose(run(model, x), expected);
-  EXPECT_THAT(seen, ElementsAre("pre Linear 5x3", "times 3",
-                                "observe 1 5x2", "plus 1"));
+  EXPECT_THAT(seen, ElementsAre("pre Linear 5x3", "times 3", "observe 1 5x2",
+                                "plus 1"));
 }
 
 TEST_F(HooksTest, RemovedAndScopedHooksNoLongerRun) {
@@ -189,7 +189,8 @@ TEST_F(HooksTest, CaptureErrorsNameTheProblem) {
     trace(model, kSpecs);
     FAIL() << "expected a duplicate-capture error";
   } catch (const Error &e) {
-    EXPECT_THAT(e.what(), HasSubstr("fc2: nn::capture: \"features\" is captured twice"));
+    EXPECT_THAT(e.what(),
+                HasSubstr("fc2: nn::capture: \"features\" is captured twice"));
   }
   b.remove();
   auto c = model->fc2->register_capture_hook("output.0");
@@ -198,13 +199,15 @@ TEST_F(HooksTest, CaptureErrorsNameTheProblem) {
 
 TEST_F(HooksTest, AReplacementOfTheWrongCountIsAnError) {
   TwoStage model;
-  model->fc1->register_forward_pre_hook(
-      [](Module &, const TensorList &in) { return TensorList{in[0], in[0]}; });
+  model->fc1->register_forward_pre_hook([](Module &, const TensorList &in) {
+    return TensorList{in[0], in[0]};
+  });
   try {
     trace(model, kSpecs);
     FAIL() << "expected an error";
   } catch (const Error &e) {
-    EXPECT_THAT(e.what(), HasSubstr("forward pre-hook returned 2 tensors for 1"));
+    EXPECT_THAT(e.what(),
+                HasSubstr("forward pre-hook returned 2 tensors for 1"));
   }
 }
 
@@ -237,7 +240,9 @@ TEST_F(HooksTest, CompiledModuleRecompilesOnlyWhenTheTraceWouldChange) {
 
   // A hook added, then removed: two recompiles, each taking effect.
   RemovableHandle handle = model->fc2->register_forward_hook(
-      [](Module &, const TensorList &, const Tensor &out) { return out * 0.0; });
+      [](Module &, const TensorList &, const Tensor &out) {
+        return out * 0.0;
+      });
   EXPECT_TRUE(compiled.is_stale());
   EXPECT_EQ(values(compiled({x}).at(0)), std::vector<float>(10, 0.0f));
   EXPECT_EQ(compiled.compile_count(), 2u);

@@ -59,13 +59,11 @@ Moments momentsOf(const Tensor &t) {
   Moments m = momentsOf(t);
   double meanTolerance = 5 * std::sqrt(variance / t.numel());
   if (std::abs(m.mean - mean) > meanTolerance)
-    return ::testing::AssertionFailure()
-           << "mean " << m.mean << ", expected " << mean << " ± "
-           << meanTolerance;
+    return ::testing::AssertionFailure() << "mean " << m.mean << ", expected "
+                                         << mean << " ± " << meanTolerance;
   if (std::abs(m.variance - variance) > 0.03 * variance)
     return ::testing::AssertionFailure()
-           << "variance " << m.variance << ", expected " << variance
-           << " ± 3%";
+           << "variance " << m.variance << ", expected " << variance << " ± 3%";
   return ::testing::AssertionSuccess()
          << "mean " << m.mean << ", variance " << m.variance;
 }
@@ -75,8 +73,8 @@ Moments momentsOf(const Tensor &t) {
 ::testing::AssertionResult reachesBound(const Tensor &t, double bound) {
   Moments m = momentsOf(t);
   if (m.min < -bound || m.max > bound)
-    return ::testing::AssertionFailure() << "values in [" << m.min << ", "
-                                         << m.max << "], bound " << bound;
+    return ::testing::AssertionFailure()
+           << "values in [" << m.min << ", " << m.max << "], bound " << bound;
   if (m.min > -0.99 * bound || m.max < 0.99 * bound)
     return ::testing::AssertionFailure()
            << "values in [" << m.min << ", " << m.max
@@ -106,25 +104,24 @@ TEST_F(InitTest, UniformAndNormalValuesArePinned) {
   Generator generator(42);
   Tensor u = Tensor::zeros({3}, DType::f64);
   uniform_(u, 0, 1, generator);
-  EXPECT_THAT(valuesOf(u), ElementsAre(0.083862971059882163,
-                                       0.37898025066266861,
-                                       0.68004341102813937));
+  EXPECT_THAT(valuesOf(u),
+              ElementsAre(0.083862971059882163, 0.37898025066266861,
+                          0.68004341102813937));
   Tensor n = Tensor::zeros({3});
   normal_(n, 0, 1, generator);
-  EXPECT_THAT(valuesOf(n), ElementsAre(2.27126789f, -0.117068186f,
-                                       -0.328971624f));
+  EXPECT_THAT(valuesOf(n),
+              ElementsAre(2.27126789f, -0.117068186f, -0.328971624f));
 }
 
 TEST_F(InitTest, SameSeedGivesSameValuesForEveryInitializer) {
-  std::vector<std::function<void(Tensor &)>> initializers = {
-      [](Tensor &t) { uniform_(t); },
-      [](Tensor &t) { normal_(t); },
-      [](Tensor &t) { trunc_normal_(t); },
-      [](Tensor &t) { xavier_uniform_(t); },
-      [](Tensor &t) { xavier_normal_(t); },
-      [](Tensor &t) { kaiming_uniform_(t); },
-      [](Tensor &t) { kaiming_normal_(t); },
-      [](Tensor &t) { orthogonal_(t); }};
+  std::vector<std::function<void(Tensor &)>> initializers = {[](Tensor &t) { uniform_(t); },
+                                                             [](Tensor &t) { normal_(t); },
+                                                             [](Tensor &t) { trunc_normal_(t); },
+                                                             [](Tensor &t) { xavier_uniform_(t); },
+                                                             [](Tensor &t) { xavier_normal_(t); },
+                                                             [](Tensor &t) { kaiming_uniform_(t); },
+                                                             [](Tensor &t) { kaiming_normal_(t); },
+                                                             [](Tensor &t) { orthogonal_(t); }};
   for (size_t i = 0; i < initializers.size(); ++i) {
     Tensor a = Tensor::zeros({5, 7}), b = Tensor::zeros({5, 7});
     manual_seed(7);
@@ -218,7 +215,8 @@ TEST_F(InitTest, TruncNormalScalesAndShifts) {
 
 TEST_F(InitTest, ConstantZerosOnesFillAnyDtype) {
   Tensor f = Tensor::zeros({2, 2});
-  EXPECT_THAT(valuesOf(constant_(f, 0.25)), ElementsAre(0.25, 0.25, 0.25, 0.25));
+  EXPECT_THAT(valuesOf(constant_(f, 0.25)),
+              ElementsAre(0.25, 0.25, 0.25, 0.25));
   Tensor i = Tensor::zeros({3}, DType::i32);
   EXPECT_THAT(valuesOf(ones_(i)), ElementsAre(1, 1, 1));
   Tensor h = Tensor::zeros({2}, DType::f16);
@@ -382,9 +380,9 @@ TEST_F(InitTest, OrthogonalNeedsTwoDimensions) {
 TEST_F(InitTest, RandomInitializersNeedFloatingPoint) {
   Tensor t = Tensor::zeros({3}, DType::i64);
   EXPECT_THAT([&] { normal_(t); },
-              ThrowsMessage<Error>(StrEq(
-                  "normal_: expected a floating point tensor, got "
-                  "Tensor[int64, 3]")));
+              ThrowsMessage<Error>(
+                  StrEq("normal_: expected a floating point tensor, got "
+                        "Tensor[int64, 3]")));
 }
 
 TEST_F(InitTest, UniformRejectsAReversedRange) {

@@ -88,8 +88,9 @@ TEST_P(ModelGoldenTest, StateDictHasPyTorchsKeysShapesAndDtypes) {
 TEST_P(ModelGoldenTest, NamedParametersArePyTorchs) {
   std::vector<std::string> expected, actual;
   for (const json::Value &entry : field("named_parameters").getArray())
-    expected.push_back(entry.find("name")->getString() +
-                       (entry.find("requires_grad")->getBool() ? "" : " frozen"));
+    expected.push_back(
+        entry.find("name")->getString() +
+        (entry.find("requires_grad")->getBool() ? "" : " frozen"));
   for (const auto &[name, p] : model->named_parameters())
     actual.push_back(name + (p.requires_grad() ? "" : " frozen"));
   EXPECT_EQ(actual, expected);
@@ -211,7 +212,8 @@ TEST_F(SeedModelTest, PositionalEncodingKeepsItsIntegerBufferThroughTo) {
 
 TEST_F(SeedModelTest, PositionalEncodingIsCloseToPyTorchsBeforeLoading) {
   models::PositionalEncoding model;
-  auto file = load_safetensors(kGoldens + "/modules/PositionalEncoding.safetensors");
+  auto file =
+      load_safetensors(kGoldens + "/modules/PositionalEncoding.safetensors");
   ASSERT_TRUE(file.ok()) << file.status();
   const Tensor &pe = file->tensors.at("pe");
   for (int64_t i = 0; i < pe.numel(); ++i)

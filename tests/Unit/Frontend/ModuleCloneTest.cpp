@@ -53,9 +53,7 @@ struct DerivedImpl : BaseImpl {
 /// A parameter registered from a Tensor the module does not contain.
 Tensor outsider = Tensor::zeros({2});
 struct OutsiderImpl : Cloneable<OutsiderImpl> {
-  OutsiderImpl() : Cloneable("Outsider") {
-    register_parameter("w", &outsider);
-  }
+  OutsiderImpl() : Cloneable("Outsider") { register_parameter("w", &outsider); }
 };
 
 class ModuleCloneTest : public ::testing::Test {
@@ -97,8 +95,8 @@ TEST_F(ModuleCloneTest, MemberBackedParametersAreTheCopysMembers) {
   models::SimpleMLP copy = model.clone();
   EXPECT_EQ(&copy->get_parameter("fc2.weight"), &copy->fc2->weight);
   copy->fc2->weight = Tensor::zeros({256, 256});
-  EXPECT_TRUE(copy->state_dict().at("fc2.weight").shares_storage(
-      copy->fc2->weight));
+  EXPECT_TRUE(
+      copy->state_dict().at("fc2.weight").shares_storage(copy->fc2->weight));
 }
 
 TEST_F(ModuleCloneTest, TiesInsideTheTreeStayTied) {
@@ -129,7 +127,8 @@ TEST_F(ModuleCloneTest, ContainersCallTheCopiedModules) {
 TEST_F(ModuleCloneTest, BuffersAreCopiedToo) {
   Net model;
   Net copy = model.clone();
-  EXPECT_FALSE(copy->get_buffer("mean").shares_storage(model->get_buffer("mean")));
+  EXPECT_FALSE(
+      copy->get_buffer("mean").shares_storage(model->get_buffer("mean")));
   EXPECT_EQ(copy->get_buffer("mean").item_as_double(2), 3.0);
 }
 

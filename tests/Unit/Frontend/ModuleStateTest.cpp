@@ -77,8 +77,8 @@ TEST_F(ModuleStateTest, StateDictHasParametersThenBuffersThenChildren) {
 
 TEST_F(ModuleStateTest, StateDictSharesStorageWithTheModule) {
   Stateful model;
-  EXPECT_TRUE(model->state_dict().at("fc.weight").shares_storage(
-      model->fc->weight));
+  EXPECT_TRUE(
+      model->state_dict().at("fc.weight").shares_storage(model->fc->weight));
 }
 
 //===----------------------------------------------------------------------===//
@@ -160,15 +160,16 @@ TEST_F(ModuleStateTest, LoadRefusesDifferentValuesForTiedKeys) {
 TEST_F(ModuleStateTest, LoadRefusesAnotherDtype) {
   Linear fc(2, 2);
   fc->to(DType::f16);
-  EXPECT_THAT([&] { fc->load_state_dict(filled(Linear(2, 2)->state_dict(), 1)); },
-              ThrowsMessage<Error>(StrEq(
-                  "Error(s) in loading state_dict for Linear:\n"
-                  "\tdtype mismatch for weight: copying a param of dtype "
-                  "float32 from checkpoint, the dtype in current model is "
-                  "float16.\n"
-                  "\tdtype mismatch for bias: copying a param of dtype "
-                  "float32 from checkpoint, the dtype in current model is "
-                  "float16.")));
+  EXPECT_THAT(
+      [&] { fc->load_state_dict(filled(Linear(2, 2)->state_dict(), 1)); },
+      ThrowsMessage<Error>(
+          StrEq("Error(s) in loading state_dict for Linear:\n"
+                "\tdtype mismatch for weight: copying a param of dtype "
+                "float32 from checkpoint, the dtype in current model is "
+                "float16.\n"
+                "\tdtype mismatch for bias: copying a param of dtype "
+                "float32 from checkpoint, the dtype in current model is "
+                "float16.")));
 }
 
 TEST_F(ModuleStateTest, FailedLoadChangesNothing) {

@@ -65,18 +65,19 @@ TEST_F(ModuleTest, RegisteredParameterSharesTheGivenStorage) {
 TEST_F(ModuleTest, RegisterParameterSetsRequiresGrad) {
   Module m("Net");
   EXPECT_TRUE(m.register_parameter("a", Tensor::zeros({2})).requires_grad());
-  EXPECT_FALSE(m.register_parameter("b", Tensor::zeros({2}), false)
-                   .requires_grad());
+  EXPECT_FALSE(
+      m.register_parameter("b", Tensor::zeros({2}), false).requires_grad());
   EXPECT_TRUE(m.requires_grad("a"));
   EXPECT_FALSE(m.requires_grad("b"));
 }
 
 TEST_F(ModuleTest, IntegerParameterCannotRequireGrad) {
   Module m("Net");
-  EXPECT_THAT([&] { m.register_parameter("i", Tensor::zeros({2}, DType::i64)); },
-              ThrowsMessage<Error>(StrEq(
-                  "set_requires_grad: only tensors of floating point dtype "
-                  "can require gradients, got Tensor[int64, 2]")));
+  EXPECT_THAT(
+      [&] { m.register_parameter("i", Tensor::zeros({2}, DType::i64)); },
+      ThrowsMessage<Error>(
+          StrEq("set_requires_grad: only tensors of floating point dtype "
+                "can require gradients, got Tensor[int64, 2]")));
 }
 
 TEST_F(ModuleTest, MemberBackedParameterIsTheMember) {
@@ -128,15 +129,16 @@ TEST_F(ModuleTest, EmptyBufferSlotAppearsNowhere) {
 
 TEST_F(ModuleTest, EmptyNameIsRefused) {
   Module m("Net");
-  EXPECT_THAT([&] { m.register_parameter("", Tensor::zeros({2})); },
-              ThrowsMessage<Error>(StrEq("Net: parameter name can't be empty")));
+  EXPECT_THAT(
+      [&] { m.register_parameter("", Tensor::zeros({2})); },
+      ThrowsMessage<Error>(StrEq("Net: parameter name can't be empty")));
 }
 
 TEST_F(ModuleTest, DottedNameIsRefused) {
   Module m("Net");
   EXPECT_THAT([&] { m.register_module("a.b", Linear(1, 1)); },
-              ThrowsMessage<Error>(StrEq(
-                  "Net: module name can't contain \".\", got \"a.b\"")));
+              ThrowsMessage<Error>(
+                  StrEq("Net: module name can't contain \".\", got \"a.b\"")));
 }
 
 TEST_F(ModuleTest, NameTakenByAnotherKindIsRefused) {
@@ -178,8 +180,8 @@ TEST_F(ModuleTest, UndefinedParameterTensorIsRefused) {
 TEST_F(ModuleTest, NullModuleIsRefused) {
   Module m("Net");
   EXPECT_THAT([&] { m.register_module("fc", std::shared_ptr<Module>()); },
-              ThrowsMessage<Error>(StrEq(
-                  "Net: submodule \"fc\" is an empty module (nullptr)")));
+              ThrowsMessage<Error>(
+                  StrEq("Net: submodule \"fc\" is an empty module (nullptr)")));
 }
 
 TEST_F(ModuleTest, ModuleCannotContainItself) {
@@ -237,9 +239,9 @@ TEST_F(ModuleTest, NamedModulesIncludeRootFirst) {
   models::SimpleMLP model;
   EXPECT_THAT(names(model->named_modules()),
               ElementsAre("", "fc1", "fc2", "fc3", "dropout"));
-  EXPECT_THAT(names(model->named_modules("mlp")),
-              ElementsAre("mlp", "mlp.fc1", "mlp.fc2", "mlp.fc3",
-                          "mlp.dropout"));
+  EXPECT_THAT(
+      names(model->named_modules("mlp")),
+      ElementsAre("mlp", "mlp.fc1", "mlp.fc2", "mlp.fc3", "mlp.dropout"));
   EXPECT_THAT(names(model->named_children()),
               ElementsAre("fc1", "fc2", "fc3", "dropout"));
 }
@@ -297,9 +299,9 @@ TEST_F(ModuleTest, GetSubmoduleWalksADottedPath) {
 TEST_F(ModuleTest, GetSubmoduleNamesWhatIsMissing) {
   Sequential outer(Sequential(Linear(1, 2)), ReLU());
   EXPECT_THAT([&] { outer->get_submodule("0.1.fc"); },
-              ThrowsMessage<Error>(StrEq(
-                  "get_submodule(\"0.1.fc\"): Sequential at \"0\" has no "
-                  "submodule \"1\"")));
+              ThrowsMessage<Error>(
+                  StrEq("get_submodule(\"0.1.fc\"): Sequential at \"0\" has no "
+                        "submodule \"1\"")));
 }
 
 TEST_F(ModuleTest, GetParameterReturnsTheRegisteredTensor) {
@@ -310,17 +312,17 @@ TEST_F(ModuleTest, GetParameterReturnsTheRegisteredTensor) {
 TEST_F(ModuleTest, GetParameterOfAnEmptySlotThrows) {
   Sequential seq(Linear(LinearOptions(2, 2).bias(false)));
   EXPECT_THAT([&] { seq->get_parameter("0.bias"); },
-              ThrowsMessage<Error>(StrEq(
-                  "get_parameter(\"0.bias\"): the parameter \"bias\" of "
-                  "Linear at \"0\" is an empty slot")));
+              ThrowsMessage<Error>(
+                  StrEq("get_parameter(\"0.bias\"): the parameter \"bias\" of "
+                        "Linear at \"0\" is an empty slot")));
 }
 
 TEST_F(ModuleTest, GetParameterNamesTheMissingParameter) {
   Linear fc(2, 2);
   EXPECT_THAT([&] { fc->get_parameter("wieght"); },
-              ThrowsMessage<Error>(StrEq(
-                  "get_parameter(\"wieght\"): Linear has no parameter "
-                  "\"wieght\"")));
+              ThrowsMessage<Error>(
+                  StrEq("get_parameter(\"wieght\"): Linear has no parameter "
+                        "\"wieght\"")));
 }
 
 TEST_F(ModuleTest, GetBufferFindsOnlyBuffers) {
@@ -329,8 +331,8 @@ TEST_F(ModuleTest, GetBufferFindsOnlyBuffers) {
   m.register_parameter("w", Tensor::zeros({2}));
   EXPECT_EQ(m.get_buffer("mean").shape(), (Shape{2}));
   EXPECT_THAT([&] { m.get_buffer("w"); },
-              ThrowsMessage<Error>(StrEq(
-                  "get_buffer(\"w\"): Net has no buffer \"w\"")));
+              ThrowsMessage<Error>(
+                  StrEq("get_buffer(\"w\"): Net has no buffer \"w\"")));
 }
 
 //===----------------------------------------------------------------------===//
@@ -351,8 +353,8 @@ TEST_F(ModuleTest, ApplyVisitsChildrenBeforeRoot) {
   models::SimpleMLP model;
   std::vector<std::string> visited;
   model->apply([&](Module &m) { visited.push_back(m.name()); });
-  EXPECT_THAT(visited,
-              ElementsAre("Linear", "Linear", "Linear", "Dropout", "SimpleMLP"));
+  EXPECT_THAT(visited, ElementsAre("Linear", "Linear", "Linear", "Dropout",
+                                   "SimpleMLP"));
 }
 
 TEST_F(ModuleTest, ApplyVisitsASharedModuleUnderEachParent) {

@@ -85,8 +85,8 @@ TEST_F(SerializeTest, TiedTensorsAreWrittenUnderEveryNameAndStayTied) {
   ASSERT_TRUE(save(model, dir + "/tied.safetensors").ok());
   auto file = load_safetensors(dir + "/tied.safetensors");
   ASSERT_TRUE(file.ok()) << file.status();
-  EXPECT_TRUE(sameBytes(file->tensors.at("a.weight"),
-                        file->tensors.at("b.weight")));
+  EXPECT_TRUE(
+      sameBytes(file->tensors.at("a.weight"), file->tensors.at("b.weight")));
   manual_seed(1);
   Tied other;
   ASSERT_TRUE(load(other, dir + "/tied.safetensors").ok());
@@ -132,8 +132,10 @@ TEST_F(SerializeTest, SaveIntoAMissingFolderFailsAndWritesNothing) {
   absl::Status status = save(fc, dir + "/no/such/fc.safetensors");
   EXPECT_FALSE(status.ok());
   EXPECT_THAT(std::string(status.message()),
-              StartsWith(dir + "/no/such/fc.safetensors: cannot create a "
-                               "temporary file in " + dir + "/no/such"));
+              StartsWith(dir +
+                         "/no/such/fc.safetensors: cannot create a "
+                         "temporary file in " +
+                         dir + "/no/such"));
   EXPECT_TRUE(std::filesystem::is_empty(dir));
 }
 

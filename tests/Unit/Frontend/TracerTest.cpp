@@ -24,7 +24,8 @@ namespace {
 class BrokenImpl : public Module {
 public:
   BrokenImpl() : Module("Broken") {
-    blocks = register_module("blocks", Sequential(Linear(8, 31), Linear(32, 96)));
+    blocks =
+        register_module("blocks", Sequential(Linear(8, 31), Linear(32, 96)));
   }
   Tensor forward(const Tensor &x) { return blocks(x); }
   Sequential blocks{nullptr};
@@ -78,7 +79,8 @@ TEST_F(TracerTest, SymbolsAreStateDictKeys) {
 TEST_F(TracerTest, NestedTupleOutputsAreFlattenedDepthFirst) {
   Nested model;
   std::string ir = trace(model, {TensorSpec({3})}).to_string();
-  EXPECT_THAT(ir, HasSubstr("-> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)"));
+  EXPECT_THAT(ir,
+              HasSubstr("-> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)"));
   EXPECT_THAT(ir, HasSubstr("nn.relu"));
   EXPECT_THAT(ir, HasSubstr("nn.neg"));
 }
@@ -96,7 +98,9 @@ TEST_F(TracerTest, OpsAreLocatedAtModulePaths) {
 TEST_F(TracerTest, ShapeErrorNamesPathOpAndBothShapes) {
   Broken model;
   EXPECT_THAT(
-      [&] { trace(model, {TensorSpec({2, 5, 8})}); },
+      [&] {
+        trace(model, {TensorSpec({2, 5, 8})});
+      },
       ::testing::ThrowsMessage<Error>(::testing::StrEq(
           "blocks.1: linear: input has 31 features, weight expects 32 "
           "(input 2x5x31, weight 96x32)")));
@@ -105,8 +109,8 @@ TEST_F(TracerTest, ShapeErrorNamesPathOpAndBothShapes) {
 TEST_F(TracerTest, FunctionalOutsideTraceThrows) {
   Tensor x = Tensor::zeros({2, 2});
   EXPECT_THAT([&] { F::relu(x); },
-              ::testing::ThrowsMessage<Error>(HasSubstr(
-                  "nn::functional::relu called outside nn::trace")));
+              ::testing::ThrowsMessage<Error>(
+                  HasSubstr("nn::functional::relu called outside nn::trace")));
 }
 
 TEST_F(TracerTest, UnregisteredTensorIsRefused) {
@@ -119,10 +123,13 @@ TEST_F(TracerTest, UnregisteredTensorIsRefused) {
 
 TEST_F(TracerTest, WrongInputCountIsRefused) {
   models::SimpleMLP model;
-  EXPECT_THAT([&] { trace(model, {TensorSpec({2, 784}), TensorSpec({2})}); },
-              ::testing::ThrowsMessage<Error>(HasSubstr(
-                  "2 input specs given, but SimpleMLP's forward does not take "
-                  "that many tensors")));
+  EXPECT_THAT(
+      [&] {
+        trace(model, {TensorSpec({2, 784}), TensorSpec({2})});
+      },
+      ::testing::ThrowsMessage<Error>(HasSubstr(
+          "2 input specs given, but SimpleMLP's forward does not take "
+          "that many tensors")));
 }
 
 TEST_F(TracerTest, TiedParametersAreDeclaredTiedToTheFirstName) {
@@ -154,8 +161,9 @@ TEST_F(TracerTest, OptimizeFusesAndDropsEvalDropout) {
   EXPECT_THAT(ir, Not(HasSubstr("nn.dropout")));
   // Every relu is in a group right after its linear.
   EXPECT_THAT(ir, HasSubstr("nn.fused"));
-  EXPECT_THAT(ir, ::testing::ContainsRegex(
-                      "nn.linear [^\n]*\n *%[0-9]+ = nn.relu [^\n]*\n *nn.yield"));
+  EXPECT_THAT(ir,
+              ::testing::ContainsRegex(
+                  "nn.linear [^\n]*\n *%[0-9]+ = nn.relu [^\n]*\n *nn.yield"));
 }
 
 TEST_F(TracerTest, TracedDemoMatchesTheCommittedExport) {

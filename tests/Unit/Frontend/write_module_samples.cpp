@@ -22,9 +22,8 @@ int main(int argc, char **argv) {
   std::filesystem::create_directories(dir);
   for (const nn::models::ModelCase &c : nn::models::seed_models()) {
     std::shared_ptr<nn::Module> model = c.make(1234);
-    absl::Status status =
-        nn::save(*model, dir + "/" + c.name + ".safetensors",
-                 {{"format", "pt"}, {"model", c.name}});
+    absl::Status status = nn::save(*model, dir + "/" + c.name + ".safetensors",
+                                   {{"format", "pt"}, {"model", c.name}});
     if (!status.ok()) {
       std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
       return 1;

@@ -69,11 +69,11 @@ TEST(ArtifactIndexCheckTest, AnIndexOutOfRangeIsRefusedBeforeTheForward) {
 }
 
 TEST(ArtifactIndexCheckTest, ABadIndexCheckEntryIsRefused) {
-  for (const char *bad : {R"({"op": "gather", "high": 4})",
-                          R"([{"high": 4}])", R"([{"op": "gather"}])",
-                          R"([{"op": "gather", "high": -1}])",
-                          R"([{"op": "gather", "high": 4, "where": 1}])",
-                          R"([{"op": "gather", "high": 4, "ignore": "x"}])"}) {
+  for (const char *bad :
+       {R"({"op": "gather", "high": 4})", R"([{"high": 4}])",
+        R"([{"op": "gather"}])", R"([{"op": "gather", "high": -1}])",
+        R"([{"op": "gather", "high": 4, "where": 1}])",
+        R"([{"op": "gather", "high": 4, "ignore": "x"}])"}) {
     auto outputs = runWith(bad, {0, 0, 0});
     ASSERT_FALSE(outputs.ok()) << bad;
     EXPECT_EQ(outputs.status().message(),

@@ -28,7 +28,6 @@ int32_t copyRngForward(void *, void *const *args) {
   return 0;
 }
 
-
 constexpr const char *kTensors =
     R"("state": [],
        "inputs": [{"name": "input.0", "shape": [1], "dtype": "F32"}],
@@ -92,7 +91,8 @@ TEST(ArtifactRngTest, ConcurrentRunsNeverShareAState) {
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
       for (int i = 0; i < kRuns; ++i)
-        offsets[t].push_back(seen(*(*artifact)->run({Tensor::zeros({1})})).offset);
+        offsets[t].push_back(
+            seen(*(*artifact)->run({Tensor::zeros({1})})).offset);
     });
   for (std::thread &t : threads)
     t.join();

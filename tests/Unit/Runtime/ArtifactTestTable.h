@@ -23,8 +23,8 @@ inline int32_t prepareNothing(void *, void *const *) { return 0; }
 /// A version-2 table around `forward` with nothing to prepare.
 inline nn_artifact_v2 tableWith(const char *json,
                                 int32_t (*forward)(void *, void *const *)) {
-  return nn_artifact_v2{NN_ARTIFACT_ABI_VERSION, json, createTagContext,
-                        destroyNothing, forward, prepareNothing};
+  return nn_artifact_v2{NN_ARTIFACT_ABI_VERSION, json,    createTagContext,
+                        destroyNothing,          forward, prepareNothing};
 }
 
 } // namespace nn::testing

@@ -34,8 +34,8 @@ inline std::vector<float> randomVector(size_t n, std::mt19937 &rng) {
 /// A convolution's window; the output size follows from the pads, the
 /// bottom and right pads being `padBottom` / `padRight`.
 struct ConvWindow {
-  int64_t N, C, H, W, O, KH, KW, strideH, strideW, padTop, padLeft,
-      padBottom, padRight, dilationH, dilationW;
+  int64_t N, C, H, W, O, KH, KW, strideH, strideW, padTop, padLeft, padBottom,
+      padRight, dilationH, dilationW;
   int64_t OH() const {
     return (H + padTop + padBottom - dilationH * (KH - 1) - 1) / strideH + 1;
   }
@@ -94,8 +94,7 @@ inline std::vector<double> referenceConv(const ConvWindow &w, int64_t groups,
                                          const std::vector<float> &in,
                                          const std::vector<float> &weight,
                                          const nn_rt_epilogue &ep) {
-  const int64_t OH = w.OH(), OW = w.OW(), cg = w.C / groups,
-                og = w.O / groups;
+  const int64_t OH = w.OH(), OW = w.OW(), cg = w.C / groups, og = w.O / groups;
   std::vector<double> out(w.N * w.O * OH * OW);
   for (int64_t n = 0; n < w.N; ++n)
     for (int64_t o = 0; o < w.O; ++o)

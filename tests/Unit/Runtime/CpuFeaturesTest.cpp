@@ -1,4 +1,5 @@
-//===- CpuFeaturesTest.cpp - This CPU's ISA features, and refusing code ----===//
+//===- CpuFeaturesTest.cpp - This CPU's ISA features, and refusing code
+//----===//
 //
 // cpu_supports agrees with the compiler's own CPU detection
 // (__builtin_cpu_supports) on every feature both know, and an artifact whose
@@ -7,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nn/Runtime/Artifact.h"
 #include "nn/Runtime/CpuFeatures.h"
+#include "nn/Runtime/Artifact.h"
 
 #include "ArtifactTestTable.h"
 
@@ -73,7 +74,8 @@ int32_t forwardNothing(void *, void *const *) { return 0; }
 
 std::string describedFor(const std::string &features) {
   return R"({"abi_version": 2, "state": [], "inputs": [], "outputs": [],
-    "target": {"cpu": "future-cpu", "features": [)" + features + "]}}";
+    "target": {"cpu": "future-cpu", "features": [)" +
+         features + "]}}";
 }
 
 TEST(CpuFeaturesTest, AnArtifactNeedingMissingFeaturesIsRefusedByName) {

@@ -129,9 +129,10 @@ TEST_P(DirectConvTest, EveryPathMatchesLoops) {
     nn_rt_epilogue ep = {};
     ep.addends[0] = {bias.data(), 0, 1, 0};
     ep.activation = NN_RT_ACT_RELU;
-    nn_rt::ConvArgs cv{w.N, w.C, w.H, w.W, nullptr, w.O, w.KH, w.KW, nullptr,
-                       w.strideH, w.strideW, w.padTop, w.padLeft, w.dilationH,
-                       w.dilationW, w.OH(), w.OW(), nullptr, ep, nullptr};
+    nn_rt::ConvArgs cv{w.N,       w.C,      w.H,       w.W,         nullptr,
+                       w.O,       w.KH,     w.KW,      nullptr,     w.strideH,
+                       w.strideW, w.padTop, w.padLeft, w.dilationH, w.dilationW,
+                       w.OH(),    w.OW(),   nullptr,   ep,          nullptr};
     if (nn_rt::isaLevel() != nn_rt::IsaLevel::scalar) {
       // Every window here is one the direct kernel takes.
       ASSERT_TRUE(nn_rt::directConvApplies(cv));
@@ -153,7 +154,8 @@ TEST_P(DirectConvTest, EveryRowWidthMatchesLoops) {
   for (int64_t stride : {1, 2})
     for (int64_t H : {1, 2, 5})
       for (int64_t W = 1; W <= widest; ++W) {
-        const ConvWindow w{2, 3, H, W, 5, 3, 3, stride, stride, 1, 1, 1, 1, 1, 1};
+        const ConvWindow w{2,      3, H, W, 5, 3, 3, stride,
+                           stride, 1, 1, 1, 1, 1, 1};
         SCOPED_TRACE(::testing::Message() << w);
         auto in = randomVector(w.N * w.C * w.H * w.W, rng);
         auto weight = randomVector(w.O * w.C * 9, rng);
@@ -215,8 +217,8 @@ TEST_P(DirectConvTest, NaNReachesItsConvWindowOnly) {
         for (int64_t x = 0; x < w.OW(); ++x) {
           bool reads = std::abs(y - 4) <= 1 && std::abs(x - 10) <= 1;
           EXPECT_EQ(std::isnan(out[(o * w.OH() + y) * w.OW() + x]), reads)
-              << "activation " << act << " channel " << o << " at " << y
-              << "," << x;
+              << "activation " << act << " channel " << o << " at " << y << ","
+              << x;
         }
   }
 }
@@ -255,10 +257,9 @@ TEST_P(DirectConvTest, DepthwiseMatchesLoops) {
       const size_t size = w.N * w.C * P, guard = 64;
       std::vector<float> out(size + guard, NAN);
       nn_rt_conv2d_depthwise_nchw(w.N, w.C, w.H, w.W, in.data(), w.KH, w.KW,
-                                  weight.data(), w.strideH, w.strideW,
-                                  w.padTop, w.padLeft, w.dilationH,
-                                  w.dilationW, w.OH(), w.OW(), out.data(),
-                                  &ep);
+                                  weight.data(), w.strideH, w.strideW, w.padTop,
+                                  w.padLeft, w.dilationH, w.dilationW, w.OH(),
+                                  w.OW(), out.data(), &ep);
       for (size_t i = size; i < size + guard; ++i)
         ASSERT_TRUE(std::isnan(out[i])) << "written " << i - size << " past";
       out.resize(size);

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ConvReference.h"
 #include "nn/Runtime/Kernels.h"
+#include "ConvReference.h"
 // The vector exp of attention's softmax (runtime/lib on the include path).
 #include "Kernels/KernelsInternal.h"
 
@@ -119,8 +119,8 @@ TEST_P(KernelsTest, SgemmMatchesLoops) {
       for (int64_t n = 0; n < c.N; ++n) {
         double acc = c.accumulate ? want[m * c.N + n] : 0.0;
         for (int64_t k = 0; k < c.K; ++k)
-          acc += A[m * c.K + k] *
-                 (c.transposeB ? B[n * c.K + k] : B[k * c.N + n]);
+          acc +=
+              A[m * c.K + k] * (c.transposeB ? B[n * c.K + k] : B[k * c.N + n]);
         acc += bias[c.rowBias ? m : n];
         want[m * c.N + n] = c.relu ? std::max(acc, 0.0) : acc;
       }
@@ -182,10 +182,9 @@ TEST_P(KernelsTest, Conv2dMatchesLoops) {
     nn_rt_conv2d_nchw(c.N, c.C, c.H, c.W, in.data(), c.O, c.KH, c.KW, w.data(),
                       c.stride, c.stride, c.pad, c.pad, c.dilation, c.dilation,
                       OH, OW, out.data(), &ep);
-    const ConvWindow window{c.N,   c.C,      c.H,     c.W,
-                            c.O,   c.KH,     c.KW,    c.stride,
-                            c.stride, c.pad, c.pad,   c.pad,
-                            c.pad, c.dilation, c.dilation};
+    const ConvWindow window{c.N,   c.C,   c.H,      c.W,        c.O,
+                            c.KH,  c.KW,  c.stride, c.stride,   c.pad,
+                            c.pad, c.pad, c.pad,    c.dilation, c.dilation};
     expectConvNear(out, referenceConv(window, 1, in, w, ep), window);
   }
 }
@@ -308,35 +307,35 @@ TEST_P(KernelsTest, SgemmBatchedMatchesLoops) {
   // The second is above the kernels' threshold for splitting work.
   for (auto [M, N, K] : {std::array<int64_t, 3>{37, 50, 129},
                          std::array<int64_t, 3>{130, 150, 300}}) {
-  SCOPED_TRACE(::testing::Message() << M << "x" << N << "x" << K);
-  const int64_t B0 = 2, B1 = 3, H = B1;
-  const int64_t batch[NN_RT_MAX_BATCH_DIMS] = {1, 1, B0, B1};
-  auto a = randomVector(B1 * M * K, rng);
-  // B[b0, b1][k, n] = kv[n, b0, b1, k]: a [N, B0, B1, K] buffer.
-  auto bt = randomVector(N * B0 * H * K, rng);
-  auto res = randomVector(B0 * B1 * M * N, rng);
-  const int64_t ldc = N + 5;
-  auto c = randomVector(B0 * B1 * M * ldc, rng), c0 = c;
-  nn_rt_matrix A = view(a.data(), {0, M * K}, K, 1);
-  nn_rt_matrix Bm = view(bt.data(), {H * K, K}, 1, B0 * H * K);
-  nn_rt_matrix C = view(c.data(), {B1 * M * ldc, M * ldc}, ldc, 1);
-  nn_rt_epilogue ep = {};
-  ep.addends[0] = {res.data(), M * N, N, 1};
-  ep.activation = NN_RT_ACT_RELU;
-  nn_rt_sgemm_batched(batch, M, N, K, &A, &Bm, &C, 1, &ep);
-  for (int64_t b0 = 0; b0 < B0; ++b0)
-    for (int64_t b1 = 0; b1 < B1; ++b1)
-      for (int64_t m = 0; m < M; ++m)
-        for (int64_t n = 0; n < N; ++n) {
-          int64_t image = b0 * B1 + b1;
-          double want = c0[image * M * ldc + m * ldc + n];
-          for (int64_t k = 0; k < K; ++k)
-            want += double(at(A, b0, b1, m, k)) * at(Bm, b0, b1, k, n);
-          want = std::max(want + res[(image * M + m) * N + n], 0.0);
-          ASSERT_NEAR(c[image * M * ldc + m * ldc + n], want,
-                      1e-4 * (1 + std::abs(want)))
-              << "image " << image << " at " << m << "," << n;
-        }
+    SCOPED_TRACE(::testing::Message() << M << "x" << N << "x" << K);
+    const int64_t B0 = 2, B1 = 3, H = B1;
+    const int64_t batch[NN_RT_MAX_BATCH_DIMS] = {1, 1, B0, B1};
+    auto a = randomVector(B1 * M * K, rng);
+    // B[b0, b1][k, n] = kv[n, b0, b1, k]: a [N, B0, B1, K] buffer.
+    auto bt = randomVector(N * B0 * H * K, rng);
+    auto res = randomVector(B0 * B1 * M * N, rng);
+    const int64_t ldc = N + 5;
+    auto c = randomVector(B0 * B1 * M * ldc, rng), c0 = c;
+    nn_rt_matrix A = view(a.data(), {0, M * K}, K, 1);
+    nn_rt_matrix Bm = view(bt.data(), {H * K, K}, 1, B0 * H * K);
+    nn_rt_matrix C = view(c.data(), {B1 * M * ldc, M * ldc}, ldc, 1);
+    nn_rt_epilogue ep = {};
+    ep.addends[0] = {res.data(), M * N, N, 1};
+    ep.activation = NN_RT_ACT_RELU;
+    nn_rt_sgemm_batched(batch, M, N, K, &A, &Bm, &C, 1, &ep);
+    for (int64_t b0 = 0; b0 < B0; ++b0)
+      for (int64_t b1 = 0; b1 < B1; ++b1)
+        for (int64_t m = 0; m < M; ++m)
+          for (int64_t n = 0; n < N; ++n) {
+            int64_t image = b0 * B1 + b1;
+            double want = c0[image * M * ldc + m * ldc + n];
+            for (int64_t k = 0; k < K; ++k)
+              want += double(at(A, b0, b1, m, k)) * at(Bm, b0, b1, k, n);
+            want = std::max(want + res[(image * M + m) * N + n], 0.0);
+            ASSERT_NEAR(c[image * M * ldc + m * ldc + n], want,
+                        1e-4 * (1 + std::abs(want)))
+                << "image " << image << " at " << m << "," << n;
+          }
   }
 }
 
@@ -362,9 +361,9 @@ TEST_P(KernelsTest, AttentionMatchesLoops) {
               C{1, 2, 20, 270, 8, 8, C::none, true},
               C{2, 2, 30, 20, 8, 4, C::none, true}}) {
     SCOPED_TRACE(::testing::Message()
-                 << c.B0 << "x" << c.B1 << " L " << c.L << " S " << c.S
-                 << " E " << c.E << " Ev " << c.Ev << " mask " << c.mask
-                 << " causal " << c.causal);
+                 << c.B0 << "x" << c.B1 << " L " << c.L << " S " << c.S << " E "
+                 << c.E << " Ev " << c.Ev << " mask " << c.mask << " causal "
+                 << c.causal);
     const int64_t nb = c.B0 * c.B1;
     const int64_t batch[NN_RT_MAX_BATCH_DIMS] = {1, 1, c.B0, c.B1};
     auto qd = randomVector(c.L * nb * c.E, rng);
@@ -399,8 +398,7 @@ TEST_P(KernelsTest, AttentionMatchesLoops) {
     }
     float scale = 1.f / std::sqrt(float(c.E));
     nn_rt_attention(batch, c.L, c.S, c.E, c.Ev, &q, &k, &v,
-                    c.mask == C::none ? nullptr : &mask, &out, scale,
-                    c.causal);
+                    c.mask == C::none ? nullptr : &mask, &out, scale, c.causal);
     for (int64_t b0 = 0; b0 < c.B0; ++b0)
       for (int64_t b1 = 0; b1 < c.B1; ++b1)
         for (int64_t l = 0; l < c.L; ++l) {
@@ -442,7 +440,7 @@ TEST_P(KernelsTest, AttentionFullyMaskedRows) {
        vd = randomVector(S * E, rng);
   std::vector<float> md(L * S, 0.f), od(L * E);
   for (int64_t s = 0; s < S; ++s) {
-    md[0 * S + s] = -INFINITY;            // row 0: nothing
+    md[0 * S + s] = -INFINITY;                 // row 0: nothing
     md[1 * S + s] = s < 290 ? -INFINITY : 0.f; // row 1: the last 10 keys
   }
   nn_rt_matrix q = view(qd.data(), {}, E, 1), k = view(kd.data(), {}, E, 1),
@@ -455,7 +453,6 @@ TEST_P(KernelsTest, AttentionFullyMaskedRows) {
     EXPECT_TRUE(std::isfinite(od[2 * E + e])) << e;
   }
 }
-
 
 /// The distance in units in the last place between two floats of one sign
 /// (or zero): the count of floats between them.
@@ -496,8 +493,8 @@ TEST(KernelsExpTest, VectorExpWithinOneUlp) {
   }
   EXPECT_LE(worst, 1) << "at x = " << worstAt << " of " << x.size();
 
-  float special[] = {NAN, INFINITY, -INFINITY, 0.f, -0.f, 88.72f, 88.73f,
-                     -87.5f, -103.9f, -104.5f, 1e-30f, 7.f};
+  float special[] = {NAN,    INFINITY, -INFINITY, 0.f,     -0.f,   88.72f,
+                     88.73f, -87.5f,   -103.9f,   -104.5f, 1e-30f, 7.f};
   float out[std::size(special)];
   nn_rt::avx2::expRow(special, out, std::size(special)); // a masked tail
   EXPECT_TRUE(std::isnan(out[0]));
@@ -661,9 +658,9 @@ TEST_P(KernelsTest, Conv2dPackedWeightIsBitIdentical) {
         c.dilation, c.dilation, OH, OW);
     ASSERT_GE(bytes, static_cast<int64_t>(w.size() * sizeof(float)));
     auto packed = alignedBuffer(bytes);
-    nn_rt_conv2d_pack_weight(c.C, c.H, c.W, c.O, c.KH, c.KW, w.data(),
-                             c.stride, c.stride, c.pad, c.pad, c.dilation,
-                             c.dilation, OH, OW, packed.get());
+    nn_rt_conv2d_pack_weight(c.C, c.H, c.W, c.O, c.KH, c.KW, w.data(), c.stride,
+                             c.stride, c.pad, c.pad, c.dilation, c.dilation, OH,
+                             OW, packed.get());
     nn_rt_conv2d_nchw_packed(c.N, c.C, c.H, c.W, in.data(), c.O, c.KH, c.KW,
                              packed.get(), c.stride, c.stride, c.pad, c.pad,
                              c.dilation, c.dilation, OH, OW, got.data(), &ep);
@@ -746,8 +743,8 @@ TEST(KernelsThreadsTest, SgemmBitsDoNotDependOnThreads) {
       nn_rt_set_num_threads(threads);
       std::vector<float> C = C0;
       nn_rt_sgemm(c.M, c.N, c.K, A.data(), c.K, 1, B.data(),
-                  c.transposeB ? 1 : c.N, c.transposeB ? c.K : 1, C.data(),
-                  c.N, c.accumulate, &ep);
+                  c.transposeB ? 1 : c.N, c.transposeB ? c.K : 1, C.data(), c.N,
+                  c.accumulate, &ep);
       nn_rt_set_num_threads(1);
       return C;
     };
@@ -756,8 +753,8 @@ TEST(KernelsThreadsTest, SgemmBitsDoNotDependOnThreads) {
     spotCheckGemm(c, A, B, C0, bias, one);
     for (int threads : {2, 3}) {
       std::vector<float> many = run(threads);
-      ASSERT_EQ(0, std::memcmp(one.data(), many.data(),
-                               one.size() * sizeof(float)))
+      ASSERT_EQ(
+          0, std::memcmp(one.data(), many.data(), one.size() * sizeof(float)))
           << threads << " threads";
     }
   }
@@ -845,8 +842,10 @@ std::vector<float> copyView(int64_t srcOffset, std::vector<int64_t> srcStrides,
   std::vector<float> source(64), dest(dstSize, 0.f);
   for (size_t i = 0; i < source.size(); ++i)
     source[i] = float(i);
-  std::vector<int64_t> from = descriptor(source.data(), srcOffset, sizes, srcStrides);
-  std::vector<int64_t> to = descriptor(dest.data(), dstOffset, sizes, dstStrides);
+  std::vector<int64_t> from =
+      descriptor(source.data(), srcOffset, sizes, srcStrides);
+  std::vector<int64_t> to =
+      descriptor(dest.data(), dstOffset, sizes, dstStrides);
   nn_rt_unranked_memref src{int64_t(sizes.size()), from.data()};
   nn_rt_unranked_memref dst{int64_t(sizes.size()), to.data()};
   memrefCopy(sizeof(float), &src, &dst);
@@ -862,9 +861,9 @@ TEST(KernelsMemrefCopyTest, CopiesStridedAndDenseViews) {
   // Rows 1..2 of each 3x4 block of a 2x3x4 tensor (dense rows) into the
   // right half of a 2x2x8 buffer (a cat along the last dim).
   EXPECT_EQ(copyView(4, {12, 4, 1}, {2, 2, 4}, 4, {16, 8, 1}, 32),
-            (std::vector<float>{0, 0, 0, 0, 4,  5,  6,  7,  0, 0, 0,
-                                0, 8, 9, 10, 11, 0, 0, 0, 0, 16, 17,
-                                18, 19, 0, 0, 0, 0, 20, 21, 22, 23}));
+            (std::vector<float>{0,  0,  0, 0,  4,  5, 6,  7,  0,  0,  0,
+                                0,  8,  9, 10, 11, 0, 0,  0,  0,  16, 17,
+                                18, 19, 0, 0,  0,  0, 20, 21, 22, 23}));
   // A column (rows of one element) and a rank-0 memref.
   EXPECT_EQ(copyView(2, {4, 1}, {3, 1}, 0, {1, 1}, 3),
             (std::vector<float>{2, 6, 10}));

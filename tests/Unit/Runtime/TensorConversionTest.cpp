@@ -22,8 +22,8 @@ namespace nn {
 namespace {
 
 using ::testing::ElementsAre;
-using ::testing::ThrowsMessage;
 using ::testing::StrEq;
+using ::testing::ThrowsMessage;
 
 /// The raw 16-bit words of a float16/bfloat16 tensor.
 std::vector<uint16_t> bits16(const Tensor &t) {
@@ -51,8 +51,8 @@ Tensor f32(std::vector<float> values) {
 TEST(RuntimeTensorToTest, FloatingPointDtypesAreTheFourFloats) {
   for (DType dtype : {DType::f32, DType::f64, DType::f16, DType::bf16})
     EXPECT_TRUE(is_floating_point(dtype)) << dtype_name(dtype);
-  for (DType dtype : {DType::i64, DType::i32, DType::i8, DType::u8,
-                      DType::boolean})
+  for (DType dtype :
+       {DType::i64, DType::i32, DType::i8, DType::u8, DType::boolean})
     EXPECT_FALSE(is_floating_point(dtype)) << dtype_name(dtype);
 }
 
@@ -76,11 +76,11 @@ TEST(RuntimeTensorToTest, Float32ToFloat64IsExact) {
 }
 
 TEST(RuntimeTensorToTest, Float32ToFloat16RoundsToNearestEven) {
-  Tensor t = f32({1.0f, 1.0f + std::ldexp(1.0f, -11),
-                  1.0f + 3 * std::ldexp(1.0f, -11), 65504.0f, 65519.99f,
-                  65520.0f, std::ldexp(1.0f, -14), 1023.5f * std::ldexp(1.0f, -24),
-                  std::ldexp(1.0f, -24), std::ldexp(1.0f, -25),
-                  3 * std::ldexp(1.0f, -25), -0.0f});
+  Tensor t =
+      f32({1.0f, 1.0f + std::ldexp(1.0f, -11), 1.0f + 3 * std::ldexp(1.0f, -11),
+           65504.0f, 65519.99f, 65520.0f, std::ldexp(1.0f, -14),
+           1023.5f * std::ldexp(1.0f, -24), std::ldexp(1.0f, -24),
+           std::ldexp(1.0f, -25), 3 * std::ldexp(1.0f, -25), -0.0f});
   EXPECT_THAT(bits16(t.to(DType::f16)),
               ElementsAre(0x3c00, 0x3c00, 0x3c02, 0x7bff, 0x7bff, 0x7c00,
                           0x0400, 0x0400, 0x0001, 0x0000, 0x0002, 0x8000));
@@ -95,10 +95,10 @@ TEST(RuntimeTensorToTest, Float32ToFloat16KeepsInfinitiesAndQuietsNaN) {
 }
 
 TEST(RuntimeTensorToTest, Float32ToBFloat16RoundsToNearestEven) {
-  Tensor t = f32({1.0f, 1.0f + std::ldexp(1.0f, -8),
-                  1.0f + 3 * std::ldexp(1.0f, -8),
-                  std::numeric_limits<float>::max(),
-                  std::numeric_limits<float>::quiet_NaN(), -2.0f});
+  Tensor t =
+      f32({1.0f, 1.0f + std::ldexp(1.0f, -8), 1.0f + 3 * std::ldexp(1.0f, -8),
+           std::numeric_limits<float>::max(),
+           std::numeric_limits<float>::quiet_NaN(), -2.0f});
   EXPECT_THAT(bits16(t.to(DType::bf16)),
               ElementsAre(0x3f80, 0x3f80, 0x3f82, 0x7f80, 0x7fc0, 0xc000));
 }
@@ -107,13 +107,11 @@ TEST(RuntimeTensorToTest, Float64ToHalfTypesGoesThroughFloat32) {
   // Rounded once, 1 + 2^-11 + 2^-40 is above the tie and would give
   // 1 + 2^-10; PyTorch rounds to float32 first (1 + 2^-11, a tie), then to
   // even: 1.0. The same holds for bfloat16 at 1 + 2^-8 + 2^-40.
-  Tensor h = Tensor::from_vector<double>({1 + std::ldexp(1.0, -11) +
-                                          std::ldexp(1.0, -40)},
-                                         {1});
+  Tensor h = Tensor::from_vector<double>(
+      {1 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40)}, {1});
   EXPECT_THAT(bits16(h.to(DType::f16)), ElementsAre(0x3c00));
-  Tensor b = Tensor::from_vector<double>({1 + std::ldexp(1.0, -8) +
-                                          std::ldexp(1.0, -40)},
-                                         {1});
+  Tensor b = Tensor::from_vector<double>(
+      {1 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40)}, {1});
   EXPECT_THAT(bits16(b.to(DType::bf16)), ElementsAre(0x3f80));
 }
 
@@ -172,9 +170,9 @@ TEST(RuntimeTensorToTest, ToBoolIsNonZero) {
 TEST(RuntimeTensorToTest, FloatCastsMatchPyTorchBitForBit) {
   // tests/reference/generate_module_goldens.py wrote float32 and float64
   // samples (edge cases and random values) with torch's casts of them.
-  auto file = load_safetensors(NN_SOURCE_DIR
-                               "/tests/reference/goldens/conversions/"
-                               "float_casts.safetensors");
+  auto file =
+      load_safetensors(NN_SOURCE_DIR "/tests/reference/goldens/conversions/"
+                                     "float_casts.safetensors");
   ASSERT_TRUE(file.ok()) << file.status();
   const StateDict &t = file->tensors;
   struct Cast {
@@ -193,23 +191,21 @@ TEST(RuntimeTensorToTest, FloatCastsMatchPyTorchBitForBit) {
     ASSERT_EQ(ours.numel(), theirs.numel()) << cast.golden;
     size_t width = dtype_size(cast.dtype);
     for (int64_t i = 0; i < ours.numel(); ++i)
-      ASSERT_EQ(std::memcmp(static_cast<const char *>(ours.raw_data()) +
-                                i * width,
-                            static_cast<const char *>(theirs.raw_data()) +
-                                i * width,
-                            width),
-                0)
-          << cast.golden << "[" << i << "]: "
-          << t.at(cast.source).item_as_double(i) << " gives "
-          << ours.item_as_double(i) << ", torch "
-          << theirs.item_as_double(i);
+      ASSERT_EQ(
+          std::memcmp(static_cast<const char *>(ours.raw_data()) + i * width,
+                      static_cast<const char *>(theirs.raw_data()) + i * width,
+                      width),
+          0)
+          << cast.golden << "[" << i
+          << "]: " << t.at(cast.source).item_as_double(i) << " gives "
+          << ours.item_as_double(i) << ", torch " << theirs.item_as_double(i);
   }
 }
 
 TEST(RuntimeTensorToTest, UndefinedTensorCannotBeConverted) {
-  EXPECT_THAT([] { Tensor().to(DType::f16); },
-              ThrowsMessage<Error>(
-                  StrEq("to(float16) of an undefined tensor")));
+  EXPECT_THAT(
+      [] { Tensor().to(DType::f16); },
+      ThrowsMessage<Error>(StrEq("to(float16) of an undefined tensor")));
 }
 
 //===----------------------------------------------------------------------===//
@@ -259,10 +255,13 @@ TEST(RuntimeGradSlotTest, GradientMustMatchShapeAndDtype) {
               ThrowsMessage<Error>(StrEq(
                   "set_grad: the gradient Tensor[float32, 3] must have the "
                   "shape and dtype of Tensor[float32, 2x3]")));
-  EXPECT_THAT([&] { t.set_grad(Tensor::zeros({2, 3}, DType::f64)); },
-              ThrowsMessage<Error>(StrEq(
-                  "set_grad: the gradient Tensor[float64, 2x3] must have the "
-                  "shape and dtype of Tensor[float32, 2x3]")));
+  EXPECT_THAT(
+      [&] {
+        t.set_grad(Tensor::zeros({2, 3}, DType::f64));
+      },
+      ThrowsMessage<Error>(
+          StrEq("set_grad: the gradient Tensor[float64, 2x3] must have the "
+                "shape and dtype of Tensor[float32, 2x3]")));
 }
 
 TEST(RuntimeGradSlotTest, OnlyFloatingPointTensorsRequireGrad) {
@@ -279,9 +278,9 @@ TEST(RuntimeGradSlotTest, UndefinedTensorHasNoSlot) {
   Tensor t;
   EXPECT_FALSE(t.requires_grad());
   EXPECT_FALSE(t.grad().defined());
-  EXPECT_THAT([&] { t.requires_grad_(); },
-              ThrowsMessage<Error>(
-                  StrEq("set_requires_grad on an undefined tensor")));
+  EXPECT_THAT(
+      [&] { t.requires_grad_(); },
+      ThrowsMessage<Error>(StrEq("set_requires_grad on an undefined tensor")));
 }
 
 } // namespace

@@ -47,7 +47,6 @@ int main(int argc, char **argv) {
       return fail("output.0[" + std::to_string(i) + "] = " + std::to_string(a) +
                   ", expected " + std::to_string(e));
   }
-  std::cout << "deploy_app: output.0 matches (" << got.numel()
-            << " values)\n";
+  std::cout << "deploy_app: output.0 matches (" << got.numel() << " values)\n";
   return 0;
 }

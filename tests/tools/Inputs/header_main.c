@@ -8,7 +8,8 @@
 
 int main(int argc, char **argv) {
   if (argc != 5) {
-    fprintf(stderr, "usage: header_main model.so weights input.bin output.bin\n");
+    fprintf(stderr,
+            "usage: header_main model.so weights input.bin output.bin\n");
     return 2;
   }
   nn_artifact *model = nn_artifact_load(argv[1]);

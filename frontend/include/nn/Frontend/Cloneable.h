@@ -5,8 +5,8 @@
 //
 //   class BlockImpl : public nn::Cloneable<BlockImpl> {
 //   public:
-//     BlockImpl() : Cloneable("Block") { fc = register_module("fc", Linear(4, 4)); }
-//     nn::Linear fc{nullptr};
+//     BlockImpl() : Cloneable("Block") { fc = register_module("fc", Linear(4,
+//     4)); } nn::Linear fc{nullptr};
 //   };
 //   Block copy = block.clone();          // a Block (ModuleHolder::clone)
 //   auto any = block->clone();           // std::shared_ptr<Module>
@@ -53,7 +53,8 @@ public:
             std::make_shared<Derived>(static_cast<const Derived &>(*this)));
       });
     } else {
-      throw Error("clone() of " + this->name() + ": its class has no copy "
+      throw Error("clone() of " + this->name() +
+                  ": its class has no copy "
                   "constructor (a member that can't be copied?)");
     }
   }

@@ -102,16 +102,25 @@ namespace detail {
 /// Calls `visit(Tensor&)` on every Tensor inside `value`: a Tensor, a
 /// std::optional<Tensor> holding one, or a tuple/pair/vector of those,
 /// depth first.
-template <typename T, typename Visit> void for_each_tensor(T &value, Visit &&visit) {
+template <typename T, typename Visit>
+void for_each_tensor(T &value, Visit &&visit) {
   if constexpr (std::is_same_v<T, Tensor>) {
     visit(value);
-  } else if constexpr (requires { value.has_value(); *value; }) {
+  } else if constexpr (requires {
+                         value.has_value();
+                         *value;
+                       }) {
     if (value.has_value())
       for_each_tensor(*value, visit);
   } else if constexpr (requires { std::tuple_size<T>::value; }) {
-    std::apply([&](auto &...elements) { (for_each_tensor(elements, visit), ...); },
-               value);
-  } else if constexpr (requires { value.begin(); value.end(); typename T::value_type; }) {
+    std::apply(
+        [&](auto &...elements) { (for_each_tensor(elements, visit), ...); },
+        value);
+  } else if constexpr (requires {
+                         value.begin();
+                         value.end();
+                         typename T::value_type;
+                       }) {
     for (auto &element : value)
       for_each_tensor(element, visit);
   }
@@ -125,7 +134,8 @@ template <typename T> TensorList gather_tensors(T &value) {
 
 /// Writes `tensors` back into `value` in gather order; the counts match
 /// (checked by the caller).
-template <typename T> void scatter_tensors(T &value, const TensorList &tensors) {
+template <typename T>
+void scatter_tensors(T &value, const TensorList &tensors) {
   size_t next = 0;
   for_each_tensor(value, [&](Tensor &t) { t = tensors[next++]; });
 }
@@ -135,8 +145,9 @@ template <typename T> void scatter_tensors(T &value, const TensorList &tensors) 
 template <typename... Lists, typename Fn>
 std::function<std::optional<TensorList>(Module &, const Lists &...)>
 adapt_list_hook(Fn fn) {
-  return [fn = std::move(fn)](Module &m, const Lists &...lists) mutable
-         -> std::optional<TensorList> {
+  return [fn = std::move(fn)](
+             Module &m,
+             const Lists &...lists) mutable -> std::optional<TensorList> {
     using R = std::invoke_result_t<Fn &, Module &, const Lists &...>;
     if constexpr (std::is_void_v<R>) {
       fn(m, lists...);
@@ -174,15 +185,16 @@ template <typename Fn> BackwardHook adapt_backward_hook(Fn fn) {
 /// Adapts the accepted forward-hook forms to ForwardHook.
 template <typename Fn> ForwardHook adapt_hook(Fn fn) {
   constexpr bool listForm =
-      std::is_invocable_v<Fn &, Module &, const TensorList &, const TensorList &>;
+      std::is_invocable_v<Fn &, Module &, const TensorList &,
+                          const TensorList &>;
   constexpr bool tensorForm =
       std::is_invocable_v<Fn &, Module &, const TensorList &, const Tensor &>;
   static_assert(listForm || tensorForm,
                 "a forward hook is (Module&, const TensorList& inputs, "
                 "const TensorList& outputs) or (..., const Tensor& output)");
-  return [fn = std::move(fn)](Module &m, const TensorList &in,
-                              const TensorList &out) mutable
-         -> std::optional<TensorList> {
+  return [fn = std::move(fn)](
+             Module &m, const TensorList &in,
+             const TensorList &out) mutable -> std::optional<TensorList> {
     if constexpr (listForm) {
       using R = std::invoke_result_t<Fn &, Module &, const TensorList &,
                                      const TensorList &>;

@@ -332,9 +332,8 @@ private:
   template <typename Visit>
   void visit_tensors(bool buffers, bool recurse, const std::string &prefix,
                      Visit &&visit) const;
-  std::vector<NamedTensor> named_tensors(bool buffers,
-                                         const std::string &prefix,
-                                         bool recurse) const;
+  std::vector<NamedTensor>
+  named_tensors(bool buffers, const std::string &prefix, bool recurse) const;
   /// Every set parameter and buffer slot of this module (not recursive).
   std::vector<Tensor *> own_tensor_slots();
   void collect_state(StateDict &out, const std::string &prefix) const;

@@ -55,13 +55,13 @@ public:
   /// Constructs the module from its constructor arguments (a single
   /// argument that is a holder, a shared_ptr or nullptr means the
   /// constructors above; `Sequential(Sequential(...), ReLU())` is this one).
-  template <typename Head, typename... Tail,
-            typename = std::enable_if_t<
-                sizeof...(Tail) != 0 ||
-                (!std::is_same_v<std::decay_t<Head>, std::nullptr_t> &&
-                 !std::is_base_of_v<ModuleHolder, std::decay_t<Head>> &&
-                 !std::is_same_v<std::decay_t<Head>,
-                                 std::shared_ptr<Contained>>)>>
+  template <
+      typename Head, typename... Tail,
+      typename = std::enable_if_t<
+          sizeof...(Tail) != 0 ||
+          (!std::is_same_v<std::decay_t<Head>, std::nullptr_t> &&
+           !std::is_base_of_v<ModuleHolder, std::decay_t<Head>> &&
+           !std::is_same_v<std::decay_t<Head>, std::shared_ptr<Contained>>)>>
   explicit ModuleHolder(Head &&head, Tail &&...tail)
       : impl_(std::make_shared<Contained>(std::forward<Head>(head),
                                           std::forward<Tail>(tail)...)) {}
@@ -112,15 +112,16 @@ private:
   template <typename... Args> auto call_with_hooks(Args &&...args) const {
     std::tuple<std::decay_t<Args>...> argv(std::forward<Args>(args)...);
     TensorList inputs = detail::gather_tensors(argv);
-    if (std::optional<TensorList> replaced = impl_->run_forward_pre_hooks(inputs)) {
+    if (std::optional<TensorList> replaced =
+            impl_->run_forward_pre_hooks(inputs)) {
       detail::scatter_tensors(argv, *replaced);
       inputs = std::move(*replaced);
     }
     int64_t call = impl_->route_backward_inputs(inputs);
     if (call >= 0)
       detail::scatter_tensors(argv, inputs);
-    auto output = std::apply(
-        [&](auto &...arg) { return impl_->forward(arg...); }, argv);
+    auto output =
+        std::apply([&](auto &...arg) { return impl_->forward(arg...); }, argv);
     TensorList outputs = detail::gather_tensors(output);
     if (std::optional<TensorList> replaced =
             impl_->run_forward_hooks(inputs, outputs)) {

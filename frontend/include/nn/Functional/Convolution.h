@@ -1,11 +1,13 @@
-//===- Convolution.h - nn::functional: convolution, pooling and resampling -*- C++ -*-===//
+//===- Convolution.h - nn::functional: convolution, pooling and resampling -*-
+//C++ -*-===//
 //
 // Part of nn/Functional.h; see there for the rules every functional op
 // follows. Signatures mirror torch.nn.functional, keywords as libtorch's
 // option structs (nn/Options/Convolution.h):
 //   F::conv2d(x, w, F::Conv2dFuncOptions().bias(b).padding(nn::kSame));
 //   F::max_pool2d(x, F::MaxPool2dFuncOptions(2));
-//   F::interpolate(x, F::InterpolateFuncOptions().size({14, 14}).mode(nn::kBilinear));
+//   F::interpolate(x, F::InterpolateFuncOptions().size({14,
+//   14}).mode(nn::kBilinear));
 // Inputs are batched ([N, C, L] / [N, C, H, W]).
 //
 //===----------------------------------------------------------------------===//

@@ -1,4 +1,5 @@
-//===- Elementwise.h - nn::functional: elementwise arithmetic, math and comparisons -*- C++ -*-===//
+//===- Elementwise.h - nn::functional: elementwise arithmetic, math and
+//comparisons -*- C++ -*-===//
 //
 // Part of nn/Functional.h; see there for the rules every functional op
 // follows.

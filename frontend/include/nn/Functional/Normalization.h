@@ -1,4 +1,5 @@
-//===- Normalization.h - nn::functional: normalization and reductions -*- C++ -*-===//
+//===- Normalization.h - nn::functional: normalization and reductions -*- C++
+//-*-===//
 //
 // Part of nn/Functional.h; see there for the rules every functional op
 // follows. Signatures mirror torch / torch.nn.functional; keyword arguments

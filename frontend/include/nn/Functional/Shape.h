@@ -1,4 +1,5 @@
-//===- Shape.h - nn::functional: reshaping, slicing, joining and indexing -*- C++ -*-===//
+//===- Shape.h - nn::functional: reshaping, slicing, joining and indexing -*-
+//C++ -*-===//
 //
 // Part of nn/Functional.h; see there for the rules every functional op
 // follows. Signatures follow torch (and libtorch where it differs in C++):
@@ -55,8 +56,7 @@ std::vector<Tensor> split(const Tensor &input,
                           int64_t dim = 0);
 /// torch.chunk: `chunks` pieces of ceil(size / chunks) (possibly fewer
 /// pieces, as in PyTorch).
-std::vector<Tensor> chunk(const Tensor &input, int64_t chunks,
-                          int64_t dim = 0);
+std::vector<Tensor> chunk(const Tensor &input, int64_t chunks, int64_t dim = 0);
 /// input[..., start:end:step] along `dim`, as libtorch's Tensor::slice:
 /// negative start/end count from the end, out-of-range ones are clamped,
 /// step must be positive.

@@ -19,7 +19,8 @@ public:
 NN_MODULE(ReLU);
 
 /// Stateless activation layers: the functional op, a name, and PyTorch's
-/// repr. See https://pytorch.org/docs/stable/nn.html#non-linear-activations-weighted-sum-nonlinearity
+/// repr. See
+/// https://pytorch.org/docs/stable/nn.html#non-linear-activations-weighted-sum-nonlinearity
 
 /// x · Φ(x). GELU(GELUOptions().approximate("tanh")).
 struct GELUOptions {

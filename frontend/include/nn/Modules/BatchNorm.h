@@ -11,7 +11,8 @@ namespace nn {
 /// PyTorch's names), initialization, repr, and a forward that normalizes with
 /// batch statistics while training (updating the running statistics and
 /// num_batches_tracked in the compiled forward) and with the running ones in
-/// eval. See https://pytorch.org/docs/stable/generated/torch.nn.BatchNorm2d.html
+/// eval. See
+/// https://pytorch.org/docs/stable/generated/torch.nn.BatchNorm2d.html
 class BatchNormImplBase : public Module {
 public:
   BatchNormImplBase(std::string name, const BatchNormOptions &options);
@@ -37,8 +38,7 @@ protected:
 };
 
 /// Over [N, C] or [N, C, L]:  BatchNorm1d bn(BatchNormOptions(64).eps(1e-3));
-class BatchNorm1dImpl
-    : public Cloneable<BatchNorm1dImpl, BatchNormImplBase> {
+class BatchNorm1dImpl : public Cloneable<BatchNorm1dImpl, BatchNormImplBase> {
 public:
   explicit BatchNorm1dImpl(const BatchNormOptions &options)
       : Cloneable("BatchNorm1d", options) {}
@@ -51,8 +51,7 @@ protected:
 NN_MODULE(BatchNorm1d);
 
 /// Over [N, C, H, W]:  BatchNorm2d bn(32);
-class BatchNorm2dImpl
-    : public Cloneable<BatchNorm2dImpl, BatchNormImplBase> {
+class BatchNorm2dImpl : public Cloneable<BatchNorm2dImpl, BatchNormImplBase> {
 public:
   explicit BatchNorm2dImpl(const BatchNormOptions &options)
       : Cloneable("BatchNorm2d", options) {}

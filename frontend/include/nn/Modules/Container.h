@@ -79,9 +79,8 @@ namespace detail {
 /// True for argument packs that are not a single `Self` (so variadic
 /// constructors never shadow the copy constructor).
 template <typename Self, typename... Args>
-inline constexpr bool not_self_v =
-    !(sizeof...(Args) == 1 &&
-      (std::is_same_v<std::decay_t<Args>, Self> && ...));
+inline constexpr bool not_self_v = !(
+    sizeof...(Args) == 1 && (std::is_same_v<std::decay_t<Args>, Self> && ...));
 
 /// "torch.float32 of size 3x4" as ParameterList prints a parameter.
 std::string parameter_summary(const Tensor &tensor, bool torch_typename);
@@ -137,7 +136,8 @@ public:
       : Cloneable("Sequential"), ModuleSequence("Sequential") {
     (push_back(AnyModule(std::forward<Modules>(modules))), ...);
   }
-  SequentialImpl(std::initializer_list<std::pair<std::string, AnyModule>> named);
+  SequentialImpl(
+      std::initializer_list<std::pair<std::string, AnyModule>> named);
 
   /// Appends under the next position's name ("0", "1", …).
   void push_back(AnyModule module);
@@ -198,8 +198,8 @@ NN_MODULE(ModuleList);
 
 /// Modules by name, in insertion order; it has no forward.
 /// See https://pytorch.org/docs/stable/generated/torch.nn.ModuleDict.html
-///   ModuleDict heads({{"classify", Linear(32, 10)}, {"regress", Linear(32, 1)}});
-///   Tensor y = heads["classify"](h);
+///   ModuleDict heads({{"classify", Linear(32, 10)}, {"regress", Linear(32,
+///   1)}}); Tensor y = heads["classify"](h);
 class ModuleDictImpl : public Cloneable<ModuleDictImpl> {
 public:
   using Item = std::pair<std::string, AnyModule>;

@@ -41,7 +41,8 @@ NN_MODULE(Conv2d);
 
 /// ConvTranspose2d over [N, C, H, W].
 /// See https://pytorch.org/docs/stable/generated/torch.nn.ConvTranspose2d.html
-///   ConvTranspose2d up(ConvTranspose2dOptions(16, 8, 3).stride(2).padding(1).output_padding(1));
+///   ConvTranspose2d up(ConvTranspose2dOptions(16, 8,
+///   3).stride(2).padding(1).output_padding(1));
 class ConvTranspose2dImpl : public Cloneable<ConvTranspose2dImpl> {
 public:
   ConvTranspose2dImpl(int64_t in_channels, int64_t out_channels,

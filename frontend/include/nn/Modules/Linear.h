@@ -7,7 +7,8 @@
 
 namespace nn {
 
-/// y = x·Wᵀ + b. See https://pytorch.org/docs/stable/generated/torch.nn.Linear.html
+/// y = x·Wᵀ + b. See
+/// https://pytorch.org/docs/stable/generated/torch.nn.Linear.html
 ///   Linear fc(LinearOptions(784, 256).bias(false));
 class LinearImpl : public Cloneable<LinearImpl> {
 public:

@@ -31,7 +31,8 @@ public:
 };
 NN_MODULE(AvgPool2d);
 
-/// See https://pytorch.org/docs/stable/generated/torch.nn.AdaptiveAvgPool2d.html
+/// See
+/// https://pytorch.org/docs/stable/generated/torch.nn.AdaptiveAvgPool2d.html
 ///   AdaptiveAvgPool2d pool(AdaptiveAvgPool2dOptions({7, 7}));
 class AdaptiveAvgPool2dImpl : public Cloneable<AdaptiveAvgPool2dImpl> {
 public:

@@ -9,7 +9,8 @@ namespace nn {
 
 /// F::interpolate as a layer, for [N, C, H, W] input.
 /// See https://pytorch.org/docs/stable/generated/torch.nn.Upsample.html
-///   Upsample up(UpsampleOptions().scale_factor({2}).mode(kBilinear).align_corners(false));
+///   Upsample
+///   up(UpsampleOptions().scale_factor({2}).mode(kBilinear).align_corners(false));
 class UpsampleImpl : public Cloneable<UpsampleImpl> {
 public:
   explicit UpsampleImpl(const UpsampleOptions &options = {});

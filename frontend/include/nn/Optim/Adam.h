@@ -72,7 +72,8 @@ protected:
   Adam(std::vector<OptimizerParamGroup> groups,
        std::unique_ptr<OptimizerOptions> defaults, bool decoupled);
 
-  std::vector<std::string> state_names(const OptimizerOptions &options) const override;
+  std::vector<std::string>
+  state_names(const OptimizerOptions &options) const override;
   std::vector<std::pair<std::string, double>>
   scalars(const OptimizerOptions &options) const override;
   std::string structure(const OptimizerOptions &options) const override;

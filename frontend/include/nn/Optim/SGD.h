@@ -48,7 +48,8 @@ public:
   SGD(std::vector<OptimizerParamGroup> groups, const SGDOptions &defaults);
 
 protected:
-  std::vector<std::string> state_names(const OptimizerOptions &options) const override;
+  std::vector<std::string>
+  state_names(const OptimizerOptions &options) const override;
   std::vector<std::pair<std::string, double>>
   scalars(const OptimizerOptions &options) const override;
   std::string structure(const OptimizerOptions &options) const override;

@@ -1,4 +1,5 @@
-//===- Convolution.h - Options of convolution, pooling and resampling -*- C++ -*-===//
+//===- Convolution.h - Options of convolution, pooling and resampling -*- C++
+//-*-===//
 //
 // Option structs for the convolution, pooling and upsampling layers and their
 // functional forms, as libtorch's nn/options/{conv,pooling,upsampling}.h:
@@ -120,7 +121,8 @@ template <size_t D> struct ConvTransposeFuncOptions {
   NN_ARG(ExpandingArray<D>, dilation) = 1;
 };
 
-/// ConvTranspose2d(ConvTranspose2dOptions(16, 8, 3).stride(2).output_padding(1))
+/// ConvTranspose2d(ConvTranspose2dOptions(16, 8,
+/// 3).stride(2).output_padding(1))
 template <size_t D> struct ConvTransposeOptions {
   ConvTransposeOptions(int64_t in_channels, int64_t out_channels,
                        ExpandingArray<D> kernel_size)

@@ -10,8 +10,8 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/Operation.h"
 
-#include "nn/IR/NNOpsDialect.h.inc"
 #include "nn/IR/NNEnums.h.inc"
+#include "nn/IR/NNOpsDialect.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "nn/IR/NNAttrs.h.inc"

@@ -41,9 +41,10 @@ namespace mlir::nn {
 
 /// The NumPy broadcast of two shapes, or failure (reported at `loc` when
 /// given, naming both shapes and the mismatching dimension).
-FailureOr<SmallVector<int64_t>>
-inferBroadcastShape(std::optional<Location> loc, StringRef opName,
-                    ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs);
+FailureOr<SmallVector<int64_t>> inferBroadcastShape(std::optional<Location> loc,
+                                                    StringRef opName,
+                                                    ArrayRef<int64_t> lhs,
+                                                    ArrayRef<int64_t> rhs);
 
 /// True when a function of `module` reads or writes the state symbol `name`
 /// (nn.load / nn.store). State without uses is bound by the artifact but not

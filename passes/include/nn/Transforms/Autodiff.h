@@ -130,10 +130,10 @@ public:
   }
   /// Registers `rule` for `Op`, whose results may each carry a gradient.
   template <typename Op>
-  void addWithResults(std::function<LogicalResult(
-                          GradBuilder &, Op, ArrayRef<Value>,
-                          MutableArrayRef<Value>)>
-                          rule) {
+  void
+  addWithResults(std::function<LogicalResult(GradBuilder &, Op, ArrayRef<Value>,
+                                             MutableArrayRef<Value>)>
+                     rule) {
     rules[Op::getOperationName()] = [rule](GradBuilder &g, Operation *op,
                                            ArrayRef<Value> dys,
                                            MutableArrayRef<Value> dx) {

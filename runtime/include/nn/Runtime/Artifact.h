@@ -16,8 +16,9 @@
 // the weights, weights packed for the kernels) into the artifact's context.
 // Those values are a snapshot: after updating a bound tensor in place
 // (copy_, an optimizer step, writing through data_ptr), call prepare() (or
-// bind() again) before the next run. nn::CompiledModule does this for you. A training forward with dropout takes the state of a
-// counter-based generator that run() supplies and advances (see RngState).
+// bind() again) before the next run. nn::CompiledModule does this for you. A
+// training forward with dropout takes the state of a counter-based generator
+// that run() supplies and advances (see RngState).
 //
 // Heavy ops run in the micro-kernels of nn/Runtime/Kernels.h on
 // nn_rt_set_num_threads(n) threads (1 by default); run() passes that count on
@@ -59,7 +60,8 @@ public:
   /// and that this CPU has every ISA feature the code was compiled to use
   /// (FailedPrecondition naming the missing ones otherwise). `path` is a
   /// file path: "model.so" is the file in the current folder.
-  static absl::StatusOr<std::shared_ptr<Artifact>> load(const std::string &path);
+  static absl::StatusOr<std::shared_ptr<Artifact>>
+  load(const std::string &path);
   /// Wraps a table from any source; `owner` keeps its code alive. `source`
   /// names it in error messages.
   static absl::StatusOr<std::shared_ptr<Artifact>>
@@ -109,8 +111,9 @@ public:
                         std::optional<RngState> rng = std::nullopt) const;
   /// Runs forward on named inputs ("input.0", ...); every input must be
   /// present and nothing else. Outputs are named as in the description.
-  absl::StatusOr<StateDict> run(const StateDict &inputs,
-                                std::optional<RngState> rng = std::nullopt) const;
+  absl::StatusOr<StateDict>
+  run(const StateDict &inputs,
+      std::optional<RngState> rng = std::nullopt) const;
 
   /// Restarts the artifact's generator at (seed, offset 0). Artifacts start
   /// at seed 0; nn::compile seeds them from nn's default generator, so

@@ -1,4 +1,5 @@
-/*===- CApi.h - Running compiled models from C ---------------------*- C -*-===*\
+/*===- CApi.h - Running compiled models from C ---------------------*- C
+-*-===*\
 |*                                                                            *|
 |* The runtime's C interface: load a compiled model (.so), bind its weights  *|
 |* from a safetensors file, run it on caller-owned buffers. Every call makes *|

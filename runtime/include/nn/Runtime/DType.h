@@ -29,13 +29,27 @@ std::optional<DType> dtype_from_safetensors_name(std::string_view name);
 
 /// Maps a C++ element type to its DType (data_ptr<T> checks against it).
 template <typename T> struct DTypeOf;
-template <> struct DTypeOf<float> { static constexpr DType value = DType::f32; };
-template <> struct DTypeOf<double> { static constexpr DType value = DType::f64; };
-template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::i64; };
-template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::i32; };
-template <> struct DTypeOf<int8_t> { static constexpr DType value = DType::i8; };
-template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::u8; };
-template <> struct DTypeOf<bool> { static constexpr DType value = DType::boolean; };
+template <> struct DTypeOf<float> {
+  static constexpr DType value = DType::f32;
+};
+template <> struct DTypeOf<double> {
+  static constexpr DType value = DType::f64;
+};
+template <> struct DTypeOf<int64_t> {
+  static constexpr DType value = DType::i64;
+};
+template <> struct DTypeOf<int32_t> {
+  static constexpr DType value = DType::i32;
+};
+template <> struct DTypeOf<int8_t> {
+  static constexpr DType value = DType::i8;
+};
+template <> struct DTypeOf<uint8_t> {
+  static constexpr DType value = DType::u8;
+};
+template <> struct DTypeOf<bool> {
+  static constexpr DType value = DType::boolean;
+};
 
 } // namespace nn
 

@@ -31,9 +31,9 @@ extern "C" {
 /// Epilogue activations, applied after every addend.
 enum {
   NN_RT_ACT_NONE = 0,
-  NN_RT_ACT_RELU = 1,       /* max(x, 0); NaN stays NaN */
-  NN_RT_ACT_CLAMP = 2,      /* min(max(x, min), max); NaN stays NaN */
-  NN_RT_ACT_LEAKY_RELU = 3  /* x > 0 ? x : slope * x */
+  NN_RT_ACT_RELU = 1,      /* max(x, 0); NaN stays NaN */
+  NN_RT_ACT_CLAMP = 2,     /* min(max(x, min), max); NaN stays NaN */
+  NN_RT_ACT_LEAKY_RELU = 3 /* x > 0 ? x : slope * x */
 };
 
 /// The most tensors one epilogue adds to a product.
@@ -128,13 +128,13 @@ NN_RT_EXPORT void nn_rt_sgemm_batched(const int64_t *batch, int64_t M,
                                       int64_t N, int64_t K,
                                       const nn_rt_matrix *A,
                                       const nn_rt_matrix *B,
-                                      const nn_rt_matrix *C,
-                                      int32_t accumulate,
+                                      const nn_rt_matrix *C, int32_t accumulate,
                                       const nn_rt_epilogue *epilogue);
 
 /// Scaled dot-product attention without dropout, for every batch index b
 /// (as nn_rt_sgemm_batched):
-///   out_b[L, Ev] = softmax(q_b[L, E] x k_b[S, E]^T * scale + mask_b) x v_b[S, Ev]
+///   out_b[L, Ev] = softmax(q_b[L, E] x k_b[S, E]^T * scale + mask_b) x v_b[S,
+///   Ev]
 /// mask (NULL: none) is a float [L, S] view added to the scaled scores;
 /// causal (exclusive with a mask) gives -inf to key positions s > l. The
 /// scores of one block of queries live in a per-thread buffer, a block of
@@ -142,10 +142,8 @@ NN_RT_EXPORT void nn_rt_sgemm_batched(const int64_t *batch, int64_t M,
 /// no [L, S] matrix is written to memory. A query row that attends to
 /// nothing gives NaN, as PyTorch's math kernel does.
 NN_RT_EXPORT void nn_rt_attention(const int64_t *batch, int64_t L, int64_t S,
-                                  int64_t E, int64_t Ev,
-                                  const nn_rt_matrix *q,
-                                  const nn_rt_matrix *k,
-                                  const nn_rt_matrix *v,
+                                  int64_t E, int64_t Ev, const nn_rt_matrix *q,
+                                  const nn_rt_matrix *k, const nn_rt_matrix *v,
                                   const nn_rt_matrix *mask,
                                   const nn_rt_matrix *out, float scale,
                                   int32_t causal);
@@ -169,10 +167,9 @@ NN_RT_EXPORT void nn_rt_sgemm_pack_b(int64_t K, int64_t N, const float *B,
                                      int64_t rsB, int64_t csB, float *packed);
 /// nn_rt_sgemm with B given packed (nn_rt_sgemm_pack_b of the same K, N).
 NN_RT_EXPORT void nn_rt_sgemm_packed_b(int64_t M, int64_t N, int64_t K,
-                                       const float *A, int64_t rsA,
-                                       int64_t csA, const float *packedB,
-                                       float *C, int64_t rsC,
-                                       int32_t accumulate,
+                                       const float *A, int64_t rsA, int64_t csA,
+                                       const float *packedB, float *C,
+                                       int64_t rsC, int32_t accumulate,
                                        const nn_rt_epilogue *epilogue);
 
 /// Bytes of an OIHW convolution weight packed by nn_rt_conv2d_pack_weight
@@ -184,11 +181,13 @@ NN_RT_EXPORT int64_t nn_rt_conv2d_pack_weight_size(
     int64_t strideH, int64_t strideW, int64_t padTop, int64_t padLeft,
     int64_t dilationH, int64_t dilationW, int64_t OH, int64_t OW);
 /// Packs a contiguous OIHW weight into `packed` for that geometry.
-NN_RT_EXPORT void nn_rt_conv2d_pack_weight(
-    int64_t C, int64_t H, int64_t W, int64_t O, int64_t KH, int64_t KW,
-    const float *weight, int64_t strideH, int64_t strideW, int64_t padTop,
-    int64_t padLeft, int64_t dilationH, int64_t dilationW, int64_t OH,
-    int64_t OW, float *packed);
+NN_RT_EXPORT void nn_rt_conv2d_pack_weight(int64_t C, int64_t H, int64_t W,
+                                           int64_t O, int64_t KH, int64_t KW,
+                                           const float *weight, int64_t strideH,
+                                           int64_t strideW, int64_t padTop,
+                                           int64_t padLeft, int64_t dilationH,
+                                           int64_t dilationW, int64_t OH,
+                                           int64_t OW, float *packed);
 /// nn_rt_conv2d_nchw with the weight packed for the same geometry.
 NN_RT_EXPORT void nn_rt_conv2d_nchw_packed(
     int64_t N, int64_t C, int64_t H, int64_t W, const float *input, int64_t O,
@@ -201,11 +200,10 @@ NN_RT_EXPORT void nn_rt_conv2d_nchw_packed(
 /// channel c convolved with weight[c, 0] ([C, 1, KH, KW] row-major); NCHW in
 /// and out, arguments and epilogue as nn_rt_conv2d_nchw's with O = C.
 NN_RT_EXPORT void nn_rt_conv2d_depthwise_nchw(
-    int64_t N, int64_t C, int64_t H, int64_t W, const float *input,
-    int64_t KH, int64_t KW, const float *weight, int64_t strideH,
-    int64_t strideW, int64_t padTop, int64_t padLeft, int64_t dilationH,
-    int64_t dilationW, int64_t OH, int64_t OW, float *output,
-    const nn_rt_epilogue *epilogue);
+    int64_t N, int64_t C, int64_t H, int64_t W, const float *input, int64_t KH,
+    int64_t KW, const float *weight, int64_t strideH, int64_t strideW,
+    int64_t padTop, int64_t padLeft, int64_t dilationH, int64_t dilationW,
+    int64_t OH, int64_t OW, float *output, const nn_rt_epilogue *epilogue);
 
 /// The buffer in `slots[index]` of a compiled model's context, allocated
 /// (64-byte aligned, `bytes` long) on first use, replaced by a larger one when
@@ -254,7 +252,8 @@ typedef struct nn_rt_unranked_memref {
   int64_t rank;
   void *descriptor;
 } nn_rt_unranked_memref;
-NN_RT_EXPORT void memrefCopy(int64_t element_size, nn_rt_unranked_memref *source,
+NN_RT_EXPORT void memrefCopy(int64_t element_size,
+                             nn_rt_unranked_memref *source,
                              nn_rt_unranked_memref *dest);
 
 #ifdef __cplusplus

@@ -42,8 +42,8 @@ namespace nn {
 using Metadata = std::map<std::string, std::string>;
 
 struct SafetensorsContents {
-  StateDict tensors;  // in the file's header order
-  Metadata metadata;  // the "__metadata__" object, empty when absent
+  StateDict tensors; // in the file's header order
+  Metadata metadata; // the "__metadata__" object, empty when absent
 };
 
 /// Upper bounds on what a reader accepts.

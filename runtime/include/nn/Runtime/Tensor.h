@@ -103,7 +103,8 @@ public:
 
   /// A zero-filled tensor.
   static Tensor zeros(Shape shape, DType dtype = DType::f32);
-  /// A tensor holding a copy of `values`; numel(shape) must equal values.size().
+  /// A tensor holding a copy of `values`; numel(shape) must equal
+  /// values.size().
   template <typename T>
   static Tensor from_vector(const std::vector<T> &values, Shape shape);
   /// A tensor over `data`, which the caller owns and keeps alive while any

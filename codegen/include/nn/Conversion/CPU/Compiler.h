@@ -42,7 +42,9 @@ struct CpuTarget {
 
   bool isHost() const { return cpu == "host" && features.empty(); }
   /// What the compile cache keys the target by.
-  std::string cacheText() const { return "cpu=" + cpu + " features=" + features; }
+  std::string cacheText() const {
+    return "cpu=" + cpu + " features=" + features;
+  }
 };
 
 /// Checks that `target` names a CPU and features LLVM knows, without

@@ -23,7 +23,8 @@ namespace mlir::nn {
 
 /// The contents of `tensor` as an attribute of `type`, which has its shape
 /// and element type.
-DenseElementsAttr denseAttrOf(const ::nn::Tensor &tensor, RankedTensorType type);
+DenseElementsAttr denseAttrOf(const ::nn::Tensor &tensor,
+                              RankedTensorType type);
 
 /// Gives every nn.parameter and nn.buffer of `module` the value `state`
 /// holds under its name or one of its aliases. Fails, reported on the
