@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build ccache g++ make pkg-config
+  cmake ninja-build ccache g++ make pkg-config clang-format
   llvm-19-dev libmlir-19-dev mlir-19-tools clang-19 lld-19
   libabsl-dev libgtest-dev libsimde-dev libgmock-dev libbenchmark-dev
   python3 python3-torch python3-numpy python3-sklearn

@@ -1,5 +1,4 @@
-//===- Elementwise.cpp - nn::functional: elementwise arithmetic, math and
-//comparisons ---===//
+//===- Elementwise.cpp - Arithmetic, math, comparisons --------------------===//
 //
 // Records the ops of nn/Functional/Elementwise.h into the current trace.
 //

@@ -1,5 +1,4 @@
-//===- Convolution.h - nn::functional: convolution, pooling and resampling -*-
-//C++ -*-===//
+//===- Convolution.h - Convolution, pooling, resampling ---------*- C++ -*-===//
 //
 // Part of nn/Functional.h; see there for the rules every functional op
 // follows. Signatures mirror torch.nn.functional, keywords as libtorch's

@@ -1,5 +1,4 @@
-//===- Elementwise.h - nn::functional: elementwise arithmetic, math and
-//comparisons -*- C++ -*-===//
+//===- Elementwise.h - Arithmetic, math, comparisons ------------*- C++ -*-===//
 //
 // Part of nn/Functional.h; see there for the rules every functional op
 // follows.

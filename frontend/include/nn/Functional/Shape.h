@@ -1,5 +1,4 @@
-//===- Shape.h - nn::functional: reshaping, slicing, joining and indexing -*-
-//C++ -*-===//
+//===- Shape.h - Reshaping, slicing, joining, indexing ----------*- C++ -*-===//
 //
 // Part of nn/Functional.h; see there for the rules every functional op
 // follows. Signatures follow torch (and libtorch where it differs in C++):
