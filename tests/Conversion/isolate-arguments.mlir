@@ -73,3 +73,24 @@ func.func @leave_alone(%s: tensor<4xf32> {bufferization.writable = true, nn.stat
 // CHECK-NOT: writable
 // CHECK-SAME: (tensor<4xf32>)
 func.func private @external(tensor<4xf32>)
+
+// -----
+
+// A returned state argument is copied before the state writes that end the
+// block: the caller gets the value the state had at the call.
+// CHECK-LABEL: func.func @return_written_state
+// CHECK-SAME: (%[[S:[^:]+]]: tensor<3xf32> {bufferization.writable = true}, %[[X:[^:]+]]: tensor<3xf32> {bufferization.writable = false})
+// CHECK: %[[OLD:.+]] = bufferization.alloc_tensor() copy(%[[S]])
+// CHECK-NEXT: nn_kernel.write_state %[[X]] into %[[S]]
+// CHECK-NEXT: return %[[OLD]]
+// BUF-LABEL: func.func @return_written_state
+// BUF-SAME: (%[[S:[^:]+]]: memref<3xf32>, %[[X:[^:]+]]: memref<3xf32>)
+// BUF: %[[OLD:.+]] = memref.alloc
+// BUF: memref.copy %[[S]], %[[OLD]]
+// BUF-NEXT: memref.copy %[[X]], %[[S]]
+// BUF-NEXT: return %[[OLD]]
+func.func @return_written_state(%s: tensor<3xf32> {bufferization.writable = true},
+                                %x: tensor<3xf32>) -> tensor<3xf32> {
+  nn_kernel.write_state %x into %s : tensor<3xf32>
+  return %s : tensor<3xf32>
+}

@@ -92,3 +92,26 @@ func.func @prepare(%w: tensor<4x3x3x3xf32>, %b: tensor<4x16xf32>, %ctx: !nn_kern
   nn_kernel.pack_gemm_b %b into %ctx[1] transpose_b : tensor<4x16xf32>
   return
 }
+
+// -----
+
+// A state write becomes a copy into the state argument's buffer. It reads
+// the argument, so an op before it cannot take that buffer for its result
+// (the generic below would otherwise be computed in place into %s).
+// CHECK-LABEL: func.func @write_state
+// CHECK-SAME: (%[[S:[^:]+]]: memref<3xf32>, %[[X:[^:]+]]: memref<3xf32>)
+// CHECK: %[[NEW:.+]] = memref.alloc
+// CHECK: linalg.generic {{.*}} ins(%[[X]] : memref<3xf32>) outs(%[[NEW]] : memref<3xf32>)
+// CHECK: memref.copy %[[NEW]], %[[S]]
+// CHECK-NEXT: return
+#id = affine_map<(d0) -> (d0)>
+func.func @write_state(%s: tensor<3xf32> {bufferization.writable = true}, %x: tensor<3xf32>) {
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<3xf32>) outs(%s : tensor<3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %y = arith.negf %in : f32
+    linalg.yield %y : f32
+  } -> tensor<3xf32>
+  nn_kernel.write_state %r into %s : tensor<3xf32>
+  return
+}

@@ -253,3 +253,20 @@ func.func @pack_conv_input(%w: tensor<4x3x3x3xf32>, %ctx: !nn_kernel.context) {
   nn_kernel.pack_conv2d_weight %w into %ctx[0] input_size [2, 8, 8] stride [1, 1] padding [0, 0] dilation [1, 1] : tensor<4x3x3x3xf32>
   return
 }
+
+// -----
+
+func.func @write_state_into_value(%x: tensor<3xf32>) {
+  %e = tensor.empty() : tensor<3xf32>
+  // expected-error @+1 {{'nn_kernel.write_state' op writes into an argument of the enclosing function (the caller's storage of the state), not a value computed in it}}
+  nn_kernel.write_state %x into %e : tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @write_state_types(%s: tensor<3xf32>, %x: tensor<4xf32>) {
+  // expected-error @+1 {{'nn_kernel.write_state' op failed to verify that all of {value, state} have same type}}
+  "nn_kernel.write_state"(%x, %s) : (tensor<4xf32>, tensor<3xf32>) -> ()
+  return
+}

@@ -74,3 +74,10 @@ func.func @forward(%a: tensor<8x16xf32>, %ctx: !nn_kernel.context, %init: tensor
   %0 = nn_kernel.gemm %a, %w outs(%init : tensor<8x4xf32>) transpose_b : tensor<8x16xf32>, !nn_kernel.packed<4x16> -> tensor<8x4xf32>
   return %0 : tensor<8x4xf32>
 }
+
+// CHECK-LABEL: func.func @write_state
+// CHECK: nn_kernel.write_state %arg1 into %arg0 : tensor<3xf32>
+func.func @write_state(%state: tensor<3xf32>, %value: tensor<3xf32>) {
+  nn_kernel.write_state %value into %state : tensor<3xf32>
+  return
+}

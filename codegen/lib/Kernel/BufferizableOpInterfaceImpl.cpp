@@ -131,6 +131,39 @@ struct PackOpInterface
   }
 };
 
+/// A state write reads its value and the state argument (which no op
+/// before it may then take for its own result) and becomes a copy into the
+/// argument's buffer: the caller's storage, written in place.
+struct WriteStateOpInterface
+    : public BufferizableOpInterface::ExternalModel<WriteStateOpInterface,
+                                                    WriteStateOp> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const AnalysisState &) const {
+    return false;
+  }
+  AliasingValueList getAliasingValues(Operation *, OpOperand &,
+                                      const AnalysisState &) const {
+    return {};
+  }
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options) const {
+    auto write = llvm::cast<WriteStateOp>(op);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(op);
+    FailureOr<Value> value = getBuffer(rewriter, write.getValue(), options);
+    FailureOr<Value> state = getBuffer(rewriter, write.getState(), options);
+    if (failed(value) || failed(state) ||
+        failed(options.createMemCpy(rewriter, op->getLoc(), *value, *state)))
+      return failure();
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::nn::kernel::registerBufferizableOpInterfaceExternalModels(
@@ -143,5 +176,6 @@ void mlir::nn::kernel::registerBufferizableOpInterfaceExternalModels(
     PackGemmBOp::attachInterface<PackOpInterface<PackGemmBOp>>(*context);
     PackConv2dWeightOp::attachInterface<PackOpInterface<PackConv2dWeightOp>>(
         *context);
+    WriteStateOp::attachInterface<WriteStateOpInterface>(*context);
   });
 }

@@ -10,6 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -648,5 +649,27 @@ void PackedOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   effects.emplace_back(MemoryEffects::Read::get(),
+                       SideEffects::DefaultResource::get());
+}
+
+//===----------------------------------------------------------------------===//
+// WriteStateOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult WriteStateOp::verify() {
+  auto function = (*this)->getParentOfType<FunctionOpInterface>();
+  auto argument = llvm::dyn_cast<BlockArgument>(getState());
+  if (!function || !argument ||
+      argument.getOwner() != &function.getFunctionBody().front())
+    return emitOpError("writes into an argument of the enclosing function "
+                       "(the caller's storage of the state), not a value "
+                       "computed in it");
+  return success();
+}
+
+void WriteStateOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Write::get(),
                        SideEffects::DefaultResource::get());
 }

@@ -69,10 +69,19 @@ struct IsolateArgumentsPass
   /// separate caller-owned output. Returning an input as it is (Identity, a
   /// transpose of a transpose, an op computed in place into an argument)
   /// would otherwise alias input and output, and crashes MLIR 19's
-  /// buffer-results-to-out-params{hoist-static-allocs}.
+  /// buffer-results-to-out-params{hoist-static-allocs}. The copies are
+  /// made before the state writes that end the block
+  /// (nn_kernel.write_state): a returned state argument is its value at
+  /// the call, not the one the call writes.
   static void giveEveryResultItsOwnTensor(func::FuncOp func) {
     func.walk([](func::ReturnOp ret) {
-      OpBuilder b(ret);
+      Operation *before = ret;
+      while (Operation *prev = before->getPrevNode()) {
+        if (!llvm::isa<nn::kernel::WriteStateOp>(prev))
+          break;
+        before = prev;
+      }
+      OpBuilder b(before);
       llvm::SmallPtrSet<Value, 4> seen;
       for (OpOperand &operand : ret->getOpOperands()) {
         Value v = operand.get();

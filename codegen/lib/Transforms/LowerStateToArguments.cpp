@@ -8,8 +8,8 @@
 
 #include "nn/Conversion/Passes.h"
 #include "nn/IR/NNOps.h"
+#include "nn/Kernel/KernelDialect.h"
 
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -52,13 +52,7 @@ struct LowerStateToArgumentsPass
         unsigned index = argIndex.lookup(store.getName());
         BlockArgument arg = func.getArgument(index);
         if (store.getValue() != arg) {
-          auto type = llvm::cast<RankedTensorType>(arg.getType());
-          Value memref = b.create<bufferization::ToMemrefOp>(
-              store.getLoc(),
-              MemRefType::get(type.getShape(), type.getElementType()), arg);
-          b.create<bufferization::MaterializeInDestinationOp>(
-              store.getLoc(), TypeRange{}, store.getValue(), memref,
-              /*restrict=*/false, /*writable=*/true);
+          b.create<kernel::WriteStateOp>(store.getLoc(), store.getValue(), arg);
           func.setArgAttr(index, "bufferization.writable", b.getBoolAttr(true));
         }
       }

@@ -52,6 +52,10 @@ def LowerStateToArgumentsPass
     convention of the compiled artifact: weights are bound by name at load
     time and passed by pointer.
 
+    An `nn.store` becomes `nn_kernel.write_state` of the stored value into
+    the state's argument, placed before the return (the last store of a
+    name wins); the argument is marked `bufferization.writable`.
+
     Before:
     ```mlir
     nn.parameter @"fc.weight" : tensor<3x4xf32>
@@ -69,7 +73,7 @@ def LowerStateToArgumentsPass
     ```
   }];
   let dependentDialects = ["::mlir::func::FuncDialect",
-                           "::mlir::bufferization::BufferizationDialect"];
+                           "::mlir::nn::kernel::KernelDialect"];
 }
 
 def HoistStateComputationsPass

@@ -1,9 +1,10 @@
 //===- KernelOps.td - The nn_kernel dialect ----------------*- tablegen -*-===//
 //
-// Micro-kernel calls as destination-passing ops: what nn-lower-to-kernel-
-// calls makes of a contraction (with the epilogue its store applies), on
+// Micro-kernel calls as destination-passing ops: what convert-nn-to-kernel
+// makes of a contraction (with the epilogue its store applies), on
 // tensors, bufferized like linalg, and lowered to calls of a target's
-// kernels by a late pass (nn-lower-kernel-ops for the CPU's nn_kernels).
+// kernels by a late pass (nn-lower-kernel-ops for the CPU's nn_kernels);
+// and the write of a model's state into its argument.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +26,9 @@ def Kernel_Dialect : Dialect {
     time. On tensors, an op returns the tensor it writes into its `outs`
     operand, as linalg's ops do; one-shot bufferization turns it into the
     same op on memrefs, without results; a target's late pass turns that
-    into the call. Nothing before that pass holds a pointer: the model's
+    into the call. `nn_kernel.write_state` is forward's update of a buffer
+    (BatchNorm's running statistics) into the caller's storage of it.
+    Nothing before that pass holds a pointer: the model's
     context (where weights packed at bind are kept) is a
     `!nn_kernel.context` value and a packed weight a `!nn_kernel.packed`.
 
@@ -306,6 +309,32 @@ def Kernel_PackedOp : Kernel_Op<"packed", [
   let arguments = (ins Kernel_ContextType:$ctx, I64Attr:$slot);
   let results = (outs Kernel_PackedType:$result);
   let assemblyFormat = "$ctx `[` $slot `]` attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// State
+//===----------------------------------------------------------------------===//
+
+def Kernel_WriteStateOp : Kernel_Op<"write_state", [
+    AllTypesMatch<["value", "state"]>,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Writes a value into the storage of a state argument";
+  let description = [{
+    What an `nn.store` becomes once the state is passed by the caller
+    (nn-lower-state-to-arguments): `value` is written into the buffer the
+    caller passed as `state`, an argument of the enclosing function, where
+    the caller sees it after the call. The write is a side effect (the op
+    has no result and is never dead); bufferization turns it into a copy
+    into the argument's buffer, reading `state` (no op before it may reuse
+    that buffer) and `value`.
+
+    ```mlir
+    nn_kernel.write_state %new_mean into %running_mean : tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$value, AnyRankedTensor:$state);
+  let assemblyFormat = "$value `into` $state attr-dict `:` type($state)";
   let hasVerifier = 1;
 }
 
