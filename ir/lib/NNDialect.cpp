@@ -66,7 +66,6 @@ const DeclaredAttr kDeclared[] = {
     {NNAttr::kContextSlots, onOp, isAttr<IntegerAttr>, "an integer"},
     {NNAttr::kContextBytes, onOp, isAttr<DenseI64ArrayAttr>, "an array<i64>"},
     {NNAttr::kWorkspaceBytes, onOp, isAttr<IntegerAttr>, "an integer"},
-    {NNAttr::kArtifactDescription, onOp, isAttr<StringAttr>, "a string"},
 };
 
 /// Checks `attr`, found at `place` of `op` (`where` names it), against its

@@ -2,11 +2,12 @@
 
 // The description (ArtifactABI.h) is attached to the module before it is
 // lowered: state with its kind, inputs and outputs by name, shape and dtype.
-// The fields come in ArtifactABI.h's order.
-// CHECK: module attributes {nn.artifact_description = "{\22abi_version\22:2,
+// It prints as the JSON the artifact embeds, the fields in ArtifactABI.h's
+// order.
+// CHECK: module attributes {nn_kernel.artifact = #nn_kernel.artifact<"{\22abi_version\22:2,
 // CHECK-SAME: \22state\22:[{\22name\22:\22fc.weight\22,\22shape\22:[3,4],\22dtype\22:\22F32\22,\22kind\22:\22parameter\22,\22persistent\22:true,\22requires_grad\22:true,\22aliases\22:[],\22argument\22:true}],
 // CHECK-SAME: \22inputs\22:[{\22name\22:\22input.0\22,\22shape\22:[2,4],\22dtype\22:\22F32\22}],
-// CHECK-SAME: \22outputs\22:[{\22name\22:\22output.0\22,\22shape\22:[2,3],\22dtype\22:\22F32\22}]}"
+// CHECK-SAME: \22outputs\22:[{\22name\22:\22output.0\22,\22shape\22:[2,3],\22dtype\22:\22F32\22}]}">
 module {
   nn.parameter @"fc.weight" : tensor<3x4xf32>
   func.func @forward(%x: tensor<2x4xf32>) -> tensor<2x3xf32> {

@@ -139,7 +139,8 @@ static int printModule(ModuleOp module) {
 /// Writes the C header of the model (--emit=header), named after the
 /// output file ("mlp.h" declares mlp_inputs, mlp_outputs, mlp_run).
 static int writeHeader(ModuleOp module) {
-  FailureOr<std::string> description = mlir::nn::describeArtifact(module);
+  FailureOr<::nn::ArtifactDescription> description =
+      mlir::nn::describeArtifact(module);
   if (failed(description))
     return 1;
   StringRef name = outputFilename == "-"

@@ -1,11 +1,12 @@
 //===- ArtifactTable.cpp - The artifact description and table ------------===//
 //
 // describeArtifact reads the calling convention off an nn module (state in
-// declaration order, then inputs, then outputs) as the JSON of
-// ArtifactABI.h; nn-describe-artifact attaches it to the module before it is
-// lowered. translateToArtifactIR wraps the lowered `forward` in the C
-// table: a packed-argument entry (`forward(ctx, args)`), context hooks and the
-// description string, reachable from the one exported symbol.
+// declaration order, then inputs, then outputs) as the runtime's
+// ArtifactDescription; nn-describe-artifact attaches it to the module
+// (#nn_kernel.artifact) before it is lowered. translateToArtifactIR
+// completes it with what lowering decided and wraps the lowered `forward`
+// in the C table: a packed-argument entry (`forward(ctx, args)`), context
+// hooks and the description's JSON, reachable from the one exported symbol.
 //
 //===----------------------------------------------------------------------===//
 
@@ -199,8 +200,8 @@ static LogicalResult verifySizes(ModuleOp module) {
   return failure(walk.wasInterrupted());
 }
 
-FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
-                                                  StringRef funcName) {
+FailureOr<::nn::ArtifactDescription>
+mlir::nn::describeArtifact(ModuleOp module, StringRef funcName) {
   if (failed(verifySizes(module)))
     return failure();
   auto func = module.lookupSymbol<func::FuncOp>(funcName);
@@ -282,7 +283,7 @@ FailureOr<std::string> mlir::nn::describeArtifact(ModuleOp module,
       return failure();
     description.outputs.push_back(std::move(*entry));
   }
-  return ::nn::to_json(description);
+  return description;
 }
 
 /// Where the artifact's C entry points find each argument of a lowered
@@ -499,51 +500,43 @@ static bool targetHasFeature(const llvm::TargetMachine &machine,
   return false;
 }
 
-/// `description` completed with what only lowering and the target decide:
+/// Completes `description` with what only lowering and the target decide:
 /// the workspace, the arena nn-plan-buffers gave `funcName` (its
 /// `nn.workspace_bytes`, removed here as LLVM IR has no place for it; 0 when
 /// it has none), and the target, the CPU the code is generated for and every
 /// ISA feature of it that the runtime checks before loading.
-static FailureOr<std::string>
-completeDescription(ModuleOp module, StringRef text, StringRef funcName,
-                    const llvm::TargetMachine &machine) {
-  absl::StatusOr<::nn::ArtifactDescription> description =
-      ::nn::parse_artifact_description(text, "the module's description");
-  if (!description.ok())
-    return module.emitError() << std::string(description.status().message());
+static void completeDescription(::nn::ArtifactDescription &description,
+                                ModuleOp module, StringRef funcName,
+                                const llvm::TargetMachine &machine) {
   if (auto func = module.lookupSymbol<FunctionOpInterface>(funcName)) {
     if (auto attr = func->getAttrOfType<IntegerAttr>(NNAttr::kWorkspaceBytes))
-      description->workspace_bytes = attr.getInt();
+      description.workspace_bytes = attr.getInt();
     func->removeAttr(NNAttr::kWorkspaceBytes);
   }
-  description->target_cpu = machine.getTargetCPU().str();
-  description->target_features.clear();
+  description.target_cpu = machine.getTargetCPU().str();
+  description.target_features.clear();
   for (const std::string &feature : ::nn::checkable_cpu_features())
     if (targetHasFeature(machine, feature))
-      description->target_features.push_back(feature);
-  return ::nn::to_json(*description);
+      description.target_features.push_back(feature);
 }
 
 FailureOr<std::unique_ptr<llvm::Module>>
 mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
                                 StringRef funcName, const CpuTarget &target) {
-  auto inputDescription =
-      module->getAttrOfType<StringAttr>(NNAttr::kArtifactDescription);
-  if (!inputDescription)
+  kernel::ArtifactAttr artifact = kernel::getArtifact(module);
+  if (!artifact)
     return module.emitError() << "the module has no artifact description ('"
-                              << NNAttr::kArtifactDescription
+                              << kernel::kArtifactAttrName
                               << "'): nn-describe-artifact runs before it is "
                                  "lowered";
-  module->removeAttr(NNAttr::kArtifactDescription);
+  ::nn::ArtifactDescription description = artifact.getDescription();
+  module->removeAttr(kernel::kArtifactAttrName);
   std::string error;
   std::unique_ptr<llvm::TargetMachine> machine =
       createTargetMachine(target, error);
   if (!machine)
     return module.emitError() << "no target machine: " << error;
-  FailureOr<std::string> description = completeDescription(
-      module, inputDescription.getValue(), funcName, *machine);
-  if (failed(description))
-    return failure();
+  completeDescription(description, module, funcName, *machine);
   // The context's layout and how each entry point's arguments are supplied,
   // from the attributes nn-hoist-state-computations and
   // convert-nn-to-kernel left.
@@ -610,7 +603,7 @@ mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
     fn->setLinkage(llvm::GlobalValue::InternalLinkage);
   }
   addArtifactTable(*llvmModule, impl, *forwardSources, prepareImpl,
-                   *prepareSources, layout, *description);
+                   *prepareSources, layout, ::nn::to_json(description));
 
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(machine->getTargetTriple().str());
@@ -629,11 +622,11 @@ struct DescribeArtifactPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<std::string> description = describeArtifact(module, funcName);
+    FailureOr<::nn::ArtifactDescription> description =
+        describeArtifact(module, funcName);
     if (failed(description))
       return signalPassFailure();
-    module->setAttr(NNAttr::kArtifactDescription,
-                    StringAttr::get(&getContext(), *description));
+    kernel::setArtifact(module, std::move(*description));
   }
 };
 } // namespace

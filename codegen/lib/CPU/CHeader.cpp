@@ -138,17 +138,13 @@ std::string mlir::nn::cIdentifier(llvm::StringRef text) {
   return id;
 }
 
-llvm::Expected<std::string> mlir::nn::writeCHeader(llvm::StringRef description,
-                                                   llvm::StringRef name,
-                                                   llvm::StringRef source) {
-  absl::StatusOr<::nn::ArtifactDescription> parsed =
-      ::nn::parse_artifact_description(description, source.str());
-  if (!parsed.ok())
-    return error(std::string(parsed.status().message()));
-  llvm::Expected<std::vector<CTensor>> inputs = tensorsOf(parsed->inputs);
+llvm::Expected<std::string>
+mlir::nn::writeCHeader(const ::nn::ArtifactDescription &description,
+                       llvm::StringRef name, llvm::StringRef source) {
+  llvm::Expected<std::vector<CTensor>> inputs = tensorsOf(description.inputs);
   if (!inputs)
     return inputs.takeError();
-  llvm::Expected<std::vector<CTensor>> outputs = tensorsOf(parsed->outputs);
+  llvm::Expected<std::vector<CTensor>> outputs = tensorsOf(description.outputs);
   if (!outputs)
     return outputs.takeError();
 

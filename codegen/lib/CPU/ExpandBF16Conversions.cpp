@@ -27,7 +27,7 @@ using namespace mlir;
 namespace {
 
 struct ExpandBF16ConversionsPass
-    : public nn::impl::ExpandBF16ConversionsPassBase<
+    : public mlir::nn::impl::ExpandBF16ConversionsPassBase<
           ExpandBF16ConversionsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());

@@ -36,7 +36,7 @@ bool needsFlattening(Type type) {
 }
 
 struct FlattenEmptyArgumentsPass
-    : public nn::impl::FlattenEmptyArgumentsPassBase<
+    : public mlir::nn::impl::FlattenEmptyArgumentsPassBase<
           FlattenEmptyArgumentsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();

@@ -27,7 +27,7 @@ using namespace mlir;
 namespace {
 
 struct LegalizeMathToF32Pass
-    : public nn::impl::LegalizeMathToF32PassBase<LegalizeMathToF32Pass> {
+    : public mlir::nn::impl::LegalizeMathToF32PassBase<LegalizeMathToF32Pass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     TypeConverter converter;

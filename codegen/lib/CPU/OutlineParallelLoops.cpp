@@ -120,7 +120,8 @@ DenseSet<Operation *> hoistScratchBuffers(scf::ForallOp loop, OpBuilder &fb,
 }
 
 struct OutlineParallelLoopsPass
-    : public nn::impl::OutlineParallelLoopsPassBase<OutlineParallelLoopsPass> {
+    : public mlir::nn::impl::OutlineParallelLoopsPassBase<
+          OutlineParallelLoopsPass> {
   /// Outlines `loop` (of function `parent`) into a new function and calls
   /// nn_rt_parallel_for in its place. Leaves `loop` alone when it uses a
   /// value that cannot travel through the context.
@@ -193,8 +194,8 @@ struct OutlineParallelLoopsPass
         sizes.push_back(load());
       for (int64_t d = 0; d < memref.getRank(); ++d)
         strides.push_back(load());
-      map.map(v, nn::buildMemRefFromPointer(fb, loc, memref, base, offset,
-                                            sizes, strides));
+      map.map(v, mlir::nn::buildMemRefFromPointer(fb, loc, memref, base, offset,
+                                                  sizes, strides));
     }
     // The iteration's own scratch buffers (a row tile's statistics) are
     // allocated once per call on this function's stack, not per iteration.

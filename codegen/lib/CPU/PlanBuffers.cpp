@@ -207,7 +207,8 @@ int64_t assignOffsets(MutableArrayRef<Buffer> buffers) {
   return arena;
 }
 
-struct PlanBuffersPass : public nn::impl::PlanBuffersPassBase<PlanBuffersPass> {
+struct PlanBuffersPass
+    : public mlir::nn::impl::PlanBuffersPassBase<PlanBuffersPass> {
   using PlanBuffersPassBase::PlanBuffersPassBase;
 
   void leaveAlone(memref::AllocOp alloc, StringRef why) {
@@ -297,8 +298,8 @@ struct PlanBuffersPass : public nn::impl::PlanBuffersPassBase<PlanBuffersPass> {
             b.create<LLVM::GEPOp>(at, ptr, b.getI8Type(), block,
                                   ValueRange{b.create<LLVM::ConstantOp>(
                                       at, b.getI64Type(), buffer.offset)});
-      Value view =
-          nn::buildMemRefFromPointer(b, at, buffer.alloc.getType(), address);
+      Value view = mlir::nn::buildMemRefFromPointer(
+          b, at, buffer.alloc.getType(), address);
       if (emitRemarks)
         buffer.alloc.emitRemark() << "placed at byte " << buffer.offset
                                   << " of a " << arena << "-byte arena";

@@ -303,7 +303,7 @@ void scaleSubnormalLogInput(RewriterBase &rewriter, math::LogOp log) {
 }
 
 struct TileAndVectorizePass
-    : public nn::impl::TileAndVectorizePassBase<TileAndVectorizePass> {
+    : public mlir::nn::impl::TileAndVectorizePassBase<TileAndVectorizePass> {
   using TileAndVectorizePassBase::TileAndVectorizePassBase;
 
   /// Tiles and vectorizes one op (see the pass description). Every step

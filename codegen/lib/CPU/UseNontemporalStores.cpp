@@ -53,7 +53,8 @@ Operation *outermostInTile(Operation *op) {
 }
 
 struct UseNontemporalStoresPass
-    : public nn::impl::UseNontemporalStoresPassBase<UseNontemporalStoresPass> {
+    : public mlir::nn::impl::UseNontemporalStoresPassBase<
+          UseNontemporalStoresPass> {
   using UseNontemporalStoresPassBase::UseNontemporalStoresPassBase;
 
   /// Whether `write` stores a whole, unmasked, contiguous vector of a

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nn/Kernel/KernelDialect.h"
+#include "nn/Runtime/ArtifactDescription.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"

@@ -32,7 +32,7 @@ void mlir::nn::registerScalarBodies(DialectRegistry &registry) {
 namespace {
 
 struct ConvertNNToLinalgPass
-    : public nn::impl::ConvertNNToLinalgPassBase<ConvertNNToLinalgPass> {
+    : public mlir::nn::impl::ConvertNNToLinalgPassBase<ConvertNNToLinalgPass> {
   void getDependentDialects(DialectRegistry &registry) const override {
     ConvertNNToLinalgPassBase::getDependentDialects(registry);
     // The pointwise ops' scalar bodies, in every context the pass runs in.

@@ -60,7 +60,8 @@ bool shouldFuse(OpOperand *fused) {
 }
 
 struct FuseElementwiseOpsPass
-    : public nn::impl::FuseElementwiseOpsPassBase<FuseElementwiseOpsPass> {
+    : public mlir::nn::impl::FuseElementwiseOpsPassBase<
+          FuseElementwiseOpsPass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);

@@ -68,7 +68,7 @@ bool isPrecomputed(Value value) {
 }
 
 struct HoistStateComputationsPass
-    : public nn::impl::HoistStateComputationsPassBase<
+    : public mlir::nn::impl::HoistStateComputationsPassBase<
           HoistStateComputationsPass> {
   using Base::Base;
 

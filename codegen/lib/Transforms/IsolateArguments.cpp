@@ -23,7 +23,7 @@ using namespace mlir;
 namespace {
 
 struct IsolateArgumentsPass
-    : public nn::impl::IsolateArgumentsPassBase<IsolateArgumentsPass> {
+    : public mlir::nn::impl::IsolateArgumentsPassBase<IsolateArgumentsPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isExternal())
@@ -77,7 +77,7 @@ struct IsolateArgumentsPass
     func.walk([](func::ReturnOp ret) {
       Operation *before = ret;
       while (Operation *prev = before->getPrevNode()) {
-        if (!llvm::isa<nn::kernel::WriteStateOp>(prev))
+        if (!llvm::isa<mlir::nn::kernel::WriteStateOp>(prev))
           break;
         before = prev;
       }

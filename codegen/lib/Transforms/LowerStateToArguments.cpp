@@ -24,7 +24,7 @@ using namespace mlir::nn;
 namespace {
 
 struct LowerStateToArgumentsPass
-    : public nn::impl::LowerStateToArgumentsPassBase<
+    : public mlir::nn::impl::LowerStateToArgumentsPassBase<
           LowerStateToArgumentsPass> {
   /// Turns the nn.store ops of `func` into writes into their buffer
   /// arguments, placed before the return (see the file comment).

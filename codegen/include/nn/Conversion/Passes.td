@@ -20,10 +20,10 @@ def DescribeArtifactPass
     state (parameters and buffers, with their values when embedded, and
     which ones the function writes), the inputs and outputs with their
     names, shapes and dtypes, the index checks and whether the function
-    draws random numbers. The JSON text becomes the module's
-    `nn.artifact_description`, which translateToArtifactIR completes with
-    what lowering decides (workspace_bytes, target) and embeds in the
-    artifact table.
+    draws random numbers. The typed description (the runtime's
+    ArtifactDescription) becomes the module's `nn_kernel.artifact`, which
+    translateToArtifactIR completes with what lowering decides
+    (workspace_bytes, target) and embeds, as JSON, in the artifact table.
 
     Refuses, at the op, what the ABI cannot carry: a dynamic shape, an
     element type without a safetensors name, a value of more bytes than an
@@ -34,6 +34,7 @@ def DescribeArtifactPass
     Option<"funcName", "func", "std::string", "\"forward\"",
            "The function the artifact runs">,
   ];
+  let dependentDialects = ["::mlir::nn::kernel::KernelDialect"];
 }
 
 def LowerStateToArgumentsPass

@@ -1,17 +1,27 @@
 //===- KernelDialect.h - The nn_kernel dialect ------------------*- C++ -*-===//
 //
-// Micro-kernel calls as destination-passing ops (KernelOps.td).
+// Micro-kernel calls as destination-passing ops, the state write and the
+// artifact description (KernelOps.td).
 //
 //===----------------------------------------------------------------------===//
 #ifndef NN_KERNEL_KERNELDIALECT_H
 #define NN_KERNEL_KERNELDIALECT_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+
+// #nn_kernel.artifact holds the runtime's description
+// (nn/Runtime/ArtifactDescription.h, included where it is read or built);
+// uniquing the attribute hashes it.
+namespace nn {
+struct ArtifactDescription;
+llvm::hash_code hash_value(const ArtifactDescription &description);
+} // namespace nn
 
 #include "nn/Kernel/KernelDialect.h.inc"
 #include "nn/Kernel/KernelEnums.h.inc"
@@ -38,6 +48,14 @@ ArrayRef<int64_t> operandShape(Value value);
 /// is).
 SmallVector<int64_t> permutedShape(Value value,
                                    std::optional<ArrayRef<int64_t>> perm);
+
+/// The module attribute that carries the artifact's description from
+/// nn-describe-artifact to the artifact table.
+inline constexpr StringLiteral kArtifactAttrName = "nn_kernel.artifact";
+
+/// The description `module` carries, or null.
+ArtifactAttr getArtifact(ModuleOp module);
+void setArtifact(ModuleOp module, ::nn::ArtifactDescription description);
 
 /// Registers the ops' bufferization (BufferizableOpInterface, as linalg's
 /// destination-passing ops bufferize).

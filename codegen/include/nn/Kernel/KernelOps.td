@@ -42,6 +42,7 @@ def Kernel_Dialect : Dialect {
   let cppNamespace = "::mlir::nn::kernel";
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -118,6 +119,24 @@ def Kernel_EpilogueAttr : AttrDef<Kernel_Dialect, "Epilogue"> {
       return getAddendStrides().slice(3 * i, 3);
     }
   }];
+}
+
+def Kernel_ArtifactAttr : AttrDef<Kernel_Dialect, "Artifact"> {
+  let mnemonic = "artifact";
+  let summary = "The compiled artifact's description (ArtifactABI.h)";
+  let description = [{
+    The calling convention of the model being compiled, as the runtime
+    reads it (`::nn::ArtifactDescription`): its state by state_dict name,
+    its inputs and outputs, the generator state it draws from.
+    nn-describe-artifact reads it off the nn module, where the names still
+    exist, and sets it as the module's `nn_kernel.artifact`; the artifact
+    table completes it with what lowering decides (the workspace, the
+    target) and embeds its JSON text, which is also how IR writes it:
+    `#nn_kernel.artifact<"{\22abi_version\22:2,...}">`.
+  }];
+  let parameters = (ins AttrParameter<"::nn::ArtifactDescription",
+      "the description", "const ::nn::ArtifactDescription &">:$description);
+  let hasCustomAssemblyFormat = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -25,7 +25,7 @@ namespace abi = mlir::nn::kernel_abi;
 namespace {
 
 struct ConvertNNToKernelPass
-    : public nn::impl::ConvertNNToKernelPassBase<ConvertNNToKernelPass> {
+    : public mlir::nn::impl::ConvertNNToKernelPassBase<ConvertNNToKernelPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // nn-lower-kernel-ops declares the kernels as KernelABI.def types them:

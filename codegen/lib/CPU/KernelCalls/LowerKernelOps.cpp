@@ -242,7 +242,7 @@ void lower(CallBuilder &cb, kernel::AttentionOp op) {
 }
 
 struct LowerKernelOpsPass
-    : public nn::impl::LowerKernelOpsPassBase<LowerKernelOpsPass> {
+    : public mlir::nn::impl::LowerKernelOpsPassBase<LowerKernelOpsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // The calls declare the kernels as KernelABI.def types them: a symbol

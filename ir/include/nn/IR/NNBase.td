@@ -72,9 +72,7 @@ def NN_Dialect : Dialect {
     // ...and the byte size of each dense one (the results of @prepare).
     "::mlir::DenseI64ArrayAttr":$context_bytes,
     // Function: the bytes of the per-call arena nn-plan-buffers gave it.
-    "::mlir::IntegerAttr":$workspace_bytes,
-    // Module: the artifact's JSON description (nn-describe-artifact).
-    "::mlir::StringAttr":$artifact_description
+    "::mlir::IntegerAttr":$workspace_bytes
   );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;

@@ -45,8 +45,6 @@ struct NNAttr {
       NNDialect::ContextBytesAttrHelper::getNameStr();
   static constexpr StringLiteral kWorkspaceBytes =
       NNDialect::WorkspaceBytesAttrHelper::getNameStr();
-  static constexpr StringLiteral kArtifactDescription =
-      NNDialect::ArtifactDescriptionAttrHelper::getNameStr();
 };
 } // namespace mlir::nn
 

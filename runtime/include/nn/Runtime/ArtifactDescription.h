@@ -3,10 +3,11 @@
 // The description every compiled model carries (ArtifactABI.h): its state
 // by state_dict name, its inputs and outputs, the generator state it draws
 // from, its workspace and the CPU it was compiled for, as one typed struct
-// with its JSON form. The compiler builds it once the module is lowered and
-// writes it with to_json; the runtime reads it with
-// parse_artifact_description. Neither writes or reads the JSON any other
-// way.
+// with its JSON form. The compiler reads it off the nn module before
+// lowering, carries it as a typed attribute (#nn_kernel.artifact), completes
+// it once the module is lowered and writes it with to_json; the runtime
+// reads it with parse_artifact_description. Neither writes or reads the
+// JSON any other way.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NN_RUNTIME_ARTIFACTDESCRIPTION_H

@@ -10,6 +10,8 @@
 #ifndef NN_CONVERSION_CPU_CHEADER_H
 #define NN_CONVERSION_CPU_CHEADER_H
 
+#include "nn/Runtime/ArtifactDescription.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -18,12 +20,11 @@
 namespace mlir::nn {
 
 /// The header for the model `name` (a C identifier prefix, e.g. "mlp") of
-/// `description` (the artifact's JSON). `source` names what it was written
-/// from, for its comment. Fails on what C cannot declare (a zero-sized
-/// dimension).
-llvm::Expected<std::string> writeCHeader(llvm::StringRef description,
-                                         llvm::StringRef name,
-                                         llvm::StringRef source);
+/// `description`. `source` names what it was written from, for its comment.
+/// Fails on what C cannot declare (a zero-sized dimension).
+llvm::Expected<std::string>
+writeCHeader(const ::nn::ArtifactDescription &description, llvm::StringRef name,
+             llvm::StringRef source);
 
 /// `text` as a C identifier: characters other than letters, digits and '_'
 /// become '_', and a leading digit gets a '_' in front ("input.0" ->

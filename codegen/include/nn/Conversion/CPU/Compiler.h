@@ -12,6 +12,7 @@
 
 #include "nn/Conversion/CPU/CompileCache.h"
 #include "nn/Runtime/ArtifactABI.h"
+#include "nn/Runtime/ArtifactDescription.h"
 #include "nn/Runtime/StateDict.h"
 #include "nn/Transforms/Passes.h"
 
@@ -101,13 +102,13 @@ LogicalResult runCompilePipeline(ModuleOp module,
 /// element type, or "" for one the artifact ABI cannot carry.
 StringRef safetensorsDTypeName(Type type);
 
-/// The artifact's JSON description (see ArtifactABI.h) of `func` in an nn
-/// module, read before lowering. Fails with a located error on what the ABI
-/// cannot express (non-static shapes, unsupported element types, values of
-/// more bytes than an int64 counts). nn-describe-artifact attaches it to the
-/// module.
-FailureOr<std::string> describeArtifact(ModuleOp module,
-                                        StringRef funcName = "forward");
+/// The artifact's description (ArtifactABI.h) of `func` in an nn module,
+/// read before lowering. Fails with a located error on what the ABI cannot
+/// express (non-static shapes, unsupported element types, values of more
+/// bytes than an int64 counts). nn-describe-artifact attaches it to the
+/// module (#nn_kernel.artifact).
+FailureOr<::nn::ArtifactDescription>
+describeArtifact(ModuleOp module, StringRef funcName = "forward");
 
 /// Translates a module lowered by the compile pipeline to LLVM IR and adds
 /// the artifact table around `funcName`, which becomes internal, with the
