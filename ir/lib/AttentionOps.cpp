@@ -81,7 +81,7 @@ LogicalResult ScaledDotProductAttentionOp::inferReturnTypes(
     scores.push_back(source);
     auto broadcast =
         inferBroadcastShape(std::nullopt, kSdpa, scores, maskType.getShape());
-    if (failed(broadcast) || ArrayRef<int64_t>(*broadcast) != scores)
+    if (failed(broadcast) || !llvm::equal(*broadcast, scores))
       return emitOptionalError(loc, kSdpa, ": attn_mask ", shapeOf(maskType),
                                " does not broadcast to the attention scores ",
                                formatShape(scores), " ", shapes());

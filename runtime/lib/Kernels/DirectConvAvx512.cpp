@@ -14,7 +14,9 @@
 
 // GCC 12's _mm512_max_ps / _mm512_min_ps pass a deliberately undefined
 // vector as the unused merge source, which -Wmaybe-uninitialized reports.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 #define NN_DIRECT_NAMESPACE avx512
 

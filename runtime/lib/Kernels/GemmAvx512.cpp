@@ -13,7 +13,9 @@
 
 // GCC 12's unpack and 128-bit lane shuffles pass a deliberately undefined
 // vector as the unused merge source, which -Wmaybe-uninitialized reports.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 #define NN_GEMM_NAMESPACE avx512
 
