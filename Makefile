@@ -3,10 +3,11 @@
 #   make test   the whole test suite through ctest
 #   make bench  nn vs libtorch / oneDNN / roofline (docs/benchmarks.md)
 #   make train-digits  train a CNN on the 8x8 digits beside PyTorch
+#   make fuzz   libFuzzer on the readers of untrusted input (tests/fuzz)
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 
-.PHONY: demo test bench build configure bootstrap goldens train-digits clean
+.PHONY: demo test bench build configure bootstrap goldens train-digits fuzz clean
 
 bootstrap:
 	@bash scripts/bootstrap.sh
@@ -43,6 +44,19 @@ bench:
 	  --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 \
 	  --benchmark_out=$(BENCH_JSON) --benchmark_out_format=json $(BENCH_ARGS)
 	@python3 bench/report.py $(BENCH_JSON)
+
+# Fuzzing (tests/fuzz, scripts/fuzz.sh): clang-19 builds the targets with
+# libFuzzer, ASan and UBSan into $(FUZZ_BUILD), then runs each for
+# FUZZ_TIME seconds. FUZZ_TARGETS picks some, e.g.
+#   make fuzz FUZZ_TIME=3600 FUZZ_TARGETS=compile
+FUZZ_BUILD ?= build-fuzz
+FUZZ_TIME ?= 60
+FUZZ_TARGETS ?= safetensors description compile
+fuzz: bootstrap
+	@CC=clang-19 CXX=clang++-19 cmake -S . -B $(FUZZ_BUILD) -G Ninja \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNN_FUZZ=ON >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(addprefix nn-fuzz-,$(FUZZ_TARGETS))
+	@bash scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_TIME) $(FUZZ_TARGETS)
 
 # Regenerates the PyTorch goldens (committed; only needed when they change).
 goldens: bootstrap

@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build ccache g++ make pkg-config clang-format
-  llvm-19-dev libmlir-19-dev mlir-19-tools clang-19 lld-19
+  llvm-19-dev libmlir-19-dev mlir-19-tools clang-19 lld-19 libclang-rt-19-dev
   libabsl-dev libgtest-dev libsimde-dev libgmock-dev libbenchmark-dev
   python3 python3-torch python3-numpy python3-sklearn
   qemu-user
