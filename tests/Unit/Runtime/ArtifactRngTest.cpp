@@ -130,11 +130,11 @@ loadWithWorkspace(TableArtifact &source, const std::string &bytes) {
 }
 
 TEST(ArtifactWorkspaceTest, TheArenaSizeIsReadFromTheDescription) {
-  TableArtifact absent("");
+  // The tables outlive the artifacts loaded from them.
+  TableArtifact absent(""), present("");
   auto artifact = absent.load();
   ASSERT_TRUE(artifact.ok()) << artifact.status();
   EXPECT_EQ((*artifact)->description().workspace_bytes, 0);
-  TableArtifact present("");
   artifact = loadWithWorkspace(present, "4096");
   ASSERT_TRUE(artifact.ok()) << artifact.status();
   EXPECT_EQ((*artifact)->description().workspace_bytes, 4096);
