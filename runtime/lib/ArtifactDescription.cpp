@@ -16,6 +16,8 @@
 
 #include "absl/strings/str_cat.h"
 
+#include <set>
+
 namespace nn {
 namespace {
 
@@ -91,6 +93,37 @@ absl::Status parseTensorInfo(const json::Value &value,
       }
       info.index_checks.push_back(std::move(check));
     }
+  }
+  return absl::OkStatus();
+}
+
+} // namespace
+
+namespace {
+
+/// Tensors are bound and passed by name, so a name given twice would leave
+/// one of them unreachable: state names and their aliases are one
+/// namespace, inputs another, outputs a third.
+absl::Status checkUniqueNames(const ArtifactDescription &description,
+                              const std::string &source) {
+  std::set<std::string_view> seen;
+  auto twice = [&](const char *what, const std::string &name) {
+    return descriptionError(
+        source, absl::StrCat("two ", what, " are named '", name, "'"));
+  };
+  for (const StateInfo &state : description.state) {
+    if (!seen.insert(state.name).second)
+      return twice("state tensors", state.name);
+    for (const std::string &alias : state.aliases)
+      if (!seen.insert(alias).second)
+        return twice("state tensors", alias);
+  }
+  for (auto [what, list] : {std::pair{"inputs", &description.inputs},
+                            std::pair{"outputs", &description.outputs}}) {
+    seen.clear();
+    for (const TensorInfo &tensor : *list)
+      if (!seen.insert(tensor.name).second)
+        return twice(what, tensor.name);
   }
   return absl::OkStatus();
 }
@@ -205,6 +238,8 @@ parse_artifact_description(std::string_view text, const std::string &source) {
       description.target_features.push_back(feature.getString());
     }
   }
+  if (absl::Status s = checkUniqueNames(description, source); !s.ok())
+    return s;
   return description;
 }
 

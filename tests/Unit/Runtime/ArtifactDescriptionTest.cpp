@@ -153,6 +153,18 @@ TEST(ArtifactDescriptionTest, EveryMalformedDescriptionIsRefusedByName) {
        "'target' must hold a cpu name and a list of feature names"},
       {withRoot(R"("target": {"cpu": "znver4", "features": [1]})"),
        "'target' must hold a cpu name and a list of feature names"},
+      {withInput("{" + tensor + "}, {" + tensor + "}"),
+       "two inputs are named 'w'"},
+      {head + R"("state": [], "inputs": [], "outputs": [{)" + tensor + "}, {" +
+           tensor + "}]}",
+       "two outputs are named 'w'"},
+      {withState("{" + tensor + R"(, "kind": "parameter"}, {)" + tensor +
+                 R"(, "kind": "buffer"})"),
+       "two state tensors are named 'w'"},
+      {withState("{" + tensor + R"(, "kind": "parameter"}, {"name": "v",
+                  "shape": [2], "dtype": "F32", "kind": "parameter",
+                  "aliases": ["w"]})"),
+       "two state tensors are named 'w'"},
   };
   for (const auto &[json, why] : cases) {
     absl::StatusOr<ArtifactDescription> d =
