@@ -2,11 +2,13 @@
 //
 //   nn-run model.so [weights.safetensors] inputs.safetensors
 //          [-o outputs.safetensors] [--state-out state.safetensors]
-//          [--seed N] [--rng-offset N] [--threads N]
+//          [--seed N] [--rng-offset N] [--threads N] [--non-strict]
 //
 // Loads a compiled model with the runtime alone (no LLVM, no MLIR), binds
 // the weights by state_dict name (a model compiled with --embed-weights
-// carries them: the weights file may be left out), runs it on the inputs
+// carries them: the weights file may be left out; a tensor the model does
+// not take is an error, as in PyTorch's strict load_state_dict, unless
+// --non-strict), runs it on the inputs
 // ("input.0", ...),
 // prints one line per output and optionally saves them ("output.0", ...).
 // A model that draws random numbers (training dropout) draws them from the
@@ -52,8 +54,25 @@
 #include <iostream>
 #include <limits>
 #include <optional>
+#include <set>
 
 namespace {
+
+/// The tensors of `weights` that no state of `d` is named (or aliased) by,
+/// comma-separated in the file's order; empty when there are none.
+std::string unexpectedWeights(const nn::ArtifactDescription &d,
+                              const nn::StateDict &weights) {
+  std::set<std::string_view> taken;
+  for (const nn::StateInfo &state : d.state) {
+    taken.insert(state.name);
+    taken.insert(state.aliases.begin(), state.aliases.end());
+  }
+  std::string extra;
+  for (const auto &[name, tensor] : weights)
+    if (!taken.count(name))
+      extra += (extra.empty() ? "" : ", ") + name;
+  return extra;
+}
 
 int fail(const std::string &message) {
   std::cerr << "nn-run: " << message << "\n";
@@ -178,6 +197,7 @@ int main(int argc, char **argv) {
   nn::RngState rng;
   bool seedGiven = false, offsetGiven = false;
   std::optional<int64_t> trainSteps;
+  bool strict = true;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "-o") == 0 && i + 1 < argc)
       outputPath = argv[++i];
@@ -209,6 +229,8 @@ int main(int argc, char **argv) {
                     text + "'");
       // Artifact::run passes this process's count on to the model.
       nn_rt_set_num_threads(*threads);
+    } else if (std::strcmp(argv[i], "--non-strict") == 0) {
+      strict = false;
     } else if (std::strcmp(argv[i], "-h") == 0 ||
                std::strcmp(argv[i], "--help") == 0)
       positional.clear(), i = argc;
@@ -219,7 +241,7 @@ int main(int argc, char **argv) {
     return fail("usage: nn-run model.so [weights.safetensors] "
                 "inputs.safetensors [-o outputs.safetensors] "
                 "[--state-out state.safetensors] [--seed N] [--rng-offset N] "
-                "[--threads N] [--train-steps N]");
+                "[--threads N] [--train-steps N] [--non-strict]");
 
   auto artifact = nn::Artifact::load(positional[0]);
   if (!artifact.ok())
@@ -230,8 +252,20 @@ int main(int argc, char **argv) {
     weights = nn::load_safetensors(positional[1]);
   if (!weights.ok())
     return fail(weights.status());
+  // As PyTorch's strict load_state_dict, what is missing and what the model
+  // does not take are both errors, reported together.
+  std::string extra =
+      strict ? unexpectedWeights((*artifact)->description(), weights->tensors)
+             : "";
+  std::string unexpected =
+      extra.empty() ? ""
+                    : "; unexpected: " + extra +
+                          " (--non-strict ignores what the model does "
+                          "not take)";
   if (auto bound = (*artifact)->bind(weights->tensors); !bound.ok())
-    return fail(bound);
+    return fail(std::string(bound.message()) + unexpected);
+  if (!extra.empty())
+    return fail("cannot bind the weights of " + positional[0] + unexpected);
   if (auto read =
           rngFromMetadata(weights->metadata, rng, seedGiven, offsetGiven);
       !read.ok())

@@ -18,3 +18,9 @@ safetensors_io.save_file({"input.0": torch.zeros(64, 784, dtype=torch.float64)},
                          os.path.join(out, "dtype.safetensors"))
 safetensors_io.save_file({"fc1.weight": torch.zeros(256, 784)},
                          os.path.join(out, "partial_weights.safetensors"))
+mlp = {"fc1.weight": torch.zeros(256, 784), "fc1.bias": torch.zeros(256),
+       "fc2.weight": torch.zeros(256, 256), "fc2.bias": torch.zeros(256),
+       "fc3.weight": torch.zeros(10, 256), "fc3.bias": torch.zeros(10)}
+safetensors_io.save_file(dict(mlp, **{"fc4.weight": torch.zeros(2),
+                                      "head.bias": torch.zeros(2)}),
+                         os.path.join(out, "extra_weights.safetensors"))
