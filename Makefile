@@ -4,10 +4,11 @@
 #   make bench  nn vs libtorch / oneDNN / roofline (docs/benchmarks.md)
 #   make train-digits  train a CNN on the 8x8 digits beside PyTorch
 #   make fuzz   libFuzzer on the readers of untrusted input (tests/fuzz)
+#   make test-sanitize  the runtime half of the suite under ASan, UBSan, TSan
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 
-.PHONY: demo test bench build configure bootstrap goldens train-digits fuzz clean
+.PHONY: demo test bench build configure bootstrap goldens train-digits fuzz test-sanitize clean
 
 bootstrap:
 	@bash scripts/bootstrap.sh
@@ -45,18 +46,34 @@ bench:
 	  --benchmark_out=$(BENCH_JSON) --benchmark_out_format=json $(BENCH_ARGS)
 	@python3 bench/report.py $(BENCH_JSON)
 
-# Fuzzing (tests/fuzz, scripts/fuzz.sh): clang-19 builds the targets with
-# libFuzzer, ASan and UBSan into $(FUZZ_BUILD), then runs each for
-# FUZZ_TIME seconds. FUZZ_TARGETS picks some, e.g.
+# Sanitizer builds, with clang-19: $(ASAN_BUILD) checks with ASan and UBSan
+# and links the fuzz targets with libFuzzer; $(TSAN_BUILD) is for TSan.
+ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
+SANITIZE_CMAKE = CC=clang-19 CXX=clang++-19 cmake -S . -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+FUZZERS = nn-fuzz-safetensors nn-fuzz-description nn-fuzz-compile
+
+# Fuzzing (tests/fuzz, scripts/fuzz.sh): each target FUZZ_TIME seconds on a
+# working copy of its corpus. FUZZ_TARGETS picks some, e.g.
 #   make fuzz FUZZ_TIME=3600 FUZZ_TARGETS=compile
-FUZZ_BUILD ?= build-fuzz
 FUZZ_TIME ?= 60
 FUZZ_TARGETS ?= safetensors description compile
 fuzz: bootstrap
-	@CC=clang-19 CXX=clang++-19 cmake -S . -B $(FUZZ_BUILD) -G Ninja \
-	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNN_FUZZ=ON >/dev/null
-	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(addprefix nn-fuzz-,$(FUZZ_TARGETS))
-	@bash scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_TIME) $(FUZZ_TARGETS)
+	@$(SANITIZE_CMAKE) -B $(ASAN_BUILD) -DNN_SANITIZE=address >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target $(addprefix nn-fuzz-,$(FUZZ_TARGETS))
+	@bash scripts/fuzz.sh $(ASAN_BUILD) $(FUZZ_TIME) $(FUZZ_TARGETS)
+
+# The runtime half of the suite under sanitizers (scripts/test-sanitize.sh):
+# ASan + UBSan on the runtime and kernel tests, every lit test (the tools
+# built with ASan) and the fuzz corpora; TSan on the runtime and kernel
+# tests (the thread pool, concurrent runs).
+test-sanitize: bootstrap
+	@$(SANITIZE_CMAKE) -B $(ASAN_BUILD) -DNN_SANITIZE=address >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target RuntimeTests KernelTests \
+	  nn-opt nn-compile nn-run nn-trace-seed-model nn_c $(FUZZERS)
+	@$(SANITIZE_CMAKE) -B $(TSAN_BUILD) -DNN_SANITIZE=thread >/dev/null
+	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target RuntimeTests KernelTests
+	@bash scripts/test-sanitize.sh $(ASAN_BUILD) $(TSAN_BUILD)
 
 # Regenerates the PyTorch goldens (committed; only needed when they change).
 goldens: bootstrap

@@ -31,10 +31,11 @@ llvm_config.add_tool_substitutions(
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # Debian's qemu-user runs the tools on an emulated older CPU (Haswell: AVX2
-# and FMA, no AVX-512), to show what a compiled model does there.
+# and FMA, no AVX-512), to show what a compiled model does there. Not in a
+# sanitizer build: ASan's and TSan's shadow memory does not map under it.
 import shutil
 qemu = shutil.which("qemu-x86_64")
-if qemu:
+if qemu and not config.nn_sanitize:
     config.available_features.add("qemu-x86_64")
     config.substitutions.append(("%qemu_haswell", qemu + " -cpu Haswell"))
 # This machine's own ISA, for the tests of what needs it.
@@ -48,6 +49,11 @@ if "avx512f" in flags:
     config.available_features.add("host-avx512")
 # A C compiler, for the programs built against generated headers.
 cc = shutil.which("cc")
+if config.nn_sanitize == "address":
+    # A program linked against the instrumented libnn_c needs clang's ASan
+    # and UBSan runtimes.
+    clang = shutil.which("clang-19")
+    cc = clang and clang + " -fsanitize=address,undefined"
 if cc:
     config.available_features.add("cc")
     config.substitutions.append(("%cc", cc))

@@ -1,6 +1,6 @@
 //===- ReplayMain.cpp - Runs a fuzz target over files, without libFuzzer --===//
 //
-// Without libFuzzer (a GCC build, or clang without NN_FUZZ), each fuzz
+// Without libFuzzer (every build but NN_SANITIZE=address), each fuzz
 // target is linked with this main, which feeds it every file of the folders
 // and files named on its command line: the committed seed corpus becomes a
 // test of the suite, and a crash libFuzzer found, once saved there, stays
