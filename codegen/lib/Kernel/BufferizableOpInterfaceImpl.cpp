@@ -98,12 +98,12 @@ struct KernelOpInterface
   }
 };
 
-/// A packing reads its source (row-major for a convolution's weight) and
-/// writes only the context.
-template <typename OpTy>
-struct PackOpInterface
-    : public BufferizableOpInterface::ExternalModel<PackOpInterface<OpTy>,
-                                                    OpTy> {
+/// An op whose effect is outside the tensors it takes (a context slot, the
+/// caller's storage): it reads every tensor operand, writes none of them
+/// and returns no alias of one.
+template <typename Concrete, typename OpTy>
+struct ReadsOnlyOpInterface
+    : public BufferizableOpInterface::ExternalModel<Concrete, OpTy> {
   bool bufferizesToMemoryRead(Operation *, OpOperand &,
                               const AnalysisState &) const {
     return true;
@@ -116,6 +116,13 @@ struct PackOpInterface
                                       const AnalysisState &) const {
     return {};
   }
+};
+
+/// A packing reads its source (row-major for a convolution's weight) and
+/// writes only the context.
+template <typename OpTy>
+struct PackOpInterface
+    : public ReadsOnlyOpInterface<PackOpInterface<OpTy>, OpTy> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options) const {
     auto pack = llvm::cast<OpTy>(op);
@@ -135,20 +142,7 @@ struct PackOpInterface
 /// before it may then take for its own result) and becomes a copy into the
 /// argument's buffer: the caller's storage, written in place.
 struct WriteStateOpInterface
-    : public BufferizableOpInterface::ExternalModel<WriteStateOpInterface,
-                                                    WriteStateOp> {
-  bool bufferizesToMemoryRead(Operation *, OpOperand &,
-                              const AnalysisState &) const {
-    return true;
-  }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
-                               const AnalysisState &) const {
-    return false;
-  }
-  AliasingValueList getAliasingValues(Operation *, OpOperand &,
-                                      const AnalysisState &) const {
-    return {};
-  }
+    : public ReadsOnlyOpInterface<WriteStateOpInterface, WriteStateOp> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options) const {
     auto write = llvm::cast<WriteStateOp>(op);
