@@ -10,7 +10,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.nn_obj_root, "tests")
-config.excludes = ["Inputs", "Unit", "reference", "E2E", "CMakeLists.txt", "lit.cfg.py"]
+config.excludes = ["Inputs", "Unit", "reference", "E2E", "fuzz", "CMakeLists.txt", "lit.cfg.py"]
 
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 # Compiles in tests share a cache in the build tree, not the user's.
