@@ -157,21 +157,22 @@ std::string describeByte(char c) {
 
 class Parser {
 public:
-  Parser(std::string_view text, const ParseOptions &options, ParseError &error)
-      : text(text), options(options), error(error) {}
+  Parser(std::string_view text, const ParseOptions &options, Handler &handler,
+         ParseError &error)
+      : text(text), options(options), handler(handler), error(error) {}
 
-  std::optional<Value> run();
+  bool run();
 
 private:
   /// An array or object that is still open.
   struct Frame {
-    Value container;
-    std::string pendingKey; // objects: key of the member being parsed
+    bool isArray;
     std::unordered_set<std::string> keys; // objects: keys seen so far
   };
 
   std::string_view text;
   const ParseOptions &options;
+  Handler &handler;
   ParseError &error;
   size_t pos = 0;
   std::vector<Frame> stack;
@@ -190,6 +191,10 @@ private:
     return fail(pos, absl::StrFormat("unexpected %s (expected %s)",
                                      describeByte(text[pos]), expected));
   }
+  /// The handler returned false for what starts at `at`.
+  bool rejected(size_t at) {
+    return fail(at, "refused by the reader", ParseError::Code::Rejected);
+  }
 
   void skipWhitespace() {
     while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t' ||
@@ -203,9 +208,12 @@ private:
   bool parseNumber(Value &out);
   bool parseString(std::string &out);
   bool parseHex4(uint32_t &out);
-  /// Parses `"key" :` of an object member into the top frame.
+  /// Parses `"key" :` of a member of the innermost object.
   bool parseMemberKey();
-  bool openContainer(Value container);
+  /// At '[' or '{': opens the container and tells the handler.
+  bool openContainer(bool isArray);
+  /// Just past ']' or '}': closes the innermost container.
+  bool closeContainer();
 };
 
 bool Parser::parseLiteral(std::string_view word, Value value, Value &out) {
@@ -426,17 +434,18 @@ bool Parser::parseMemberKey() {
   if (!atChar('"'))
     return failUnexpected("a string key");
   size_t keyStart = pos;
-  Frame &frame = stack.back();
-  if (!parseString(frame.pendingKey))
+  std::string key;
+  if (!parseString(key))
     return false;
-  if (!frame.keys.insert(frame.pendingKey).second) {
-    error.key = frame.pendingKey;
+  if (!stack.back().keys.insert(key).second) {
+    error.key = key;
     error.depth = static_cast<int>(stack.size());
     return fail(keyStart,
-                absl::StrFormat("duplicate key %s in object",
-                                jsonQuoted(frame.pendingKey)),
+                absl::StrFormat("duplicate key %s in object", jsonQuoted(key)),
                 ParseError::Code::DuplicateKey);
   }
+  if (!handler.key(std::move(key)))
+    return rejected(keyStart);
   skipWhitespace();
   if (!atChar(':'))
     return failUnexpected("':' after object key");
@@ -445,14 +454,24 @@ bool Parser::parseMemberKey() {
   return true;
 }
 
-bool Parser::openContainer(Value container) {
+bool Parser::openContainer(bool isArray) {
   if (static_cast<int>(stack.size()) >= options.maxDepth)
     return fail(
         pos, absl::StrFormat("nesting deeper than %d levels", options.maxDepth),
         ParseError::Code::TooDeep);
-  stack.push_back(Frame{std::move(container), {}, {}});
+  if (!(isArray ? handler.beginArray() : handler.beginObject()))
+    return rejected(pos);
+  stack.push_back(Frame{isArray, {}});
   ++pos;
   skipWhitespace();
+  return true;
+}
+
+bool Parser::closeContainer() {
+  bool isArray = stack.back().isArray;
+  stack.pop_back();
+  if (!(isArray ? handler.endArray() : handler.endObject()))
+    return rejected(pos - 1);
   return true;
 }
 
@@ -478,83 +497,113 @@ bool Parser::parseScalar(Value &out) {
   }
 }
 
-std::optional<Value> Parser::run() {
+bool Parser::run() {
   skipWhitespace();
-  Value done;
   while (true) {
-    // Parse the value at pos: open a container, or complete a scalar.
-    if (pos >= text.size()) {
-      failUnexpected("a JSON value");
-      return std::nullopt;
-    }
-    bool haveValue = false;
-    if (text[pos] == '[') {
-      if (!openContainer(Value(Array())))
-        return std::nullopt;
-      if (atChar(']')) {
+    // The value at pos: open a container, or read a scalar.
+    if (pos >= text.size())
+      return failUnexpected("a JSON value");
+    bool complete;
+    if (text[pos] == '[' || text[pos] == '{') {
+      bool isArray = text[pos] == '[';
+      if (!openContainer(isArray))
+        return false;
+      complete = atChar(isArray ? ']' : '}');
+      if (complete) {
         ++pos;
-        done = std::move(stack.back().container);
-        stack.pop_back();
-        haveValue = true;
-      }
-    } else if (text[pos] == '{') {
-      if (!openContainer(Value(Object())))
-        return std::nullopt;
-      if (atChar('}')) {
-        ++pos;
-        done = std::move(stack.back().container);
-        stack.pop_back();
-        haveValue = true;
-      } else if (!parseMemberKey()) {
-        return std::nullopt;
+        if (!closeContainer())
+          return false;
+      } else if (!isArray && !parseMemberKey()) {
+        return false;
       }
     } else {
-      if (!parseScalar(done))
-        return std::nullopt;
-      haveValue = true;
+      size_t start = pos;
+      Value scalar;
+      if (!parseScalar(scalar))
+        return false;
+      if (!handler.scalar(std::move(scalar)))
+        return rejected(start);
+      complete = true;
     }
-    if (!haveValue)
+    if (!complete)
       continue;
 
-    // Attach completed values to their parents, closing containers as their
-    // closing brackets come, until a parent expects another value.
+    // After a complete value: close containers as their closing brackets
+    // come, until one expects another element.
     while (true) {
-      if (stack.empty()) {
-        skipWhitespace();
-        if (pos != text.size()) {
-          fail(pos, absl::StrFormat("unexpected %s after the JSON value",
-                                    describeByte(text[pos])));
-          return std::nullopt;
-        }
-        return std::move(done);
-      }
-      Frame &frame = stack.back();
-      bool isArray = frame.container.isArray();
-      if (isArray)
-        frame.container.getArray().push_back(std::move(done));
-      else
-        frame.container.getObject().emplace_back(std::move(frame.pendingKey),
-                                                 std::move(done));
       skipWhitespace();
+      if (stack.empty()) {
+        if (pos != text.size())
+          return fail(pos, absl::StrFormat("unexpected %s after the JSON value",
+                                           describeByte(text[pos])));
+        return true;
+      }
+      bool isArray = stack.back().isArray;
       if (atChar(',')) {
         ++pos;
         skipWhitespace();
         if (!isArray && !parseMemberKey())
-          return std::nullopt;
+          return false;
         break;
       }
       if (atChar(isArray ? ']' : '}')) {
         ++pos;
-        done = std::move(frame.container);
-        stack.pop_back();
+        if (!closeContainer())
+          return false;
         continue;
       }
-      failUnexpected(isArray ? "',' or ']' after an array element"
-                             : "',' or '}' after an object member");
-      return std::nullopt;
+      return failUnexpected(isArray ? "',' or ']' after an array element"
+                                    : "',' or '}' after an object member");
     }
   }
 }
+
+/// Builds the Value tree of a document.
+class DomBuilder final : public Handler {
+public:
+  /// The document, once parse() has succeeded.
+  Value result;
+
+  bool beginArray() override { return open(Array()); }
+  bool beginObject() override { return open(Object()); }
+  bool endArray() override { return close(); }
+  bool endObject() override { return close(); }
+  bool key(std::string key) override {
+    stack.back().pendingKey = std::move(key);
+    return true;
+  }
+  bool scalar(Value value) override { return attach(std::move(value)); }
+
+private:
+  struct Open {
+    Value container;
+    std::string pendingKey; // objects: key of the member being read
+  };
+  std::vector<Open> stack;
+
+  bool open(Value container) {
+    stack.push_back(Open{std::move(container), {}});
+    return true;
+  }
+  bool close() {
+    Value done = std::move(stack.back().container);
+    stack.pop_back();
+    return attach(std::move(done));
+  }
+  bool attach(Value value) {
+    if (stack.empty()) {
+      result = std::move(value);
+      return true;
+    }
+    Open &parent = stack.back();
+    if (parent.container.isArray())
+      parent.container.getArray().push_back(std::move(value));
+    else
+      parent.container.getObject().emplace_back(std::move(parent.pendingKey),
+                                                std::move(value));
+    return true;
+  }
+};
 
 //===----------------------------------------------------------------------===//
 // Writer
@@ -580,10 +629,18 @@ void writeNumber(std::string &out, const Number &number) {
 
 } // namespace
 
+bool parse(std::string_view text, Handler &handler, ParseError &error,
+           const ParseOptions &options) {
+  error = ParseError();
+  return Parser(text, options, handler, error).run();
+}
+
 std::optional<Value> parse(std::string_view text, ParseError &error,
                            const ParseOptions &options) {
-  error = ParseError();
-  return Parser(text, options, error).run();
+  DomBuilder builder;
+  if (!parse(text, builder, error, options))
+    return std::nullopt;
+  return std::move(builder.result);
 }
 
 absl::StatusOr<Value> parse(std::string_view text,

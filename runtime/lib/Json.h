@@ -15,8 +15,13 @@
 //
 // The parser is iterative (an explicit stack), so hostile input cannot
 // exhaust the call stack; every error carries the byte offset where it was
-// found. The writer is iterative too and produces compact output with the
-// same string escaping as Rust's serde_json, which is what safetensors uses.
+// found. It reports what it reads to a Handler, in document order; the DOM
+// (parse() returning a Value) is one such handler. Readers of large
+// documents (safetensors headers) use their own, keep only what they need,
+// and refuse a document as soon as it goes wrong, so memory follows what is
+// kept rather than the size of a tree of the text. The writer is iterative too
+// and produces compact output with the same string escaping as Rust's
+// serde_json, which is what safetensors uses.
 //
 // This header is private to runtime/lib (and its unit tests).
 //
@@ -130,6 +135,7 @@ struct ParseError {
     Syntax,       ///< Not JSON (includes bad numbers and bad strings).
     TooDeep,      ///< Nesting beyond ParseOptions::maxDepth.
     DuplicateKey, ///< An object has the same key twice.
+    Rejected,     ///< A Handler callback returned false.
   };
   Code code = Code::Syntax;
   /// Byte offset into the parsed text where the problem was found.
@@ -143,6 +149,30 @@ struct ParseError {
   /// "at byte 12: expected ':' after object key"
   std::string toString() const;
 };
+
+/// Receives a document as the parser reads it: containers opening and
+/// closing, object keys and scalars, in document order (a SAX interface).
+/// A callback returns false to stop the parse; parse() then fails with
+/// ParseError::Code::Rejected at the offset of the key, value or closing
+/// bracket at hand, and the handler keeps its own account of why.
+class Handler {
+public:
+  virtual ~Handler() = default;
+  virtual bool beginArray() = 0;
+  virtual bool endArray() = 0;
+  virtual bool beginObject() = 0;
+  virtual bool endObject() = 0;
+  /// The key of the next member of the innermost object (already checked to
+  /// be new in it).
+  virtual bool key(std::string key) = 0;
+  /// A null, bool, number or string.
+  virtual bool scalar(Value value) = 0;
+};
+
+/// Parses `text` as one JSON value, reporting it to `handler`. Returns false
+/// and fills `error` when the text is not JSON or the handler refuses it.
+bool parse(std::string_view text, Handler &handler, ParseError &error,
+           const ParseOptions &options = {});
 
 /// Parses `text` as one JSON value. On failure returns nullopt and fills
 /// `error`.

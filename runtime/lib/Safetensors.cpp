@@ -182,119 +182,313 @@ std::optional<uint64_t> nonNegativeInteger(const json::Value &value) {
   return static_cast<uint64_t>(*integer);
 }
 
-absl::Status parseMetadata(const json::Value &value, Metadata &metadata,
-                           const Reporter &report) {
-  if (!value.isObject())
-    return report("__metadata__ must be an object mapping strings to "
-                  "strings, found %s",
-                  json::kindName(value.kind()));
-  for (const auto &[key, member] : value.getObject()) {
-    if (!member.isString())
-      return report("__metadata__ value for key %s must be a string, found %s",
-                    jsonQuoted(key), json::kindName(member.kind()));
-    metadata.emplace(key, member.getString());
-  }
-  return absl::OkStatus();
-}
+/// A tensor entry as read, before the checks that need all of it.
+struct RawEntry {
+  std::string name;
+  std::optional<std::string> dtype;
+  std::optional<Shape> shape;
+  std::optional<std::pair<uint64_t, uint64_t>> offsets;
+};
 
-/// Validates one tensor entry on its own (its offsets against the data
-/// region's size, but not against the other entries).
-absl::StatusOr<Entry> parseEntry(const std::string &name,
-                                 const json::Value &value, uint64_t dataSize,
-                                 const Reporter &report) {
-  if (name.empty())
-    return report("empty tensor name in header");
-  if (name.find('\0') != std::string::npos)
-    return report("tensor name %s contains a NUL character", jsonQuoted(name));
-  if (!value.isObject())
-    return report("entry %s must be a JSON object with dtype, shape and "
-                  "data_offsets, found %s",
-                  jsonQuoted(name), json::kindName(value.kind()));
-  for (const auto &[field, member] : value.getObject())
-    if (field != "dtype" && field != "shape" && field != "data_offsets")
-      return report("tensor %s has an unexpected field %s (allowed: dtype, "
-                    "shape, data_offsets)",
-                    jsonQuoted(name), jsonQuoted(field));
-  for (const char *field : {"dtype", "shape", "data_offsets"})
-    if (!value.find(field))
-      return report("tensor %s is missing the \"%s\" field", jsonQuoted(name),
-                    field);
-
+/// Checks an entry on its own, once all of it is read (its offsets against
+/// the data region's size, but not against the other entries).
+absl::StatusOr<Entry> finishEntry(RawEntry raw, uint64_t dataSize,
+                                  const Reporter &report) {
+  const std::string &name = raw.name;
+  if (!raw.dtype)
+    return report("tensor %s is missing the \"dtype\" field", jsonQuoted(name));
+  if (!raw.shape)
+    return report("tensor %s is missing the \"shape\" field", jsonQuoted(name));
+  if (!raw.offsets)
+    return report("tensor %s is missing the \"data_offsets\" field",
+                  jsonQuoted(name));
   Entry entry;
-  entry.name = name;
-
-  // dtype
-  const json::Value &dtypeValue = *value.find("dtype");
-  if (!dtypeValue.isString())
-    return report("tensor %s dtype must be a string, found %s",
-                  jsonQuoted(name), json::kindName(dtypeValue.kind()));
-  const std::string &dtypeName = dtypeValue.getString();
+  entry.name = std::move(raw.name);
+  entry.shape = std::move(*raw.shape);
+  const std::string &dtypeName = *raw.dtype;
   std::optional<DType> dtype = dtype_from_safetensors_name(dtypeName);
   if (!dtype) {
     if (safetensorsDtypeRank(dtypeName) >= 0)
       return report("tensor %s has dtype %s, which nn does not support",
-                    jsonQuoted(name), jsonQuoted(dtypeName));
-    return report("tensor %s has unknown dtype %s", jsonQuoted(name),
+                    jsonQuoted(entry.name), jsonQuoted(dtypeName));
+    return report("tensor %s has unknown dtype %s", jsonQuoted(entry.name),
                   jsonQuoted(dtypeName));
   }
   entry.dtype = *dtype;
 
-  // shape
-  const json::Value &shapeValue = *value.find("shape");
-  if (!shapeValue.isArray())
-    return report("tensor %s shape must be a list of non-negative integers, "
-                  "found %s",
-                  jsonQuoted(name), json::kindName(shapeValue.kind()));
-  const json::Array &dims = shapeValue.getArray();
-  for (size_t i = 0; i < dims.size(); ++i) {
-    std::optional<uint64_t> dim = nonNegativeInteger(dims[i]);
-    if (!dim)
-      return report("tensor %s shape must be a list of non-negative "
-                    "integers, but element %d is %s",
-                    jsonQuoted(name), i, brief(dims[i]));
-    entry.shape.push_back(static_cast<int64_t>(*dim));
-  }
   int64_t numel = 1;
   for (int64_t dim : entry.shape)
     if (__builtin_mul_overflow(numel, dim, &numel))
       return report("tensor %s shape %s has more elements than a 64-bit "
                     "count can hold",
-                    jsonQuoted(name), shapeText(entry.shape));
+                    jsonQuoted(entry.name), shapeText(entry.shape));
   uint64_t byteSize;
   size_t elementSize = dtype_size(entry.dtype);
   if (__builtin_mul_overflow(static_cast<uint64_t>(numel), elementSize,
                              &byteSize))
     return report("tensor %s byte size (%d elements of shape %s x %d bytes "
                   "per %s) overflows 64 bits",
-                  jsonQuoted(name), numel, shapeText(entry.shape), elementSize,
-                  dtypeName);
+                  jsonQuoted(entry.name), numel, shapeText(entry.shape),
+                  elementSize, dtypeName);
 
-  // data_offsets
-  const json::Value &offsetsValue = *value.find("data_offsets");
-  std::optional<uint64_t> begin, end;
-  if (offsetsValue.isArray() && offsetsValue.getArray().size() == 2) {
-    begin = nonNegativeInteger(offsetsValue.getArray()[0]);
-    end = nonNegativeInteger(offsetsValue.getArray()[1]);
-  }
-  if (!begin || !end)
-    return report("tensor %s data_offsets must be a list of two non-negative "
-                  "integers [begin, end], found %s",
-                  jsonQuoted(name), brief(offsetsValue));
-  if (*begin > *end)
+  auto [begin, end] = *raw.offsets;
+  if (begin > end)
     return report("tensor %s data_offsets [%d,%d] begin after end",
-                  jsonQuoted(name), *begin, *end);
-  if (*end - *begin != byteSize)
+                  jsonQuoted(entry.name), begin, end);
+  if (end - begin != byteSize)
     return report("tensor %s data_offsets [%d,%d] span %d bytes, but shape %s "
                   "of %s needs %d bytes",
-                  jsonQuoted(name), *begin, *end, *end - *begin,
+                  jsonQuoted(entry.name), begin, end, end - begin,
                   shapeText(entry.shape), dtypeName, byteSize);
-  if (*end > dataSize)
+  if (end > dataSize)
     return report("tensor %s data_offsets [%d,%d] run past the end of the "
                   "data region (%d bytes)",
-                  jsonQuoted(name), *begin, *end, dataSize);
-  entry.begin = *begin;
-  entry.end = *end;
+                  jsonQuoted(entry.name), begin, end, dataSize);
+  entry.begin = begin;
+  entry.end = end;
   return entry;
+}
+
+/// Reads a header as the JSON parser goes. It keeps only what the file will
+/// become (entries and metadata) and refuses at the first value that cannot
+/// belong to a safetensors header, so memory follows the entries kept and
+/// never a tree of the text: a header holds nothing deeper than an entry's
+/// shape and data_offsets lists (depth 3), a shape at most max_rank
+/// dimensions, metadata at most max_metadata_entries strings.
+class HeaderReader final : public json::Handler {
+public:
+  HeaderReader(uint64_t dataSize, const SafetensorsLimits &limits,
+               const Reporter &report)
+      : dataSize(dataSize), limits(limits), report(report) {}
+
+  /// Why a callback returned false.
+  absl::Status status;
+  Layout layout;
+  /// Tensor entries in the header, counted on past max_tensors.
+  size_t tensorCount = 0;
+
+  bool beginObject() override { return begin(json::Kind::Object); }
+  bool beginArray() override { return begin(json::Kind::Array); }
+  bool endArray() override { return end(); }
+  bool endObject() override { return end(); }
+  bool key(std::string key) override;
+  bool scalar(json::Value value) override;
+
+private:
+  /// What the value being read is.
+  enum class Slot {
+    Root,
+    Skipped,  // past max_tensors: only the count goes on
+    Metadata, // the __metadata__ object
+    MetadataValue,
+    Entry, // a tensor's object
+    Dtype,
+    Shape,
+    DataOffsets,
+  };
+  uint64_t dataSize;
+  const SafetensorsLimits &limits;
+  const Reporter &report;
+  int depth = 0; // open containers
+  Slot slot = Slot::Root;
+  RawEntry raw;
+  std::string metadataKey;
+  json::Array offsets; // data_offsets elements read so far
+
+  bool refuse(absl::Status why) {
+    status = std::move(why);
+    return false;
+  }
+  /// A value of `kind` (a scalar, or the start of a container) where `slot`
+  /// wants something else.
+  bool wrongKind(json::Kind kind, const json::Value *scalar);
+  bool begin(json::Kind kind);
+  bool end();
+  bool shapeElement(const json::Value &value);
+};
+
+bool HeaderReader::wrongKind(json::Kind kind, const json::Value *scalar) {
+  const std::string &name = raw.name;
+  std::string_view kindName = json::kindName(kind);
+  std::string value = scalar                      ? brief(*scalar)
+                      : kind == json::Kind::Array ? std::string("[...]")
+                                                  : std::string("{...}");
+  switch (slot) {
+  case Slot::Root:
+    return refuse(report("header must be a JSON object, found %s", kindName));
+  case Slot::Metadata:
+    return refuse(report("__metadata__ must be an object mapping strings to "
+                         "strings, found %s",
+                         kindName));
+  case Slot::MetadataValue:
+    return refuse(report("__metadata__ value for key %s must be a string, "
+                         "found %s",
+                         jsonQuoted(metadataKey), kindName));
+  case Slot::Entry:
+    return refuse(report("entry %s must be a JSON object with dtype, shape "
+                         "and data_offsets, found %s",
+                         jsonQuoted(name), kindName));
+  case Slot::Dtype:
+    return refuse(report("tensor %s dtype must be a string, found %s",
+                         jsonQuoted(name), kindName));
+  case Slot::Shape:
+    if (depth == 3)
+      return refuse(report("tensor %s shape must be a list of non-negative "
+                           "integers, but element %d is %s",
+                           jsonQuoted(name), raw.shape->size(), value));
+    return refuse(report("tensor %s shape must be a list of non-negative "
+                         "integers, found %s",
+                         jsonQuoted(name), kindName));
+  case Slot::DataOffsets: {
+    std::string found = value;
+    if (depth == 3) { // an element of the list: show the list so far
+      found = json::write(offsets);
+      found.pop_back();
+      found += std::string(offsets.empty() ? "" : ",") + value + "...";
+      if (found.size() > 40)
+        found = found.substr(0, 37) + "...";
+    }
+    return refuse(report("tensor %s data_offsets must be a list of two "
+                         "non-negative integers [begin, end], found %s",
+                         jsonQuoted(name), found));
+  }
+  case Slot::Skipped:
+    break;
+  }
+  return true;
+}
+
+bool HeaderReader::begin(json::Kind kind) {
+  ++depth;
+  if (slot == Slot::Skipped)
+    return true;
+  bool isObject = kind == json::Kind::Object;
+  if (depth == 1 ||
+      (depth == 2 && (slot == Slot::Metadata || slot == Slot::Entry)))
+    return isObject || wrongKind(kind, nullptr);
+  if (depth == 3 && !isObject) {
+    if (slot == Slot::Shape) {
+      raw.shape.emplace();
+      return true;
+    }
+    if (slot == Slot::DataOffsets) {
+      offsets.clear();
+      return true;
+    }
+  }
+  // Nothing else in a header holds a container: the slot says what it wants.
+  --depth;
+  return wrongKind(kind, nullptr);
+}
+
+bool HeaderReader::end() {
+  --depth;
+  if (slot == Slot::Skipped)
+    return true;
+  if (depth == 2 && slot == Slot::DataOffsets) {
+    std::optional<uint64_t> begin, end;
+    if (offsets.size() == 2) {
+      begin = nonNegativeInteger(offsets[0]);
+      end = nonNegativeInteger(offsets[1]);
+    }
+    if (!begin || !end)
+      return refuse(report("tensor %s data_offsets must be a list of two "
+                           "non-negative integers [begin, end], found %s",
+                           jsonQuoted(raw.name), brief(offsets)));
+    raw.offsets.emplace(*begin, *end);
+    slot = Slot::Entry;
+    return true;
+  }
+  if (depth == 2) { // a shape
+    slot = Slot::Entry;
+    return true;
+  }
+  if (depth == 1 && slot == Slot::Entry) {
+    absl::StatusOr<Entry> entry = finishEntry(std::move(raw), dataSize, report);
+    if (!entry.ok())
+      return refuse(entry.status());
+    layout.entries.push_back(std::move(*entry));
+  }
+  return true; // the end of __metadata__ or of the header
+}
+
+bool HeaderReader::key(std::string key) {
+  if (depth == 1) {
+    if (key == "__metadata__") {
+      slot = slot == Slot::Skipped ? Slot::Skipped : Slot::Metadata;
+      return true;
+    }
+    if (++tensorCount > limits.max_tensors) {
+      slot = Slot::Skipped; // count the rest; report when the header ends
+      return true;
+    }
+    if (key.empty())
+      return refuse(report("empty tensor name in header"));
+    if (key.find('\0') != std::string::npos)
+      return refuse(
+          report("tensor name %s contains a NUL character", jsonQuoted(key)));
+    raw = RawEntry{std::move(key), {}, {}, {}};
+    slot = Slot::Entry;
+    return true;
+  }
+  if (slot == Slot::Skipped)
+    return true;
+  if (slot == Slot::Metadata || slot == Slot::MetadataValue) {
+    if (layout.metadata.size() >= limits.max_metadata_entries)
+      return refuse(report("__metadata__ holds more than %d entries, the "
+                           "limit",
+                           limits.max_metadata_entries));
+    metadataKey = std::move(key);
+    slot = Slot::MetadataValue;
+    return true;
+  }
+  // A field of an entry.
+  if (key == "dtype")
+    slot = Slot::Dtype;
+  else if (key == "shape")
+    slot = Slot::Shape;
+  else if (key == "data_offsets")
+    slot = Slot::DataOffsets;
+  else
+    return refuse(report("tensor %s has an unexpected field %s (allowed: "
+                         "dtype, shape, data_offsets)",
+                         jsonQuoted(raw.name), jsonQuoted(key)));
+  return true;
+}
+
+bool HeaderReader::scalar(json::Value value) {
+  if (slot == Slot::Skipped)
+    return true;
+  if (depth == 3 && slot == Slot::Shape)
+    return shapeElement(value);
+  if (depth == 3 && slot == Slot::DataOffsets) {
+    if (offsets.size() == 2)
+      return wrongKind(value.kind(), &value);
+    offsets.push_back(std::move(value));
+    return true;
+  }
+  if (slot == Slot::Dtype && value.isString()) {
+    raw.dtype = value.getString();
+    slot = Slot::Entry;
+    return true;
+  }
+  if (slot == Slot::MetadataValue && value.isString()) {
+    layout.metadata.emplace(std::move(metadataKey), value.getString());
+    slot = Slot::Metadata;
+    return true;
+  }
+  return wrongKind(value.kind(), &value);
+}
+
+bool HeaderReader::shapeElement(const json::Value &value) {
+  std::optional<uint64_t> dim = nonNegativeInteger(value);
+  if (!dim)
+    return wrongKind(value.kind(), &value);
+  if (raw.shape->size() >= limits.max_rank)
+    return refuse(report("tensor %s has more than %d dimensions, the limit",
+                         jsonQuoted(raw.name), limits.max_rank));
+  raw.shape->push_back(static_cast<int64_t>(*dim));
+  return true;
 }
 
 /// Checks that the entries' byte ranges tile [0, dataSize) exactly.
@@ -342,10 +536,13 @@ absl::StatusOr<Layout> parseHeader(std::string_view header, uint64_t fileSize,
   json::ParseOptions options;
   options.maxDepth = limits.max_json_depth;
   json::ParseError error;
-  std::optional<json::Value> root = json::parse(header, error, options);
-  if (!root) {
+  uint64_t dataStart = kLengthPrefixBytes + header.size();
+  HeaderReader reader(fileSize - dataStart, limits, report);
+  if (!json::parse(header, reader, error, options)) {
     uint64_t fileOffset = kLengthPrefixBytes + error.offset;
     switch (error.code) {
+    case json::ParseError::Code::Rejected:
+      return reader.status;
     case json::ParseError::Code::TooDeep:
       return report("header JSON nests deeper than %d levels at header byte "
                     "%d (file offset %d)",
@@ -363,32 +560,13 @@ absl::StatusOr<Layout> parseHeader(std::string_view header, uint64_t fileSize,
     }
     return report("header is not valid JSON: %s", error.toString());
   }
-  if (!root->isObject())
-    return report("header must be a JSON object, found %s",
-                  json::kindName(root->kind()));
-
-  Layout layout;
-  layout.dataStart = kLengthPrefixBytes + header.size();
-  uint64_t dataSize = fileSize - layout.dataStart;
-  const json::Object &members = root->getObject();
-  size_t tensorCount = members.size() - (root->find("__metadata__") ? 1 : 0);
-  if (tensorCount > limits.max_tensors)
+  if (reader.tensorCount > limits.max_tensors)
     return report("header lists %d tensors, more than the limit of %d",
-                  tensorCount, limits.max_tensors);
-  layout.entries.reserve(tensorCount);
-  for (const auto &[name, value] : members) {
-    if (name == "__metadata__") {
-      if (absl::Status status = parseMetadata(value, layout.metadata, report);
-          !status.ok())
-        return status;
-      continue;
-    }
-    absl::StatusOr<Entry> entry = parseEntry(name, value, dataSize, report);
-    if (!entry.ok())
-      return entry.status();
-    layout.entries.push_back(std::move(*entry));
-  }
-  if (absl::Status status = checkTiling(layout.entries, dataSize, report);
+                  reader.tensorCount, limits.max_tensors);
+  Layout layout = std::move(reader.layout);
+  layout.dataStart = dataStart;
+  if (absl::Status status =
+          checkTiling(layout.entries, fileSize - dataStart, report);
       !status.ok())
     return status;
   return layout;

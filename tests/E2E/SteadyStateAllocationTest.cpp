@@ -5,9 +5,8 @@
 // cached workspace, so once a thread has run a model, running it again
 // allocates nothing: not in the generated code, the kernels or
 // Artifact::run_into. This binary replaces malloc and its relatives with
-// counting wrappers around glibc's allocator (glibc supports replacing them
-// in the executable; the JIT-compiled code binds to the same symbols) and
-// counts every allocation of the whole process while the model runs.
+// counting wrappers (CountingMalloc.cpp) and counts every allocation of the
+// whole process while the model runs.
 //
 // Every case runs on 1 and 2 threads, and on 2 threads also with the pool's
 // worker held asleep through the warm-up runs (HeldWorkers), so that the
@@ -29,6 +28,7 @@
 #include "nn/Runtime/Kernels.h"
 #include "nn/nn.h"
 
+#include "CountingMalloc.h"
 #include "E2ETestUtil.h"
 #include "models/ResNet.h"
 
@@ -51,74 +51,11 @@
 #include <thread>
 #include <unistd.h>
 
-extern "C" {
-void *__libc_malloc(size_t size);
-void *__libc_calloc(size_t count, size_t size);
-void *__libc_realloc(void *pointer, size_t size);
-void *__libc_memalign(size_t alignment, size_t size);
-void __libc_free(void *pointer);
-}
-
-namespace {
-
+using nn::testing::allocations;
+using nn::testing::counting;
+using nn::testing::liveBytes;
 using nn::testing::randomTensor;
 using nn::testing::threadsNamed;
-
-std::atomic<bool> counting{false};
-std::atomic<int64_t> allocations{0};
-/// The bytes of every block the process holds (malloc_usable_size), always
-/// tracked.
-std::atomic<int64_t> liveBytes{0};
-
-/// Counts the allocation of `pointer` (null: none) and returns it.
-void *countOne(void *pointer) {
-  if (counting.load(std::memory_order_relaxed))
-    allocations.fetch_add(1, std::memory_order_relaxed);
-  if (pointer)
-    liveBytes.fetch_add(static_cast<int64_t>(malloc_usable_size(pointer)),
-                        std::memory_order_relaxed);
-  return pointer;
-}
-
-void forget(void *pointer) {
-  if (pointer)
-    liveBytes.fetch_sub(static_cast<int64_t>(malloc_usable_size(pointer)),
-                        std::memory_order_relaxed);
-}
-
-} // namespace
-
-extern "C" void *malloc(size_t size) noexcept {
-  return countOne(__libc_malloc(size));
-}
-extern "C" void *calloc(size_t count, size_t size) noexcept {
-  return countOne(__libc_calloc(count, size));
-}
-extern "C" void *realloc(void *pointer, size_t size) noexcept {
-  int64_t before = pointer ? malloc_usable_size(pointer) : 0;
-  void *moved = __libc_realloc(pointer, size);
-  if (moved || size == 0) // else the old block is still held
-    liveBytes.fetch_sub(before, std::memory_order_relaxed);
-  return countOne(moved);
-}
-extern "C" void *aligned_alloc(size_t alignment, size_t size) noexcept {
-  return countOne(__libc_memalign(alignment, size));
-}
-extern "C" void *memalign(size_t alignment, size_t size) noexcept {
-  return countOne(__libc_memalign(alignment, size));
-}
-extern "C" int posix_memalign(void **out, size_t alignment,
-                              size_t size) noexcept {
-  void *pointer = countOne(__libc_memalign(alignment, size));
-  if (!pointer)
-    return ENOMEM;
-  *out = pointer;
-  return 0;
-}
-extern "C" void free(void *pointer) noexcept {
-  forget(pointer);
-  __libc_free(pointer);
-}
 
 using namespace nn;
 

@@ -321,6 +321,51 @@ TEST(RuntimeJsonTest, StatusOrParseReportsOffset) {
 }
 
 //===----------------------------------------------------------------------===//
+// Handler
+//===----------------------------------------------------------------------===//
+
+/// Writes the events it gets as text, and refuses the key `refusedKey`.
+class Recorder final : public Handler {
+public:
+  std::string events;
+  std::string refusedKey = "\x01";
+
+  bool beginArray() override { return add("["); }
+  bool endArray() override { return add("]"); }
+  bool beginObject() override { return add("{"); }
+  bool endObject() override { return add("}"); }
+  bool key(std::string key) override {
+    return key != refusedKey && add("k:" + key);
+  }
+  bool scalar(Value value) override { return add(write(value)); }
+
+private:
+  bool add(const std::string &event) {
+    events += event + " ";
+    return true;
+  }
+};
+
+TEST(RuntimeJsonTest, HandlerGetsTheEventsInDocumentOrder) {
+  Recorder recorder;
+  ParseError error;
+  ASSERT_TRUE(parse(R"({"a":[1,{}],"b":"x"})", recorder, error));
+  EXPECT_EQ(recorder.events, "{ k:a [ 1 { } ] k:b \"x\" } ");
+}
+
+TEST(RuntimeJsonTest, HandlerRefusalStopsTheParseAtItsOffset) {
+  Recorder recorder;
+  recorder.refusedKey = "b";
+  ParseError error;
+  // The refusal comes before the syntax error further on: nothing after it
+  // is read.
+  EXPECT_FALSE(parse(R"({"a":1, "b":2, ,)", recorder, error));
+  EXPECT_EQ(error.code, ParseError::Code::Rejected);
+  EXPECT_EQ(error.offset, 8u);
+  EXPECT_EQ(recorder.events, "{ k:a 1 ");
+}
+
+//===----------------------------------------------------------------------===//
 // Writer
 //===----------------------------------------------------------------------===//
 

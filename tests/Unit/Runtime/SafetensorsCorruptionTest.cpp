@@ -116,12 +116,23 @@ TEST(RuntimeSafetensorsCorruptionTest, GarbageAfterHeaderJson) {
             "offset 12): unexpected 'x' after the JSON value");
 }
 
+// The header is read as it is parsed: deep nesting is refused at the first
+// container a header cannot hold, long before the parser's depth limit.
 TEST(RuntimeSafetensorsCorruptionTest, NestingTooDeep) {
-  std::string header =
-      "{\"w\":" + std::string(64, '[') + std::string(64, ']') + "}";
-  EXPECT_EQ(errorOf(fileImage(header)),
-            "bad.safetensors: header JSON nests deeper than 64 levels at "
-            "header byte 68 (file offset 76)");
+  std::string deep = std::string(100'000, '[') + std::string(100'000, ']');
+  EXPECT_EQ(errorOf(fileImage("{\"w\":" + deep + "}")),
+            "bad.safetensors: entry \"w\" must be a JSON object with dtype, "
+            "shape and data_offsets, found array");
+  EXPECT_EQ(errorOf(fileImage("{\"w\":{\"shape\":[1," + deep + "]}}")),
+            "bad.safetensors: tensor \"w\" shape must be a list of "
+            "non-negative integers, but element 1 is [...]");
+  EXPECT_EQ(
+      errorOf(fileImage("{\"w\":{\"data_offsets\":[0,{\"a\":" + deep + "}]}}")),
+      "bad.safetensors: tensor \"w\" data_offsets must be a list of two "
+      "non-negative integers [begin, end], found [0,{...}...");
+  EXPECT_EQ(errorOf(fileImage("{\"__metadata__\":{\"a\":" + deep + "}}")),
+            "bad.safetensors: __metadata__ value for key \"a\" must be a "
+            "string, found array");
 }
 
 TEST(RuntimeSafetensorsCorruptionTest, NestingDeeperThanCustomLimit) {
@@ -356,6 +367,46 @@ TEST(RuntimeSafetensorsCorruptionTest, MoreTensorsThanTheLimit) {
   EXPECT_EQ(errorOf(fileImage(header, "abc"), limits),
             "bad.safetensors: header lists 3 tensors, more than the limit of "
             "2");
+}
+
+TEST(RuntimeSafetensorsCorruptionTest, RankAboveTheLimit) {
+  std::string dims = "[1";
+  for (int i = 1; i < 1025; ++i)
+    dims += ",1";
+  dims += "]";
+  EXPECT_EQ(
+      errorOf(fileImage("{" + entry("w", "U8", dims, "[0,1]") + "}", "x")),
+      "bad.safetensors: tensor \"w\" has more than 1024 dimensions, the "
+      "limit");
+  SafetensorsLimits limits;
+  limits.max_rank = 2;
+  EXPECT_EQ(
+      errorOf(fileImage("{" + entry("w", "U8", "[1,1,1]", "[0,1]") + "}", "x"),
+              limits),
+      "bad.safetensors: tensor \"w\" has more than 2 dimensions, the limit");
+  // At the limit is fine.
+  std::string header = "{" + entry("w", "U8", "[1,1]", "[0,1]") + "}";
+  EXPECT_TRUE(parse_safetensors(fileImage(header, "x"), "ok", limits).ok());
+}
+
+TEST(RuntimeSafetensorsCorruptionTest, MoreMetadataThanTheLimit) {
+  SafetensorsLimits limits;
+  limits.max_metadata_entries = 2;
+  std::string header = R"({"__metadata__":{"a":"1","b":"2","c":"3"}})";
+  EXPECT_EQ(errorOf(fileImage(header), limits),
+            "bad.safetensors: __metadata__ holds more than 2 entries, the "
+            "limit");
+  EXPECT_TRUE(
+      parse_safetensors(fileImage(R"({"__metadata__":{"a":"1","b":"2"}})"),
+                        "ok", limits)
+          .ok());
+}
+
+TEST(RuntimeSafetensorsCorruptionTest, DataOffsetsLongerThanAPair) {
+  EXPECT_EQ(
+      errorOf(fileImage("{" + entry("w", "U8", "[1]", "[0,1,2,3]") + "}", "x")),
+      "bad.safetensors: tensor \"w\" data_offsets must be a list of two "
+      "non-negative integers [begin, end], found [0,1,2...");
 }
 
 TEST(RuntimeSafetensorsCorruptionTest, MetadataNotAnObject) {

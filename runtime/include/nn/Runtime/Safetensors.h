@@ -46,10 +46,15 @@ struct SafetensorsContents {
   Metadata metadata; // the "__metadata__" object, empty when absent
 };
 
-/// Upper bounds on what a reader accepts.
+/// Upper bounds on what a reader accepts. The header is read as it is
+/// parsed, keeping only the entries and metadata it describes (no tree of the
+/// JSON text), so with these limits the memory a header takes is a small
+/// multiple of its length: see docs/robustness.md.
 struct SafetensorsLimits {
   uint64_t max_header_bytes = 100'000'000; // safetensors' own limit
   size_t max_tensors = 1'000'000;
+  size_t max_rank = 1024;
+  size_t max_metadata_entries = 65'536;
   int max_json_depth = 64;
 };
 
