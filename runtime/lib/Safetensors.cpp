@@ -37,8 +37,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <fstream>
+#include <memory>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -675,6 +678,38 @@ struct FdCloser {
   }
 };
 
+/// True when `path` names the file open as `fd` (not another, not nothing).
+bool isFileAt(int fd, const std::string &path) {
+  struct stat open, named;
+  return ::fstat(fd, &open) == 0 && ::lstat(path.c_str(), &named) == 0 &&
+         open.st_dev == named.st_dev && open.st_ino == named.st_ino;
+}
+
+/// Removes the temporary files that saves of `base` killed before their
+/// rename left in `dir`: ".<base>.tmp.XXXXXX" files that no save holds
+/// locked (a save locks its temporary file from creation to rename, and a
+/// killed process's locks go with it).
+void removeOrphanedTempFiles(const std::string &dir, const std::string &base) {
+  std::unique_ptr<DIR, int (*)(DIR *)> folder(::opendir(dir.c_str()),
+                                              &::closedir);
+  if (!folder)
+    return; // the save reports what is wrong with the folder
+  std::string prefix = "." + base + ".tmp.";
+  constexpr size_t kSuffixLength = 6; // mkstemp's XXXXXX
+  while (const dirent *entry = ::readdir(folder.get())) {
+    std::string_view name = entry->d_name;
+    if (name.size() != prefix.size() + kSuffixLength ||
+        !name.starts_with(prefix))
+      continue;
+    std::string candidate = dir + "/" + std::string(name);
+    FdCloser file{::open(candidate.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)};
+    if (file.fd < 0 || ::flock(file.fd, LOCK_EX | LOCK_NB) != 0)
+      continue; // gone, not a file, or a save is writing it
+    if (isFileAt(file.fd, candidate))
+      ::unlink(candidate.c_str());
+  }
+}
+
 /// Reads exactly `size` bytes at `offset`. `ended` is set when the file was
 /// shorter than expected.
 absl::Status readAt(int fd, const std::string &path, void *buffer, size_t size,
@@ -865,21 +900,32 @@ absl::Status save_safetensors(const std::string &path, const StateDict &tensors,
   if (base.empty())
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: not a file name", path));
-  std::string tempPath = dir + "/." + base + ".tmp.XXXXXX";
-
   // Keep an existing file's permissions; give a new one 0666 & ~umask.
   struct stat existing;
   mode_t mode = ::stat(path.c_str(), &existing) == 0
                     ? (existing.st_mode & 07777)
                     : newFileMode();
 
-  int fd = ::mkstemp(tempPath.data());
-  if (fd < 0)
-    return errnoStatus(errno, path, "cannot create a temporary file in " + dir);
-  auto failure = [&](absl::Status status) {
-    if (fd >= 0)
+  removeOrphanedTempFiles(dir, base);
+  std::string tempPath;
+  int fd = -1;
+  while (fd < 0) {
+    tempPath = dir + "/." + base + ".tmp.XXXXXX";
+    fd = ::mkstemp(tempPath.data());
+    if (fd < 0)
+      return errnoStatus(errno, path,
+                         "cannot create a temporary file in " + dir);
+    // Held until the rename: a concurrent save takes an unlocked temporary
+    // file for an orphan. One may have, before this lock: then make another.
+    // (Where the file system has no flock, nothing is ever removed.)
+    if (::flock(fd, LOCK_EX) == 0 && !isFileAt(fd, tempPath)) {
       ::close(fd);
+      fd = -1;
+    }
+  }
+  auto failure = [&](absl::Status status) {
     ::unlink(tempPath.c_str());
+    ::close(fd);
     return status;
   };
   if (::fchmod(fd, mode) != 0)
@@ -898,13 +944,11 @@ absl::Status save_safetensors(const std::string &path, const StateDict &tensors,
   if (::fsync(fd) != 0)
     return failure(
         errnoStatus(errno, path, "fsync of " + tempPath + " failed"));
-  int closeResult = ::close(fd);
-  fd = -1;
-  if (closeResult != 0)
-    return failure(errnoStatus(errno, path, "closing " + tempPath + " failed"));
   if (::rename(tempPath.c_str(), path.c_str()) != 0)
     return failure(
         errnoStatus(errno, path, "cannot rename " + tempPath + " over it"));
+  // The data is on disk (fsync): closing the renamed file cannot lose it.
+  ::close(fd);
 
   // Make the rename itself durable.
   FdCloser dirFile{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};

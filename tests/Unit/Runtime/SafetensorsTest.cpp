@@ -15,9 +15,15 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include <chrono>
 #include <csignal>
+#include <fcntl.h>
+#include <random>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 namespace nn {
@@ -349,6 +355,71 @@ TEST_F(RuntimeSafetensorsFileTest, SaveReplacesAnExistingFile) {
   writeFile(path, "old contents");
   ASSERT_TRUE(save_safetensors(path, everyDtype()).ok());
   EXPECT_EQ(readFile(path), serialize_safetensors(everyDtype()));
+  EXPECT_THAT(listDir(), ElementsAre("w.safetensors"));
+}
+
+// A save killed before its rename leaves its temporary file; the next save
+// of the same file removes it, but not the one a save still writes (locked)
+// nor another file's.
+TEST_F(RuntimeSafetensorsFileTest, SaveRemovesTheTempFilesOfKilledSaves) {
+  std::string path = (dir / "w.safetensors").string();
+  writeFile((dir / ".w.safetensors.tmp.k1lled").string(), "half");
+  writeFile((dir / ".w.safetensors.tmp.wr1t3s").string(), "in progress");
+  writeFile((dir / ".v.safetensors.tmp.k1lled").string(), "another file's");
+  writeFile((dir / ".w.safetensors.tmp.k1lled.mine").string(), "not a temp");
+  int writing = ::open((dir / ".w.safetensors.tmp.wr1t3s").c_str(), O_RDONLY);
+  ASSERT_GE(writing, 0);
+  ASSERT_EQ(::flock(writing, LOCK_EX), 0);
+  ASSERT_TRUE(save_safetensors(path, everyDtype()).ok());
+  ::close(writing);
+  EXPECT_THAT(listDir(),
+              ElementsAre(".v.safetensors.tmp.k1lled",
+                          ".w.safetensors.tmp.k1lled.mine",
+                          ".w.safetensors.tmp.wr1t3s", "w.safetensors"));
+}
+
+// A child process saves two states in turn and is killed at random points:
+// the file is always one of them whole, and after the next save no
+// temporary file is left.
+TEST_F(RuntimeSafetensorsFileTest, SaveKilledAtRandomPointsNeverLeavesAMix) {
+  std::string path = (dir / "w.safetensors").string();
+  std::string states[2];
+  for (int i = 0; i < 2; ++i) {
+    StateDict sd;
+    std::vector<float> values(1 << 20, static_cast<float>(i + 1));
+    sd.insert("w", Tensor::from_vector<float>(values, {1 << 20}));
+    states[i] = serialize_safetensors(sd);
+    if (i == 0)
+      ASSERT_TRUE(save_safetensors(path, sd).ok());
+  }
+  std::mt19937 random(7);
+  int killedMidSave = 0;
+  for (int round = 0; round < 40; ++round) {
+    pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      for (int i = 0;; ++i) {
+        auto image = parse_safetensors(states[i % 2]);
+        if (!image.ok() || !save_safetensors(path, image->tensors).ok())
+          ::_exit(1);
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(
+        std::uniform_int_distribution<int>(0, 30'000)(random)));
+    ::kill(child, SIGKILL);
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "the saving child failed";
+    std::string now = readFile(path);
+    ASSERT_TRUE(now == states[0] || now == states[1])
+        << "round " << round << ": the file is neither state whole ("
+        << now.size() << " bytes)";
+    killedMidSave += listDir().size() > 1;
+  }
+  // Some kills landed between a temporary file's creation and its rename.
+  EXPECT_GT(killedMidSave, 0);
+  ASSERT_TRUE(
+      save_safetensors(path, parse_safetensors(states[1])->tensors).ok());
   EXPECT_THAT(listDir(), ElementsAre("w.safetensors"));
 }
 

@@ -20,9 +20,11 @@
 // and says what is wrong: "w.safetensors: tensor \"fc1.weight\" data_offsets
 // [0,20] span 20 bytes, but shape [2,3] of F32 needs 24 bytes".
 //
-// Writing is atomic: a temporary file in the same folder, fsync, rename. An
-// existing file is never left half-written. Tied tensors (one Storage under
-// two names) are written once per name.
+// Writing is atomic: a temporary file in the same folder (locked while it is
+// written), fsync, rename. An existing file is never left half-written, and
+// the temporary files of saves killed before their rename are removed by the
+// next save of the same file. Tied tensors (one Storage under two names) are
+// written once per name.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NN_RUNTIME_SAFETENSORS_H
@@ -72,7 +74,9 @@ load_safetensors(const std::string &path, const SafetensorsLimits &limits = {});
 std::string serialize_safetensors(const StateDict &tensors,
                                   const Metadata &metadata = {});
 
-/// Writes atomically (temporary file in the same folder, fsync, rename).
+/// Writes atomically (temporary file in the same folder, fsync, rename), and
+/// first removes the temporary files earlier saves of `path` left when they
+/// were killed (those no save holds locked).
 absl::Status save_safetensors(const std::string &path, const StateDict &tensors,
                               const Metadata &metadata = {});
 
