@@ -13,6 +13,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 using namespace nn;
 
@@ -128,6 +129,136 @@ TEST(BoundaryTest, ALinearOverZeroFeaturesIsItsBiasAsInPyTorch) {
   ASSERT_EQ((*outputs)[0].shape(), (Shape{2, 3}));
   for (int64_t i = 0; i < 6; ++i)
     EXPECT_EQ((*outputs)[0].data_ptr<float>()[i], 0.5f * float(i % 3) - 1.0f);
+}
+
+// A model moved to float64 compiles and runs in both modes; batch norm and
+// softmax once failed in the lowering ("'arith.extf' op operand type
+// 'vector<3xf64>' and result type 'vector<3xf32>' are cast incompatible").
+TEST(BoundaryTest, AModelMovedToFloat64CompilesInBothModes) {
+  Sequential model({{"bn", BatchNorm2d(3)}, {"softmax", Softmax(1)}});
+  model->to(DType::f64);
+  Tensor x = Tensor::zeros({2, 3, 2, 2}, DType::f64);
+  for (int64_t i = 0; i < x.numel(); ++i)
+    x.data_ptr<double>()[i] = 0.25 * double(i % 7) - 0.5;
+  for (bool training : {false, true}) {
+    SCOPED_TRACE(training ? "train" : "eval");
+    model->train(training);
+    auto artifact =
+        compile(trace(model, {TensorSpec({2, 3, 2, 2}, DType::f64)}));
+    auto outputs = artifact->run({x});
+    ASSERT_TRUE(outputs.ok()) << outputs.status();
+    const Tensor &y = (*outputs)[0];
+    ASSERT_EQ(y.dtype(), DType::f64);
+    // Softmax over the channels: each pixel's three values sum to one.
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t p = 0; p < 4; ++p) {
+        double sum = 0;
+        for (int64_t c = 0; c < 3; ++c)
+          sum += y.data_ptr<double>()[(n * 3 + c) * 4 + p];
+        EXPECT_NEAR(sum, 1.0, 1e-12);
+      }
+  }
+}
+
+// Every layer moved to float64 compiles and runs, in eval and train mode.
+TEST(BoundaryTest, EveryLayerMovedToFloat64CompilesInBothModes) {
+  struct Case {
+    const char *name;
+    std::function<Sequential()> make;
+    Shape input;
+  };
+  std::vector<Case> cases = {
+      {"conv",
+       [] {
+         return Sequential({{"m", Conv2d(Conv2dOptions(3, 4, 3).padding(1))}});
+       },
+       {2, 3, 5, 5}},
+      {"conv_transpose",
+       [] {
+         return Sequential(
+             {{"m",
+               ConvTranspose2d(ConvTranspose2dOptions(3, 2, 2).stride(2))}});
+       },
+       {2, 3, 3, 3}},
+      {"linear_gelu",
+       [] {
+         return Sequential({{"m", Linear(5, 4)}, {"a", GELU()}});
+       },
+       {3, 5}},
+      {"activations",
+       [] {
+         return Sequential({{"a", SiLU()},
+                            {"b", Sigmoid()},
+                            {"c", Tanh()},
+                            {"d", LeakyReLU()},
+                            {"e", Hardtanh()},
+                            {"f", ReLU6()}});
+       },
+       {3, 5}},
+      {"log_softmax",
+       [] {
+         return Sequential({{"m", LogSoftmax(1)}});
+       },
+       {3, 5}},
+      {"layer_norm",
+       [] {
+         return Sequential({{"m", LayerNorm(LayerNormOptions({5}))}});
+       },
+       {3, 5}},
+      {"group_norm",
+       [] {
+         return Sequential({{"m", GroupNorm(GroupNormOptions(2, 4))}});
+       },
+       {2, 4, 3, 3}},
+      {"batch_norm1d",
+       [] {
+         return Sequential({{"m", BatchNorm1d(5)}});
+       },
+       {4, 5}},
+      {"pools",
+       [] {
+         return Sequential(
+             {{"a", MaxPool2d(MaxPool2dOptions(2))},
+              {"b", AvgPool2d(AvgPool2dOptions(2))},
+              {"c", AdaptiveAvgPool2d(AdaptiveAvgPool2dOptions(1))}});
+       },
+       {2, 3, 8, 8}},
+      {"upsample",
+       [] {
+         return Sequential(
+             {{"m", Upsample(UpsampleOptions()
+                                 .scale_factor(std::vector<double>{2.0, 2.0})
+                                 .mode(InterpolateMode::bilinear))}});
+       },
+       {1, 2, 3, 3}},
+      {"dropout",
+       [] {
+         return Sequential({{"m", Dropout(0.5)}});
+       },
+       {4, 5}},
+      {"flatten",
+       [] {
+         return Sequential({{"m", Flatten()}});
+       },
+       {2, 3, 4}},
+  };
+  for (const Case &c : cases)
+    for (bool training : {false, true}) {
+      SCOPED_TRACE(std::string(c.name) + (training ? " train" : " eval"));
+      Sequential model = c.make();
+      model->to(DType::f64);
+      model->train(training);
+      std::shared_ptr<Artifact> artifact;
+      try {
+        artifact = compile(trace(model, {TensorSpec(c.input, DType::f64)}));
+      } catch (const Error &e) {
+        ADD_FAILURE() << e.what();
+        continue;
+      }
+      auto outputs = artifact->run({Tensor::zeros(c.input, DType::f64)});
+      ASSERT_TRUE(outputs.ok()) << outputs.status();
+      EXPECT_EQ((*outputs)[0].dtype(), DType::f64);
+    }
 }
 
 TEST(BoundaryTest, ATruncatedSharedObjectIsRefusedNotMapped) {
