@@ -14,6 +14,14 @@
 //   CompileResNet/jit_uncached   trace + optimize + lower + JIT, cache off
 //   CompileResNet/jit_cached     the same from a warm cache
 //
+// and nn-optimize on graphs far larger than any model, to show it grows
+// linearly (time and peak RSS):
+//
+//   OptimizeChain/N              nn-optimize on a chain of N relus (N from
+//                                10,000 to 100,000); peak_rss_mb is the
+//                                process's peak RSS after it (rows run in
+//                                order of N, so it is this row's peak)
+//
 //   ninja nn-bench-compile && ./bin/nn-bench-compile
 //
 // Needs only Google Benchmark (not the anchors of the main suite).
@@ -25,9 +33,11 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <sys/resource.h>
 
 namespace {
 
@@ -78,6 +88,33 @@ void optimize(benchmark::State &state) {
   }
 }
 
+/// A chain of `length` relus on a 64-element vector.
+nn::TracedModule traceChain(int64_t length) {
+  nn::Identity root;
+  return nn::trace(*root, {nn::TensorSpec({64})},
+                   [&](const std::vector<nn::Tensor> &args) {
+                     nn::Tensor x = args[0];
+                     for (int64_t i = 0; i < length; ++i)
+                       x = nn::F::relu(x);
+                     return std::vector<nn::Tensor>{x};
+                   });
+}
+
+void optimizeChain(benchmark::State &state) {
+  nn::TracedModule traced = traceChain(state.range(0));
+  for (auto _ : state) {
+    state.PauseTiming();
+    nn::TracedModule copy = traced.clone();
+    state.ResumeTiming();
+    copy.optimize();
+    benchmark::DoNotOptimize(copy);
+  }
+  struct rusage usage;
+  ::getrusage(RUSAGE_SELF, &usage);
+  state.counters["peak_rss_mb"] = double(usage.ru_maxrss) / 1024;
+  state.counters["ops"] = double(state.range(0));
+}
+
 void sharedObject(benchmark::State &state, bool cache) {
   nn::models::ResNet model = makeModel();
   std::string path = cacheDir() + "-model.so";
@@ -100,6 +137,18 @@ void jit(benchmark::State &state, bool cache) {
 BENCHMARK(trace)->Name("CompileResNet/trace")->Unit(benchmark::kMillisecond);
 BENCHMARK(optimize)
     ->Name("CompileResNet/optimize")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(optimizeChain)
+    ->Name("OptimizeChain")
+    ->Arg(10'000)
+    ->Arg(20'000)
+    ->Arg(50'000)
+    ->Arg(100'000)
+    ->Iterations(1)
+    ->ComputeStatistics("min",
+                        [](const std::vector<double> &v) {
+                          return *std::min_element(v.begin(), v.end());
+                        })
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(sharedObject, uncached, false)
     ->Name("CompileResNet/so_uncached")
