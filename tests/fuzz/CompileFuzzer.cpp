@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           llvm::StringRef(reinterpret_cast<const char *>(data), size),
           "fuzz.mlir"),
       llvm::SMLoc());
-  if (failed(mlir::nn::checkInputNesting(sourceMgr, buffer, "fuzz")))
+  if (failed(mlir::nn::checkInputLimits(sourceMgr, buffer, "fuzz")))
     return 0;
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)

@@ -304,7 +304,7 @@ int main(int argc, char **argv) {
   }
   unsigned bufferId =
       sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-  if (failed(mlir::nn::checkInputNesting(sourceMgr, bufferId, "nn-compile")))
+  if (failed(mlir::nn::checkInputLimits(sourceMgr, bufferId, "nn-compile")))
     return 1;
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)

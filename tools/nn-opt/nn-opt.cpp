@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
         llvm::MemoryBuffer::getMemBuffer(input->getMemBufferRef(),
                                          /*RequiresNullTerminator=*/false),
         llvm::SMLoc());
-    if (mlir::failed(mlir::nn::checkInputNesting(sourceMgr, id, "nn-opt")))
+    if (mlir::failed(mlir::nn::checkInputLimits(sourceMgr, id, "nn-opt")))
       return 1;
   }
   std::unique_ptr<llvm::ToolOutputFile> output =

@@ -1,4 +1,5 @@
-"""Writes inputs nested deeper than the tools parse, and one that is not."""
+"""Writes inputs nested deeper or with longer words than the tools parse, and
+ones that are not."""
 import os
 import sys
 
@@ -28,3 +29,10 @@ write("shallow.mlir",
       "// " + "(" * 5_000 + "\n"
       'func.func @f() attributes {s = "' + "[" * 5_000 + '"} {\n'
       "  return\n}\n")
+
+# A tensor type of rank 40,000: one 80,000-character word, which MLIR's lexer
+# lexes again for each dimension. And one of rank 4,000, which is parsed.
+for name, rank in (("rank40000.mlir", 40_000), ("rank4000.mlir", 4_000)):
+    t = "tensor<" + "1x" * rank + "f32>"
+    write(name, "func.func @f(%a: " + t + ") -> " + t + " {\n"
+          "  return %a : " + t + "\n}\n")
