@@ -20,6 +20,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -237,7 +238,24 @@ Artifact::~Artifact() {
     table_->destroy_context(context_);
 }
 
-absl::Status Artifact::bind(const StateDict &state) {
+std::vector<std::string>
+Artifact::unexpected_state(const StateDict &state) const {
+  std::set<std::string_view> taken;
+  for (const StateInfo &info : description_.state) {
+    taken.insert(info.name);
+    taken.insert(info.aliases.begin(), info.aliases.end());
+  }
+  std::vector<std::string> unexpected;
+  for (const auto &[name, tensor] : state)
+    if (!taken.count(name))
+      unexpected.push_back(name);
+  return unexpected;
+}
+
+absl::Status Artifact::bind(const StateDict &state, bool strict) {
+  std::vector<std::string> unexpected;
+  if (strict)
+    unexpected = unexpected_state(state);
   std::vector<std::string> missing, mismatched;
   std::vector<Tensor> bound;
   StateDict named;
@@ -270,12 +288,15 @@ absl::Status Artifact::bind(const StateDict &state) {
     if (info.argument)
       bound.push_back(*tensor);
   }
-  if (!missing.empty() || !mismatched.empty()) {
+  if (!missing.empty() || !mismatched.empty() || !unexpected.empty()) {
     std::string message = absl::StrCat("cannot bind the weights of ", source_);
     if (!missing.empty())
       absl::StrAppend(&message, "; missing: ", absl::StrJoin(missing, ", "));
     if (!mismatched.empty())
       absl::StrAppend(&message, "; ", absl::StrJoin(mismatched, "; "));
+    if (!unexpected.empty())
+      absl::StrAppend(&message,
+                      "; unexpected: ", absl::StrJoin(unexpected, ", "));
     return absl::InvalidArgumentError(message);
   }
   state_ = std::move(bound);

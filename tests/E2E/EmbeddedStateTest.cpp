@@ -123,5 +123,30 @@ TEST_F(EmbeddedStateTest, WithoutEmbeddingTheWeightsMustBeBound) {
                                  "offset");
 }
 
+// A strict bind, as PyTorch's load_state_dict(strict=True), also refuses
+// what the model does not take, listed with what is missing; a lenient one
+// ignores it.
+TEST_F(EmbeddedStateTest, AStrictBindRefusesWhatTheModelDoesNotTake) {
+  auto artifact = compiled("masked.so");
+  ASSERT_TRUE(artifact);
+  StateDict state = model->state_dict();
+  state.insert("head.weight", Tensor::zeros({2}));
+  state.insert("fc.extra", Tensor::zeros({1}));
+  EXPECT_EQ(artifact->unexpected_state(state),
+            (std::vector<std::string>{"head.weight", "fc.extra"}));
+  EXPECT_TRUE(artifact->bind(state).ok());
+  EXPECT_EQ(artifact->bind(state, /*strict=*/true).message(),
+            "cannot bind the weights of " + dir +
+                "/masked.so; unexpected: head.weight, fc.extra");
+  StateDict partial;
+  partial.insert("fc.weight", *state.find("fc.weight"));
+  partial.insert("head.weight", Tensor::zeros({2}));
+  EXPECT_EQ(artifact->bind(partial, /*strict=*/true).message(),
+            "cannot bind the weights of " + dir +
+                "/masked.so; missing: fc.bias, offset; unexpected: "
+                "head.weight");
+  EXPECT_TRUE(artifact->bind(model->state_dict(), /*strict=*/true).ok());
+}
+
 } // namespace
 } // namespace nn::testing

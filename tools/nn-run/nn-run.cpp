@@ -54,25 +54,8 @@
 #include <iostream>
 #include <limits>
 #include <optional>
-#include <set>
 
 namespace {
-
-/// The tensors of `weights` that no state of `d` is named (or aliased) by,
-/// comma-separated in the file's order; empty when there are none.
-std::string unexpectedWeights(const nn::ArtifactDescription &d,
-                              const nn::StateDict &weights) {
-  std::set<std::string_view> taken;
-  for (const nn::StateInfo &state : d.state) {
-    taken.insert(state.name);
-    taken.insert(state.aliases.begin(), state.aliases.end());
-  }
-  std::string extra;
-  for (const auto &[name, tensor] : weights)
-    if (!taken.count(name))
-      extra += (extra.empty() ? "" : ", ") + name;
-  return extra;
-}
 
 int fail(const std::string &message) {
   std::cerr << "nn-run: " << message << "\n";
@@ -254,18 +237,14 @@ int main(int argc, char **argv) {
     return fail(weights.status());
   // As PyTorch's strict load_state_dict, what is missing and what the model
   // does not take are both errors, reported together.
-  std::string extra =
-      strict ? unexpectedWeights((*artifact)->description(), weights->tensors)
-             : "";
-  std::string unexpected =
-      extra.empty() ? ""
-                    : "; unexpected: " + extra +
-                          " (--non-strict ignores what the model does "
-                          "not take)";
-  if (auto bound = (*artifact)->bind(weights->tensors); !bound.ok())
-    return fail(std::string(bound.message()) + unexpected);
-  if (!extra.empty())
-    return fail("cannot bind the weights of " + positional[0] + unexpected);
+  if (auto bound = (*artifact)->bind(weights->tensors, strict); !bound.ok()) {
+    bool unexpected =
+        strict && !(*artifact)->unexpected_state(weights->tensors).empty();
+    return fail(std::string(bound.message()) +
+                (unexpected ? " (--non-strict ignores what the model does "
+                              "not take)"
+                            : ""));
+  }
   if (auto read =
           rngFromMetadata(weights->metadata, rng, seedGiven, offsetGiven);
       !read.ok())

@@ -76,11 +76,17 @@ public:
   const std::string &description_json() const { return json_; }
 
   /// Binds every state entry of the description to the tensor of that name
-  /// in `state` (which may hold more); an embedded entry that `state` lacks
-  /// keeps the artifact's own copy. Fails listing every missing name and
-  /// every shape or dtype mismatch with both sides. Storage is shared, not
-  /// copied: later in-place updates of those tensors are seen by run().
-  absl::Status bind(const StateDict &state);
+  /// (or alias) in `state`; an embedded entry that `state` lacks keeps the
+  /// artifact's own copy. Fails listing every missing name and every shape
+  /// or dtype mismatch with both sides, and, when `strict` (as PyTorch's
+  /// load_state_dict(strict=True)), every tensor of `state` the model does
+  /// not take. Storage is shared, not copied: later in-place updates of
+  /// those tensors are seen by run().
+  absl::Status bind(const StateDict &state, bool strict = false);
+  /// The names in `state` that no state entry of the description is named
+  /// or aliased by, in `state`'s order: what a strict bind() refuses
+  /// (PyTorch's unexpected_keys).
+  std::vector<std::string> unexpected_state(const StateDict &state) const;
   /// Whether bind() and its prepare step succeeded: run() refuses before.
   bool is_bound() const { return bound_; }
   /// The tensors bound, by their description names: those given to bind()
