@@ -53,16 +53,8 @@ absl::Status parseTensorInfo(const json::Value &value,
                             absl::StrCat("'", info.name, "' has unknown dtype ",
                                          dtype->getString()));
   info.dtype = *parsed;
-  int64_t bytes = static_cast<int64_t>(dtype_size(info.dtype));
-  for (int64_t d : info.shape)
-    if (__builtin_mul_overflow(bytes, d, &bytes))
-      return descriptionError(source,
-                              absl::StrCat("'", info.name, "' of shape ",
-                                           shape_str(info.shape),
-                                           " has more bytes than an "
-                                           "int64 counts"));
   if (const json::Value *fallback = value.find("default")) {
-    if (!fallback->isNumber() || !info.shape.empty())
+    if (!fallback->isNumber())
       return descriptionError(
           source, absl::StrCat("'", info.name, "' has a bad default"));
     info.default_value = fallback->getDouble();
@@ -77,8 +69,7 @@ absl::Status parseTensorInfo(const json::Value &value,
     for (const json::Value &entry : checks->getArray()) {
       const json::Value *op = entry.find("op");
       const json::Value *high = entry.find("high");
-      if (!op || !op->isString() || !high || !high->getInteger() ||
-          *high->getInteger() < 0)
+      if (!op || !op->isString() || !high || !high->getInteger())
         return bad();
       IndexCheck check{op->getString(), "", *high->getInteger(), std::nullopt};
       if (const json::Value *where = entry.find("where")) {
@@ -101,11 +92,48 @@ absl::Status parseTensorInfo(const json::Value &value,
 
 namespace {
 
-/// Tensors are bound and passed by name, so a name given twice would leave
-/// one of them unreachable: state names and their aliases are one
-/// namespace, inputs another, outputs a third.
-absl::Status checkUniqueNames(const ArtifactDescription &description,
-                              const std::string &source) {
+/// One tensor's sizes, default and index checks.
+absl::Status checkTensorInfo(const TensorInfo &info,
+                             const std::string &source) {
+  int64_t bytes = static_cast<int64_t>(dtype_size(info.dtype));
+  for (int64_t d : info.shape)
+    if (d < 0)
+      return descriptionError(
+          source, absl::StrCat("'", info.name, "' has a bad shape"));
+  for (int64_t d : info.shape)
+    if (__builtin_mul_overflow(bytes, d, &bytes))
+      return descriptionError(source,
+                              absl::StrCat("'", info.name, "' of shape ",
+                                           shape_str(info.shape),
+                                           " has more bytes than an "
+                                           "int64 counts"));
+  if (info.default_value && !info.shape.empty())
+    return descriptionError(
+        source, absl::StrCat("'", info.name, "' has a bad default"));
+  if (!info.index_checks.empty() && info.dtype != DType::i64)
+    return descriptionError(
+        source, absl::StrCat("'", info.name, "' has bad index_checks"));
+  for (const IndexCheck &check : info.index_checks)
+    if (check.high < 0)
+      return descriptionError(
+          source, absl::StrCat("'", info.name, "' has bad index_checks"));
+  return absl::OkStatus();
+}
+
+} // namespace
+
+absl::Status check_artifact_description(const ArtifactDescription &description,
+                                        const std::string &source) {
+  for (const StateInfo &state : description.state)
+    if (absl::Status s = checkTensorInfo(state, source); !s.ok())
+      return s;
+  for (const auto *list : {&description.inputs, &description.outputs})
+    for (const TensorInfo &tensor : *list)
+      if (absl::Status s = checkTensorInfo(tensor, source); !s.ok())
+        return s;
+
+  // Tensors are bound and passed by name, so a name given twice would leave
+  // one of them unreachable.
   std::set<std::string_view> seen;
   auto twice = [&](const char *what, const std::string &name) {
     return descriptionError(
@@ -127,8 +155,6 @@ absl::Status checkUniqueNames(const ArtifactDescription &description,
   }
   return absl::OkStatus();
 }
-
-} // namespace
 
 absl::StatusOr<ArtifactDescription>
 parse_artifact_description(std::string_view text, const std::string &source) {
@@ -238,7 +264,7 @@ parse_artifact_description(std::string_view text, const std::string &source) {
       description.target_features.push_back(feature.getString());
     }
   }
-  if (absl::Status s = checkUniqueNames(description, source); !s.ok())
+  if (absl::Status s = check_artifact_description(description, source); !s.ok())
     return s;
   return description;
 }

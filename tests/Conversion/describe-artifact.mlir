@@ -71,3 +71,14 @@ module {
     return %x : tensor<2xf32>
   }
 }
+
+// -----
+
+// The runtime's checks of a description run before it is written: two
+// inputs named alike would be refused at the first load.
+module {
+  // expected-error @+1 {{forward: invalid artifact description: two inputs are named 'x'}}
+  func.func @forward(%a: tensor<2xf32> {nn.name = "x"}, %b: tensor<2xf32> {nn.name = "x"}) -> tensor<2xf32> {
+    return %a : tensor<2xf32>
+  }
+}

@@ -283,6 +283,12 @@ mlir::nn::describeArtifact(ModuleOp module, StringRef funcName) {
       return failure();
     description.outputs.push_back(std::move(*entry));
   }
+  // What the runtime's reader would refuse (two inputs named alike) is an
+  // error of the compile, not of the first load.
+  if (absl::Status checked =
+          ::nn::check_artifact_description(description, funcName.str());
+      !checked.ok())
+    return func.emitError() << std::string(checked.message());
   return description;
 }
 

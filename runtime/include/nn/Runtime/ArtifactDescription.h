@@ -103,6 +103,16 @@ struct ArtifactDescription {
 absl::StatusOr<ArtifactDescription>
 parse_artifact_description(std::string_view json, const std::string &source);
 
+/// What a description must hold beyond its JSON's form, checked by
+/// parse_artifact_description and by the compiler before it writes one:
+/// byte sizes an int64 counts, defaults only on scalars, index checks only on
+/// int64 tensors and with a range >= 0, and names unique (state names and
+/// their aliases one namespace, inputs another, outputs a third).
+/// InvalidArgument "<source>: invalid artifact description: ..." naming the
+/// first problem.
+absl::Status check_artifact_description(const ArtifactDescription &description,
+                                        const std::string &source);
+
 /// The JSON text of `description` as an artifact carries it: compact, the
 /// fields in ArtifactABI.h's order, optional ones only when set.
 /// parse_artifact_description reads it back equal.
