@@ -4,7 +4,7 @@
 #   make bench  nn vs libtorch / oneDNN / roofline (docs/benchmarks.md)
 #   make train-digits  train a CNN on the 8x8 digits beside PyTorch
 #   make fuzz   libFuzzer on the readers of untrusted input (tests/fuzz)
-#   make test-sanitize  the runtime half of the suite under ASan, UBSan, TSan
+#   make test-sanitize  the suite under ASan, UBSan (most of it) and TSan
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 
@@ -63,13 +63,14 @@ fuzz: bootstrap
 	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target $(addprefix nn-fuzz-,$(FUZZ_TARGETS))
 	@bash scripts/fuzz.sh $(ASAN_BUILD) $(FUZZ_TIME) $(FUZZ_TARGETS)
 
-# The runtime half of the suite under sanitizers (scripts/test-sanitize.sh):
-# ASan + UBSan on the runtime and kernel tests, every lit test (the tools
-# built with ASan) and the fuzz corpora; TSan on the runtime and kernel
-# tests (the thread pool, concurrent runs).
+# The suite under sanitizers (scripts/test-sanitize.sh): ASan + UBSan on the
+# runtime, kernel, frontend and conversion tests, the lifecycle half of the
+# E2E tests, every lit test (the tools built with ASan) and the fuzz corpora;
+# TSan on the runtime and kernel tests (the thread pool, concurrent runs).
 test-sanitize: bootstrap
 	@$(SANITIZE_CMAKE) -B $(ASAN_BUILD) -DNN_SANITIZE=address >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target RuntimeTests KernelTests \
+	  FrontendTests ConversionTests E2ETests \
 	  nn-opt nn-compile nn-run nn-trace-seed-model nn_c $(FUZZERS)
 	@$(SANITIZE_CMAKE) -B $(TSAN_BUILD) -DNN_SANITIZE=thread >/dev/null
 	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target RuntimeTests KernelTests

@@ -11,8 +11,9 @@ shift 2
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$build/fuzz/crashes"
 # LLVM's libraries are not instrumented: ASan's container-overflow check
-# misreports std::vector's annotations across that boundary.
-export ASAN_OPTIONS=detect_container_overflow=0:abort_on_error=1
+# misreports std::vector's annotations across that boundary, and so does its
+# user poisoning of LLVM's BumpPtrAllocator slabs (see test-sanitize.sh).
+export ASAN_OPTIONS=detect_container_overflow=0:allow_user_poisoning=0:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 status=0
 for target in "$@"; do
