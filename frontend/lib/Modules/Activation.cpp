@@ -7,7 +7,17 @@
 
 namespace nn {
 
+namespace {
+/// PyTorch's inplace_str.
+std::string inplaceRepr(bool inplace, const char *separator) {
+  return inplace ? std::string(separator) + "inplace=True" : "";
+}
+} // namespace
+
 Tensor ReLUImpl::forward(const Tensor &input) { return F::relu(input); }
+std::string ReLUImpl::extra_repr() const {
+  return inplaceRepr(options.inplace(), "");
+}
 
 Tensor GELUImpl::forward(const Tensor &input) {
   return F::gelu(input,
@@ -21,12 +31,16 @@ Tensor SiLUImpl::forward(const Tensor &input) { return F::silu(input); }
 Tensor SigmoidImpl::forward(const Tensor &input) { return F::sigmoid(input); }
 Tensor TanhImpl::forward(const Tensor &input) { return F::tanh(input); }
 Tensor ReLU6Impl::forward(const Tensor &input) { return F::relu6(input); }
+std::string ReLU6Impl::extra_repr() const {
+  return inplaceRepr(options.inplace(), "");
+}
 
 Tensor LeakyReLUImpl::forward(const Tensor &input) {
   return F::leaky_relu(input, options.negative_slope());
 }
 std::string LeakyReLUImpl::extra_repr() const {
-  return "negative_slope=" + py_repr(options.negative_slope());
+  return "negative_slope=" + py_repr(options.negative_slope()) +
+         inplaceRepr(options.inplace(), ", ");
 }
 
 HardtanhImpl::HardtanhImpl(const HardtanhOptions &options_)
@@ -41,7 +55,8 @@ Tensor HardtanhImpl::forward(const Tensor &input) {
 }
 std::string HardtanhImpl::extra_repr() const {
   return "min_val=" + py_repr(options.min_val()) +
-         ", max_val=" + py_repr(options.max_val());
+         ", max_val=" + py_repr(options.max_val()) +
+         inplaceRepr(options.inplace(), ", ");
 }
 
 Tensor SoftmaxImpl::forward(const Tensor &input) {

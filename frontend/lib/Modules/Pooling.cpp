@@ -13,12 +13,6 @@ namespace nn {
 
 namespace {
 
-/// How Python prints a pooling argument: an int when both values agree
-/// (nn cannot tell 2 from (2, 2); PyTorch prints what the user passed).
-std::string intOrTuple(const ExpandingArray<2> &a) {
-  return a[0] == a[1] ? std::to_string(a[0]) : a.repr();
-}
-
 /// Python's repr of a float: the shortest digits that read back, with ".0"
 /// for integral values.
 std::string pyFloat(double v) {
@@ -44,10 +38,10 @@ Tensor MaxPool2dImpl::forward(const Tensor &input) {
 }
 
 std::string MaxPool2dImpl::extra_repr() const {
-  return "kernel_size=" + intOrTuple(options.kernel_size()) +
-         ", stride=" + intOrTuple(options.stride()) +
-         ", padding=" + intOrTuple(options.padding()) +
-         ", dilation=" + intOrTuple(options.dilation()) +
+  return "kernel_size=" + options.kernel_size().int_or_tuple() +
+         ", stride=" + options.stride().int_or_tuple() +
+         ", padding=" + options.padding().int_or_tuple() +
+         ", dilation=" + options.dilation().int_or_tuple() +
          ", ceil_mode=" + py_repr(options.ceil_mode());
 }
 
@@ -59,9 +53,9 @@ Tensor AvgPool2dImpl::forward(const Tensor &input) {
 }
 
 std::string AvgPool2dImpl::extra_repr() const {
-  return "kernel_size=" + intOrTuple(options.kernel_size()) +
-         ", stride=" + intOrTuple(options.stride()) +
-         ", padding=" + intOrTuple(options.padding());
+  return "kernel_size=" + options.kernel_size().int_or_tuple() +
+         ", stride=" + options.stride().int_or_tuple() +
+         ", padding=" + options.padding().int_or_tuple();
 }
 
 AdaptiveAvgPool2dImpl::AdaptiveAvgPool2dImpl(
@@ -73,7 +67,7 @@ Tensor AdaptiveAvgPool2dImpl::forward(const Tensor &input) {
 }
 
 std::string AdaptiveAvgPool2dImpl::extra_repr() const {
-  return "output_size=" + intOrTuple(options.output_size());
+  return "output_size=" + options.output_size().int_or_tuple();
 }
 
 UpsampleImpl::UpsampleImpl(const UpsampleOptions &options_)

@@ -130,6 +130,10 @@ TEST_F(ConvolutionLayersTest, MaxPool2dMatchesPyTorch) {
   MaxPool2d rect(MaxPool2dOptions({1, 3}).stride({1, 2}));
   EXPECT_EQ(repr(rect), "MaxPool2d(kernel_size=(1, 3), stride=(1, 2), "
                         "padding=0, dilation=1, ceil_mode=False)");
+  // Printed as given, as PyTorch prints MaxPool2d((2, 2)).
+  MaxPool2d square(MaxPool2dOptions({2, 2}).padding({0, 0}));
+  EXPECT_EQ(repr(square), "MaxPool2d(kernel_size=(2, 2), stride=(2, 2), "
+                          "padding=(0, 0), dilation=1, ceil_mode=False)");
 }
 
 TEST_F(ConvolutionLayersTest, AvgPool2dMatchesPyTorch) {
@@ -150,6 +154,9 @@ TEST_F(ConvolutionLayersTest, AdaptiveAvgPool2dMatchesPyTorch) {
             "AdaptiveAvgPool2d(output_size=3)");
   EXPECT_EQ(repr(AdaptiveAvgPool2d(AdaptiveAvgPool2dOptions({5, 7}))),
             "AdaptiveAvgPool2d(output_size=(5, 7))");
+  // torchvision's ResNet: nn.AdaptiveAvgPool2d((1, 1)).
+  EXPECT_EQ(repr(AdaptiveAvgPool2d(AdaptiveAvgPool2dOptions({1, 1}))),
+            "AdaptiveAvgPool2d(output_size=(1, 1))");
 }
 
 TEST_F(ConvolutionLayersTest, UpsampleMatchesPyTorch) {

@@ -464,4 +464,18 @@ TEST_F(ModuleTest, ModuleWithNothingToShowPrintsEmptyParentheses) {
   EXPECT_EQ(repr(*Sequential()), "Sequential()");
 }
 
+// What PyTorch 1.13 prints for nn.ReLU(True), nn.ReLU6(inplace=True),
+// nn.LeakyReLU(0.2, True) and nn.Hardtanh(inplace=True) (torchvision builds
+// its models with them).
+TEST_F(ModuleTest, ActivationsPrintInplaceAsPyTorch) {
+  EXPECT_EQ(repr(*ReLU(true)), "ReLU(inplace=True)");
+  EXPECT_EQ(repr(*ReLU6(ReLU6Options().inplace(true))), "ReLU6(inplace=True)");
+  EXPECT_EQ(repr(*ReLU6()), "ReLU6()");
+  EXPECT_EQ(repr(*LeakyReLU(LeakyReLUOptions(0.2).inplace(true))),
+            "LeakyReLU(negative_slope=0.2, inplace=True)");
+  EXPECT_EQ(repr(*LeakyReLU()), "LeakyReLU(negative_slope=0.01)");
+  EXPECT_EQ(repr(*Hardtanh(HardtanhOptions().inplace(true))),
+            "Hardtanh(min_val=-1.0, max_val=1.0, inplace=True)");
+}
+
 } // namespace

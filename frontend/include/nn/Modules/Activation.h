@@ -10,11 +10,22 @@
 
 namespace nn {
 
+/// ReLU(ReLUOptions().inplace(true)), or ReLU(true). `inplace` is accepted
+/// and printed as PyTorch prints it; in a traced graph it changes nothing
+/// (forward's result is the same value either way).
+struct ReLUOptions {
+  ReLUOptions(bool inplace = false) : inplace_(inplace) {}
+  NN_ARG(bool, inplace);
+};
+
 /// max(x, 0). See https://pytorch.org/docs/stable/generated/torch.nn.ReLU.html
 class ReLUImpl : public Cloneable<ReLUImpl> {
 public:
-  ReLUImpl() : Cloneable("ReLU") {}
+  explicit ReLUImpl(const ReLUOptions &options_ = {})
+      : Cloneable("ReLU"), options(options_) {}
   Tensor forward(const Tensor &input);
+  std::string extra_repr() const override;
+  ReLUOptions options;
 };
 NN_MODULE(ReLU);
 
@@ -57,10 +68,19 @@ public:
 };
 NN_MODULE(Tanh);
 
+/// ReLU6(ReLU6Options().inplace(true)); `inplace` as ReLUOptions'.
+struct ReLU6Options {
+  ReLU6Options(bool inplace = false) : inplace_(inplace) {}
+  NN_ARG(bool, inplace);
+};
+
 class ReLU6Impl : public Cloneable<ReLU6Impl> {
 public:
-  ReLU6Impl() : Cloneable("ReLU6") {}
+  explicit ReLU6Impl(const ReLU6Options &options_ = {})
+      : Cloneable("ReLU6"), options(options_) {}
   Tensor forward(const Tensor &input);
+  std::string extra_repr() const override;
+  ReLU6Options options;
 };
 NN_MODULE(ReLU6);
 
@@ -68,6 +88,7 @@ struct LeakyReLUOptions {
   LeakyReLUOptions(double negative_slope = 0.01)
       : negative_slope_(negative_slope) {}
   NN_ARG(double, negative_slope);
+  NN_ARG(bool, inplace) = false; // as ReLUOptions'
 };
 class LeakyReLUImpl : public Cloneable<LeakyReLUImpl> {
 public:
@@ -82,6 +103,7 @@ NN_MODULE(LeakyReLU);
 struct HardtanhOptions {
   NN_ARG(double, min_val) = -1.0;
   NN_ARG(double, max_val) = 1.0;
+  NN_ARG(bool, inplace) = false; // as ReLUOptions'
 };
 class HardtanhImpl : public Cloneable<HardtanhImpl> {
 public:

@@ -29,7 +29,7 @@ namespace nn {
 /// ExpandingArray: stride(2) or stride({2, 1}).
 template <size_t D> class ExpandingArray {
 public:
-  ExpandingArray(int64_t value) { values_.fill(value); }
+  ExpandingArray(int64_t value) : scalar_(true) { values_.fill(value); }
   ExpandingArray(std::initializer_list<int64_t> values)
       : ExpandingArray(std::vector<int64_t>(values)) {}
   ExpandingArray(const std::vector<int64_t> &values) {
@@ -40,11 +40,19 @@ public:
       values_[i] = values[i];
   }
   int64_t operator[](size_t i) const { return values_[i]; }
+  /// Whether it was given as one int (2) rather than a list ({2, 2}): the
+  /// pooling layers print what they were given, as PyTorch does.
+  bool is_scalar() const { return scalar_; }
   std::vector<int64_t> vec() const {
     return std::vector<int64_t>(values_.begin(), values_.end());
   }
   bool operator==(const ExpandingArray &other) const {
     return values_ == other.values_;
+  }
+  /// As Python prints the argument: "2" when given as one int, else the
+  /// tuple.
+  std::string int_or_tuple() const {
+    return scalar_ ? std::to_string(values_[0]) : repr();
   }
   /// Python's tuple repr: "(3, 3)", "(3,)".
   std::string repr() const {
@@ -56,6 +64,7 @@ public:
 
 private:
   std::array<int64_t, D> values_;
+  bool scalar_ = false;
 };
 
 /// padding="valid" / padding="same", as torch::kValid / torch::kSame.
