@@ -21,6 +21,7 @@
 #include "nn/Frontend/Module.h"
 #include "nn/Frontend/ModuleHolder.h"
 
+#include <concepts>
 #include <functional>
 #include <memory>
 #include <string>
@@ -163,6 +164,18 @@ TracedModule trace(const ModuleHolder<C> &model,
                 "'s forward does not take that many tensors");
   };
   return trace(*model, inputs, forward);
+}
+
+/// Traces a module's forward from a reference to it (`trace(*model, specs)`,
+/// or a module that is a member of another): as the holder form, hooks
+/// included. The module must outlive the call only.
+template <typename C>
+requires std::derived_from<C, Module>
+    TracedModule trace(C &module, const std::vector<TensorSpec> &inputs) {
+  // A holder that does not own the module (aliasing an empty owner).
+  return trace(
+      ModuleHolder<C>(std::shared_ptr<C>(std::shared_ptr<C>(), &module)),
+      inputs);
 }
 
 } // namespace nn

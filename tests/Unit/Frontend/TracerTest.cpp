@@ -76,6 +76,18 @@ TEST_F(TracerTest, SymbolsAreStateDictKeys) {
                             "tensor<2x10xf32>"));
 }
 
+// A module is traced from a reference as from its holder: a submodule of a
+// bigger model, or `*model`, with no forward lambda.
+TEST_F(TracerTest, AModuleReferenceIsTracedAsItsHolder) {
+  models::SimpleMLP model;
+  model->eval();
+  std::string fromHolder = trace(model, {TensorSpec({2, 784})}).to_string();
+  EXPECT_EQ(trace(*model, {TensorSpec({2, 784})}).to_string(), fromHolder);
+  std::string layer = trace(*model->fc1, {TensorSpec({2, 784})}).to_string();
+  EXPECT_THAT(layer, HasSubstr("nn.parameter @weight : tensor<256x784xf32>"));
+  EXPECT_THAT(layer, HasSubstr("-> tensor<2x256xf32>"));
+}
+
 TEST_F(TracerTest, NestedTupleOutputsAreFlattenedDepthFirst) {
   Nested model;
   std::string ir = trace(model, {TensorSpec({3})}).to_string();
