@@ -228,6 +228,26 @@ TEST(TransformerLayerTest, MultiheadAttentionPrintsAsPyTorch) {
                                      "out_proj.weight 8x8", "out_proj.bias 8"));
 }
 
+// `mha(x, x, x, {}, false)` compiles (a braced {} cannot go through the
+// holder's forwarding template) and is forward with hooks, as mha->forward.
+TEST(TransformerLayerTest, TheHolderTakesForwardsArgumentsAsDeclared) {
+  manual_seed(0);
+  MultiheadAttention mha(8, 2);
+  auto traced = [&](bool throughHolder) {
+    return trace(*mha, {TensorSpec({3, 2, 8})},
+                 [&](const std::vector<Tensor> &in) {
+                   const Tensor &x = in[0];
+                   auto [out, weights] =
+                       throughHolder ? mha(x, x, x, {}, false)
+                                     : mha->forward(x, x, x, Tensor(), false);
+                   EXPECT_FALSE(weights.defined());
+                   return std::vector<Tensor>{out};
+                 })
+        .to_string();
+  };
+  EXPECT_EQ(traced(true), traced(false));
+}
+
 TEST(TransformerLayerTest, SeparateProjectionsWhenKdimOrVdimDiffer) {
   manual_seed(0);
   MultiheadAttention mha(MHAOptions(8, 2).kdim(3).vdim(5).bias(false));

@@ -58,7 +58,25 @@ public:
   /// Prints as NonDynamicallyQuantizableLinear, as in PyTorch.
   Linear out_proj{nullptr};
 };
-NN_MODULE(MultiheadAttention);
+/// The holder also takes forward's arguments by their declared types, so
+/// that `mha(x, x, x, {}, false)` compiles (a braced `{}` cannot be
+/// forwarded through a template).
+class MultiheadAttention : public ModuleHolder<MultiheadAttentionImpl> {
+public:
+  using ModuleHolder<MultiheadAttentionImpl>::ModuleHolder;
+  using ModuleHolder<MultiheadAttentionImpl>::operator();
+  using Impl = MultiheadAttentionImpl;
+
+  std::tuple<Tensor, Tensor>
+  operator()(const Tensor &query, const Tensor &key, const Tensor &value,
+             const Tensor &key_padding_mask = {}, bool need_weights = true,
+             const Tensor &attn_mask = {}, bool average_attn_weights = true,
+             bool is_causal = false) const {
+    return ModuleHolder::operator()(query, key, value, key_padding_mask,
+                                    need_weights, attn_mask,
+                                    average_attn_weights, is_causal);
+  }
+};
 
 /// Self-attention and a feed-forward block, each with a residual and
 /// LayerNorm (post-norm, or pre-norm with norm_first). See
