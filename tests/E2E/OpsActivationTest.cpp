@@ -58,6 +58,19 @@ std::vector<OpCase> activationCases() {
     add(std::string(name) + "_large",
         [fn](const Tensor &x) { return fn(x, -1); });
   }
+
+  // Added after the cases above in activation.py, as here.
+  const std::pair<const char *, Fn> later[] = {
+      {"hardsigmoid", [](const Tensor &x) { return F::hardsigmoid(x); }},
+      {"hardswish", [](const Tensor &x) { return F::hardswish(x); }},
+      {"elu", [](const Tensor &x) { return F::elu(x); }},
+      {"elu_05", [](const Tensor &x) { return F::elu(x, 0.5); }},
+  };
+  for (const auto &[name, fn] : later) {
+    for (const char *shape : {"1", "7", "3x17", "2x3x5"})
+      add(std::string(name) + "_" + shape, fn);
+    add(std::string(name) + "_specials", fn);
+  }
   return cases;
 }
 

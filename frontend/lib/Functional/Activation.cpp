@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nn/Functional/Activation.h"
+#include "nn/Functional/Elementwise.h"
 
 #include "../TraceContext.h"
 
@@ -71,6 +72,20 @@ Tensor hardtanh(const Tensor &input, double min_val, double max_val) {
 }
 
 Tensor relu6(const Tensor &input) { return clamp(input, 0.0, 6.0); }
+
+// The three below are compositions of pointwise ops, which nn-fuse makes one
+// loop; the order of operations is PyTorch's CPU kernels'.
+Tensor hardsigmoid(const Tensor &input) {
+  return div(clamp(add(input, 3.0), 0.0, 6.0), 6.0);
+}
+
+Tensor hardswish(const Tensor &input) {
+  return div(mul(input, clamp(add(input, 3.0), 0.0, 6.0)), 6.0);
+}
+
+Tensor elu(const Tensor &input, double alpha) {
+  return where(gt(input, 0.0), input, mul(sub(exp(input), 1.0), alpha));
+}
 
 Tensor softmax(const Tensor &input, int64_t dim) {
   return unary<mlir::nn::SoftmaxOp>("softmax", input, dim);

@@ -35,6 +35,22 @@ std::string ReLU6Impl::extra_repr() const {
   return inplaceRepr(options.inplace(), "");
 }
 
+Tensor HardsigmoidImpl::forward(const Tensor &input) {
+  return F::hardsigmoid(input);
+}
+
+Tensor HardswishImpl::forward(const Tensor &input) {
+  return F::hardswish(input);
+}
+
+Tensor ELUImpl::forward(const Tensor &input) {
+  return F::elu(input, options.alpha());
+}
+std::string ELUImpl::extra_repr() const {
+  return "alpha=" + py_repr(options.alpha()) +
+         inplaceRepr(options.inplace(), ", ");
+}
+
 Tensor LeakyReLUImpl::forward(const Tensor &input) {
   return F::leaky_relu(input, options.negative_slope());
 }

@@ -476,6 +476,13 @@ TEST_F(ModuleTest, ActivationsPrintInplaceAsPyTorch) {
   EXPECT_EQ(repr(*LeakyReLU()), "LeakyReLU(negative_slope=0.01)");
   EXPECT_EQ(repr(*Hardtanh(HardtanhOptions().inplace(true))),
             "Hardtanh(min_val=-1.0, max_val=1.0, inplace=True)");
+  // nn.Hardswish(inplace=True), nn.Hardsigmoid(True), nn.ELU(),
+  // nn.ELU(0.5, True).
+  EXPECT_EQ(repr(*Hardswish(true)), "Hardswish()");
+  EXPECT_EQ(repr(*Hardsigmoid(true)), "Hardsigmoid()");
+  EXPECT_EQ(repr(*ELU()), "ELU(alpha=1.0)");
+  EXPECT_EQ(repr(*ELU(ELUOptions().alpha(0.5).inplace(true))),
+            "ELU(alpha=0.5, inplace=True)");
 }
 
 } // namespace

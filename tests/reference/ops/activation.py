@@ -50,3 +50,15 @@ def cases():
                    lambda x, fn=fn, dim=dim: fn(x, dim=dim), (x,))
         # Large logits: the max subtraction keeps exp finite.
         yield f"{name}_large", lambda x, fn=fn: fn(x, dim=-1), (torch.randn(2, 9) * 100,)
+    # Added after the cases above, so that their inputs stay as they were.
+    later = {
+        "hardsigmoid": F.hardsigmoid,
+        "hardswish": F.hardswish,
+        "elu": F.elu,
+        "elu_05": lambda x: F.elu(x, 0.5),
+    }
+    for name, fn in later.items():
+        for shape in shapes:
+            x = torch.randn(shape) * 3
+            yield f"{name}_{'x'.join(map(str, shape))}", fn, (x,)
+        yield f"{name}_specials", fn, (with_specials(torch.randn(17) * 30),)

@@ -36,6 +36,14 @@ Tensor hardtanh(const Tensor &input, double min_val = -1.0,
                 double max_val = 1.0);
 /// clamp(x, 0, 6).
 Tensor relu6(const Tensor &input);
+/// clamp(x + 3, 0, 6) / 6, as torch.nn.functional.hardsigmoid.
+Tensor hardsigmoid(const Tensor &input);
+/// x · clamp(x + 3, 0, 6) / 6, as torch.nn.functional.hardswish
+/// (MobileNetV3's activation).
+Tensor hardswish(const Tensor &input);
+/// x for x > 0, alpha · (exp(x) − 1) otherwise, as
+/// torch.nn.functional.elu.
+Tensor elu(const Tensor &input, double alpha = 1.0);
 
 /// exp(x) / Σ exp(x) along `dim` (negative counts from the end).
 Tensor softmax(const Tensor &input, int64_t dim);

@@ -114,6 +114,42 @@ public:
 };
 NN_MODULE(Hardtanh);
 
+/// Hardsigmoid and Hardswish (MobileNetV3). PyTorch prints them without
+/// their inplace flag, and so does nn.
+class HardsigmoidImpl : public Cloneable<HardsigmoidImpl> {
+public:
+  explicit HardsigmoidImpl(bool inplace = false)
+      : Cloneable("Hardsigmoid"), inplace(inplace) {}
+  Tensor forward(const Tensor &input);
+  bool inplace;
+};
+NN_MODULE(Hardsigmoid);
+
+class HardswishImpl : public Cloneable<HardswishImpl> {
+public:
+  explicit HardswishImpl(bool inplace = false)
+      : Cloneable("Hardswish"), inplace(inplace) {}
+  Tensor forward(const Tensor &input);
+  bool inplace;
+};
+NN_MODULE(Hardswish);
+
+/// ELU(ELUOptions().alpha(0.5).inplace(true)).
+struct ELUOptions {
+  NN_ARG(double, alpha) = 1.0;
+  NN_ARG(bool, inplace) = false; // as ReLUOptions'
+};
+
+class ELUImpl : public Cloneable<ELUImpl> {
+public:
+  explicit ELUImpl(const ELUOptions &options_ = {})
+      : Cloneable("ELU"), options(options_) {}
+  Tensor forward(const Tensor &input);
+  std::string extra_repr() const override;
+  ELUOptions options;
+};
+NN_MODULE(ELU);
+
 /// Softmax(1): normalizes along `dim`.
 struct SoftmaxOptions {
   SoftmaxOptions(int64_t dim) : dim_(dim) {}
