@@ -302,6 +302,12 @@ private:
     status = std::move(why);
     return false;
   }
+  /// The entry's data_offsets are not [begin, end]; `found` shows them.
+  bool badOffsets(const std::string &found) {
+    return refuse(report("tensor %s data_offsets must be a list of two "
+                         "non-negative integers [begin, end], found %s",
+                         jsonQuoted(raw.name), found));
+  }
   /// A value of `kind` (a scalar, or the start of a container) where `slot`
   /// wants something else.
   bool wrongKind(json::Kind kind, const json::Value *scalar);
@@ -343,17 +349,15 @@ bool HeaderReader::wrongKind(json::Kind kind, const json::Value *scalar) {
                          "integers, found %s",
                          jsonQuoted(name), kindName));
   case Slot::DataOffsets: {
-    std::string found = value;
-    if (depth == 3) { // an element of the list: show the list so far
-      found = json::write(offsets);
-      found.pop_back();
-      found += std::string(offsets.empty() ? "" : ",") + value + "...";
-      if (found.size() > 40)
-        found = found.substr(0, 37) + "...";
-    }
-    return refuse(report("tensor %s data_offsets must be a list of two "
-                         "non-negative integers [begin, end], found %s",
-                         jsonQuoted(name), found));
+    if (depth != 3)
+      return badOffsets(value);
+    // An element of the list: show the list so far.
+    std::string found = json::write(offsets);
+    found.pop_back();
+    found += std::string(offsets.empty() ? "" : ",") + value + "...";
+    if (found.size() > 40)
+      found = found.substr(0, 37) + "...";
+    return badOffsets(found);
   }
   case Slot::Skipped:
     break;
@@ -395,9 +399,7 @@ bool HeaderReader::end() {
       end = nonNegativeInteger(offsets[1]);
     }
     if (!begin || !end)
-      return refuse(report("tensor %s data_offsets must be a list of two "
-                           "non-negative integers [begin, end], found %s",
-                           jsonQuoted(raw.name), brief(offsets)));
+      return badOffsets(brief(offsets));
     raw.offsets.emplace(*begin, *end);
     slot = Slot::Entry;
     return true;
@@ -436,7 +438,7 @@ bool HeaderReader::key(std::string key) {
   }
   if (slot == Slot::Skipped)
     return true;
-  if (slot == Slot::Metadata || slot == Slot::MetadataValue) {
+  if (slot == Slot::Metadata) {
     if (layout.metadata.size() >= limits.max_metadata_entries)
       return refuse(report("__metadata__ holds more than %d entries, the "
                            "limit",

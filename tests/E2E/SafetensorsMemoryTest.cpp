@@ -11,24 +11,15 @@
 #include "nn/Runtime/Safetensors.h"
 
 #include "CountingMalloc.h"
+#include "SafetensorsTestUtil.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-
-#include <cstring>
 
 namespace nn::testing {
 namespace {
 
 using ::testing::HasSubstr;
-
-/// A file image: the 8-byte length prefix, `header`, then `data`.
-std::string fileImage(const std::string &header, std::string_view data = {}) {
-  uint64_t length = header.size();
-  std::string image(8, '\0');
-  std::memcpy(image.data(), &length, 8);
-  return image + header + std::string(data);
-}
 
 struct Measured {
   absl::StatusOr<SafetensorsContents> result;
