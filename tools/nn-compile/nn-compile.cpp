@@ -293,6 +293,12 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   mlir::nn::registerCodegenDialects(registry);
   MLIRContext context(registry);
+  // A compile error names the op and its location; the op's generic form
+  // (the whole lowered module, for an error on it) helps only whoever
+  // debugs a pass, who asks for it.
+  if (!cl::getRegisteredOptions()["mlir-print-op-on-diagnostic"]
+           ->getNumOccurrences())
+    context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
 

@@ -535,6 +535,8 @@ mlir::nn::translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
                               << kernel::kArtifactAttrName
                               << "'): nn-describe-artifact runs before it is "
                                  "lowered";
+  if (failed(verifyExternalCalls(module)))
+    return failure();
   ::nn::ArtifactDescription description = artifact.getDescription();
   module->removeAttr(kernel::kArtifactAttrName);
   std::string error;

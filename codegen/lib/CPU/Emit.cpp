@@ -96,14 +96,17 @@ mlir::nn::createTargetMachine(const CpuTarget &target, std::string &error) {
       llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
 }
 
-LogicalResult mlir::nn::emitObject(llvm::Module &llvmModule,
-                                   llvm::raw_pwrite_stream &out,
-                                   std::string &error,
-                                   const CpuTarget &target) {
+/// The object code of `llvmModule` for `target`, in memory, checked by
+/// verifyObjectSymbols: what emitObject and emitObjectFile write.
+static LogicalResult emitCheckedObject(llvm::Module &llvmModule,
+                                       SmallVectorImpl<char> &object,
+                                       std::string &error,
+                                       const CpuTarget &target) {
   std::unique_ptr<llvm::TargetMachine> machine =
       createTargetMachine(target, error);
   if (!machine)
     return failure();
+  llvm::raw_svector_ostream out(object);
   llvm::legacy::PassManager pm;
   if (machine->addPassesToEmitFile(pm, out, nullptr,
                                    llvm::CodeGenFileType::ObjectFile)) {
@@ -111,20 +114,35 @@ LogicalResult mlir::nn::emitObject(llvm::Module &llvmModule,
     return failure();
   }
   pm.run(llvmModule);
+  return verifyObjectSymbols(StringRef(object.data(), object.size()), error);
+}
+
+LogicalResult mlir::nn::emitObject(llvm::Module &llvmModule,
+                                   llvm::raw_pwrite_stream &out,
+                                   std::string &error,
+                                   const CpuTarget &target) {
+  SmallVector<char, 0> object;
+  if (failed(emitCheckedObject(llvmModule, object, error, target)))
+    return failure();
+  out.write(object.data(), object.size());
   return success();
 }
 
 LogicalResult mlir::nn::emitObjectFile(llvm::Module &llvmModule, StringRef path,
                                        std::string &error,
                                        const CpuTarget &target) {
+  // Emitted and checked before `path` is opened: a failed compile leaves
+  // no file behind.
+  SmallVector<char, 0> object;
+  if (failed(emitCheckedObject(llvmModule, object, error, target)))
+    return failure();
   std::error_code ec;
   llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
   if (ec) {
     error = "cannot write '" + path.str() + "': " + ec.message();
     return failure();
   }
-  if (failed(emitObject(llvmModule, out, error, target)))
-    return failure();
+  out.write(object.data(), object.size());
   out.flush();
   if (out.has_error()) {
     error = "writing '" + path.str() + "' failed: " + out.error().message();

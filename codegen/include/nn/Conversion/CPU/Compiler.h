@@ -128,7 +128,25 @@ FailureOr<std::unique_ptr<llvm::Module>>
 compileToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
                 const PipelineOptions &options);
 
-/// Writes `llvmModule` as a native object file for `target` to `out`.
+/// Whether code a compiled model runs may call the external function
+/// `symbol`: nn's kernels (nn/Runtime/KernelABI.def), which every shared
+/// object links and the JIT resolves, and the C library's memory and
+/// <math.h> functions (libm linked, the rest from the loading process).
+bool isLinkableSymbol(StringRef symbol);
+
+/// Fails on each external function of a module in the LLVM dialect that
+/// isLinkableSymbol refuses, with an error at its first use: the op it was
+/// lowered from. translateToArtifactIR checks this first.
+LogicalResult verifyExternalCalls(ModuleOp module);
+
+/// Fails, with `error` naming it, on the first undefined symbol of the
+/// native object file `object` that isLinkableSymbol refuses (what LLVM's
+/// code generator called for an operation the target has no instruction
+/// for). emitObject checks this before writing anything.
+LogicalResult verifyObjectSymbols(StringRef object, std::string &error);
+
+/// Writes `llvmModule` as a native object file for `target` to `out`,
+/// once verifyObjectSymbols has passed it.
 LogicalResult emitObject(llvm::Module &llvmModule, llvm::raw_pwrite_stream &out,
                          std::string &error, const CpuTarget &target = {});
 
