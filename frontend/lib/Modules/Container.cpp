@@ -80,7 +80,8 @@ std::string parameter_summary(const Tensor &tensor, bool torch_typename) {
 
 } // namespace detail
 
-static Error outOfRange(const char *container, size_t index, size_t size) {
+static Error outOfRange(const std::string &container, size_t index,
+                        size_t size) {
   return Error("index " + std::to_string(index) + " is out of range for " +
                container + " of size " + std::to_string(size));
 }
@@ -99,7 +100,7 @@ const AnyModule &ModuleSequence::operator[](size_t index) const {
 
 SequentialImpl::SequentialImpl(
     std::initializer_list<std::pair<std::string, AnyModule>> named)
-    : Cloneable("Sequential"), ModuleSequence("Sequential") {
+    : SequentialImpl() {
   for (const auto &[name, module] : named)
     push_back(name, module);
 }
@@ -111,7 +112,7 @@ void SequentialImpl::push_back(AnyModule module) {
 void SequentialImpl::push_back(std::string name, AnyModule module) {
   for (size_t i = 0; i < child_count(); ++i)
     if (child_at(i).first == name)
-      throw Error("Sequential: a module named \"" + name +
+      throw Error(this->name() + ": a module named \"" + name +
                   "\" is already in it");
   register_module(std::move(name), module.ptr());
   items_.push_back(std::move(module));
@@ -121,7 +122,7 @@ Tensor SequentialImpl::forward(const Tensor &input) {
   Tensor x = input;
   for (size_t i = 0; i < items_.size(); ++i) {
     if (!items_[i].is_callable())
-      throw Error("Sequential: module \"" + child_at(i).first + "\" (" +
+      throw Error(name() + ": module \"" + child_at(i).first + "\" (" +
                   items_[i]->name() +
                   ") has no forward that takes and "
                   "returns one Tensor");
@@ -141,7 +142,7 @@ void ModuleListImpl::push_back(AnyModule module) {
 
 void ModuleListImpl::insert(size_t index, AnyModule module) {
   if (index > items_.size())
-    throw Error("ModuleList: can't insert at index " + std::to_string(index) +
+    throw Error(name() + ": can't insert at index " + std::to_string(index) +
                 " of a list of size " + std::to_string(items_.size()));
   items_.insert(items_.begin() + index, std::move(module));
   // As PyTorch: every later module moves up one name ("2" becomes "3"),

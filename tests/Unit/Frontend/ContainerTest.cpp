@@ -41,6 +41,30 @@ struct ChainImpl : Cloneable<ChainImpl> {
 };
 NN_MODULE(Chain);
 
+/// torchvision's Conv2dNormActivation: a Sequential under its own name.
+class ConvNormActivationImpl
+    : public Cloneable<ConvNormActivationImpl, SequentialImpl> {
+public:
+  ConvNormActivationImpl(int64_t in, int64_t out, int64_t stride)
+      : Cloneable("Conv2dNormActivation") {
+    push_back(Conv2d(
+        Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(false)));
+    push_back(BatchNorm2d(out));
+    push_back(ReLU6(true));
+  }
+};
+NN_MODULE(ConvNormActivation);
+
+/// A ModuleList under its own name, applied in order by its owner.
+class StagesImpl : public Cloneable<StagesImpl, ModuleListImpl> {
+public:
+  StagesImpl() : Cloneable("Stages") {
+    push_back(Linear(4, 4));
+    push_back(ReLU());
+  }
+};
+NN_MODULE(Stages);
+
 class ContainerTest : public ::testing::Test {
 protected:
   void SetUp() override { manual_seed(0); }
@@ -102,6 +126,65 @@ TEST_F(ContainerTest, SequentialForwardNeedsSingleTensorModules) {
       ThrowsMessage<Error>(
           StrEq("Sequential: module \"0\" (ModuleList) has no forward that "
                 "takes and returns one Tensor")));
+}
+
+TEST_F(ContainerTest, SequentialSubclassIsASequentialUnderItsName) {
+  ConvNormActivation block(3, 16, 2);
+  // torchvision 0.14's print(mobilenet_v2().features[0]).
+  EXPECT_EQ(repr(*block), "Conv2dNormActivation(\n"
+                          "  (0): Conv2d(3, 16, kernel_size=(3, 3), "
+                          "stride=(2, 2), padding=(1, 1), bias=False)\n"
+                          "  (1): BatchNorm2d(16, eps=1e-05, momentum=0.1, "
+                          "affine=True, track_running_stats=True)\n"
+                          "  (2): ReLU6(inplace=True)\n"
+                          ")");
+  EXPECT_THAT(names(block->named_parameters()),
+              ElementsAre("0.weight", "1.weight", "1.bias"));
+  EXPECT_EQ(block->size(), 3u);
+  std::string ir = trace(block, {TensorSpec({1, 3, 8, 8})}).to_string(true);
+  EXPECT_THAT(ir, HasSubstr("-> tensor<1x16x4x4xf32>"));
+  EXPECT_THAT(ir, HasSubstr("loc(\"2\")"));
+  EXPECT_THAT([&] { block->push_back("0", ReLU()); },
+              ThrowsMessage<Error>(StrEq("Conv2dNormActivation: a module "
+                                         "named \"0\" is already in it")));
+  EXPECT_THAT([&] { (*block)[3]; },
+              ThrowsMessage<Error>(StrEq(
+                  "index 3 is out of range for Conv2dNormActivation of size "
+                  "3")));
+}
+
+TEST_F(ContainerTest, SequentialSubclassNestsAndClonesAsItself) {
+  Sequential features(ConvNormActivation(3, 8, 1), ConvNormActivation(8, 8, 2));
+  EXPECT_THAT(names(features->named_parameters()),
+              ElementsAre("0.0.weight", "0.1.weight", "0.1.bias", "1.0.weight",
+                          "1.1.weight", "1.1.bias"));
+  std::string ir = trace(features, {TensorSpec({1, 3, 8, 8})}).to_string(true);
+  EXPECT_THAT(ir, HasSubstr("loc(\"1.0\")"));
+  EXPECT_THAT(ir, HasSubstr("-> tensor<1x8x4x4xf32>"));
+
+  ConvNormActivation block(3, 8, 1);
+  ConvNormActivation copy = block.clone();
+  EXPECT_EQ(copy->name(), "Conv2dNormActivation");
+  EXPECT_EQ(repr(*copy), repr(*block));
+  EXPECT_EQ(copy[0].ptr(), copy->get_submodule("0"));
+  EXPECT_NE(copy[0].ptr(), block[0].ptr());
+  EXPECT_FALSE(copy->get_parameter("0.weight")
+                   .shares_storage(block->get_parameter("0.weight")));
+}
+
+TEST_F(ContainerTest, ModuleListSubclassIsAModuleListUnderItsName) {
+  Stages stages;
+  EXPECT_EQ(repr(*stages),
+            "Stages(\n"
+            "  (0): Linear(in_features=4, out_features=4, bias=True)\n"
+            "  (1): ReLU()\n"
+            ")");
+  EXPECT_THAT([&] { stages->insert(3, ReLU()); },
+              ThrowsMessage<Error>(StrEq(
+                  "Stages: can't insert at index 3 of a list of size 2")));
+  Stages copy = stages.clone();
+  EXPECT_EQ(copy->name(), "Stages");
+  EXPECT_NE(copy[0].ptr(), stages[0].ptr());
 }
 
 //===----------------------------------------------------------------------===//

@@ -76,11 +76,13 @@ private:
 };
 
 namespace detail {
-/// True for argument packs that are not a single `Self` (so variadic
-/// constructors never shadow the copy constructor).
-template <typename Self, typename... Args>
-inline constexpr bool not_self_v = !(
-    sizeof...(Args) == 1 && (std::is_same_v<std::decay_t<Args>, Self> && ...));
+/// True for non-empty argument packs of modules (holders or shared
+/// pointers), so a container's variadic constructor never shadows its copy
+/// constructor or the one a subclass names itself with.
+template <typename... Args>
+inline constexpr bool modules_v = sizeof...(Args) != 0 &&
+                                  (std::is_constructible_v<AnyModule, Args> &&
+                                   ...);
 
 /// "torch.float32 of size 3x4" as ParameterList prints a parameter.
 std::string parameter_summary(const Tensor &tensor, bool torch_typename);
@@ -106,12 +108,13 @@ public:
 
 protected:
   /// `container` names the container in errors ("Sequential").
-  explicit ModuleSequence(const char *container) : container_(container) {}
+  explicit ModuleSequence(std::string container)
+      : container_(std::move(container)) {}
 
   std::vector<AnyModule> items_;
 
 private:
-  const char *container_;
+  std::string container_;
 };
 } // namespace detail
 
@@ -124,16 +127,26 @@ private:
 /// See https://pytorch.org/docs/stable/generated/torch.nn.Sequential.html
 ///   Sequential seq(Linear(4, 8), ReLU(), Linear(8, 2));
 ///   Sequential named({{"fc", Linear(4, 8)}, {"act", ReLU()}});
+///
+/// A subclass is a Sequential under its own name, as torchvision's
+/// Conv2dNormActivation is: it prints, clones and is called as one.
+///   class ConvBNReLUImpl
+///       : public nn::Cloneable<ConvBNReLUImpl, nn::SequentialImpl> {
+///   public:
+///     ConvBNReLUImpl(int64_t in, int64_t out) : Cloneable("ConvBNReLU") {
+///       push_back(nn::Conv2d(nn::Conv2dOptions(in, out, 3).bias(false)));
+///       push_back(nn::BatchNorm2d(out));
+///       push_back(nn::ReLU(true));
+///     }
+///   };
+///   NN_MODULE(ConvBNReLU);
 class SequentialImpl : public Cloneable<SequentialImpl>,
                        public detail::ModuleSequence {
 public:
-  SequentialImpl() : Cloneable("Sequential"), ModuleSequence("Sequential") {}
+  SequentialImpl() : SequentialImpl(std::string("Sequential")) {}
   template <typename... Modules,
-            typename = std::enable_if_t<
-                sizeof...(Modules) != 0 &&
-                detail::not_self_v<SequentialImpl, Modules...>>>
-  explicit SequentialImpl(Modules &&...modules)
-      : Cloneable("Sequential"), ModuleSequence("Sequential") {
+            typename = std::enable_if_t<detail::modules_v<Modules...>>>
+  explicit SequentialImpl(Modules &&...modules) : SequentialImpl() {
     (push_back(AnyModule(std::forward<Modules>(modules))), ...);
   }
   SequentialImpl(
@@ -145,6 +158,12 @@ public:
   void push_back(std::string name, AnyModule module);
 
   Tensor forward(const Tensor &input);
+
+protected:
+  /// An empty Sequential printed and named in errors as `name`: what a
+  /// subclass's `Cloneable("Name")` calls.
+  explicit SequentialImpl(std::string name)
+      : Cloneable(name), ModuleSequence(name) {}
 };
 class Sequential : public ModuleHolder<SequentialImpl> {
 public:
@@ -163,16 +182,14 @@ public:
 /// See https://pytorch.org/docs/stable/generated/torch.nn.ModuleList.html
 ///   ModuleList blocks(Block(16), Block(16));
 ///   for (const AnyModule &block : *blocks) x = block(x);
+/// A subclass is a ModuleList under its own name, as Sequential's are.
 class ModuleListImpl : public Cloneable<ModuleListImpl>,
                        public detail::ModuleSequence {
 public:
-  ModuleListImpl() : Cloneable("ModuleList"), ModuleSequence("ModuleList") {}
+  ModuleListImpl() : ModuleListImpl(std::string("ModuleList")) {}
   template <typename... Modules,
-            typename = std::enable_if_t<
-                sizeof...(Modules) != 0 &&
-                detail::not_self_v<ModuleListImpl, Modules...>>>
-  explicit ModuleListImpl(Modules &&...modules)
-      : Cloneable("ModuleList"), ModuleSequence("ModuleList") {
+            typename = std::enable_if_t<detail::modules_v<Modules...>>>
+  explicit ModuleListImpl(Modules &&...modules) : ModuleListImpl() {
     (push_back(AnyModule(std::forward<Modules>(modules))), ...);
   }
 
@@ -189,6 +206,11 @@ public:
   /// Inserts before position `index` (0 ≤ index ≤ size()); the modules after
   /// it move up one name, as PyTorch's ModuleList.insert renames them.
   void insert(size_t index, AnyModule module);
+
+protected:
+  /// An empty ModuleList named `name` (a subclass's `Cloneable("Name")`).
+  explicit ModuleListImpl(std::string name)
+      : Cloneable(name), ModuleSequence(name) {}
 };
 NN_MODULE(ModuleList);
 
