@@ -8,7 +8,7 @@ packages=(
   cmake ninja-build ccache g++ make pkg-config clang-format
   llvm-19-dev libmlir-19-dev mlir-19-tools clang-19 lld-19 libclang-rt-19-dev
   libabsl-dev libgtest-dev libsimde-dev libgmock-dev libbenchmark-dev
-  python3 python3-torch python3-numpy python3-sklearn
+  python3 python3-torch python3-torchvision python3-numpy python3-sklearn
   qemu-user
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev libffi-dev
 )

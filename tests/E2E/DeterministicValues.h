@@ -1,0 +1,101 @@
+//===- DeterministicValues.h - Values recomputed from a name ----*- C++ -*-===//
+//
+// The C++ twin of tests/reference/deterministic_values.py: the weights and
+// inputs of the real-architecture goldens, computed bit for bit as PyTorch's
+// side computes them, so that no weights file is committed. See the Python
+// file for the rules.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_TESTS_E2E_DETERMINISTICVALUES_H
+#define NN_TESTS_E2E_DETERMINISTICVALUES_H
+
+#include "nn/nn.h"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nn::testing {
+
+inline uint64_t fnv1a64(const std::string &name) {
+  uint64_t h = 0xCBF29CE484222325ull;
+  for (unsigned char byte : name)
+    h = (h ^ byte) * 0x100000001B3ull;
+  return h;
+}
+
+/// A float32 tensor of `shape` in [-1, 1), a function of `name` alone.
+inline Tensor deterministicUniform(const std::string &name, Shape shape) {
+  Tensor t = Tensor::zeros(shape);
+  float *data = t.data_ptr<float>();
+  uint64_t seed = fnv1a64(name);
+  for (int64_t i = 0, n = t.numel(); i < n; ++i) {
+    uint64_t z = seed + static_cast<uint64_t>(i + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    data[i] = static_cast<float>(z >> 40) * 0x1p-23f - 1.0f;
+  }
+  return t;
+}
+
+/// The value of state_dict entry `key` shaped and typed as `like`.
+inline Tensor deterministicValue(const std::string &key, const Tensor &like,
+                                 double gain) {
+  if (like.dtype() != DType::f32)
+    return Tensor::zeros(like.shape(), like.dtype());
+  Tensor t = deterministicUniform(key, like.shape());
+  std::string leaf = key.substr(key.rfind('.') + 1);
+  float scale, offset = 0.0f;
+  if (leaf == "running_var") {
+    scale = 0.25f;
+    offset = 0.75f;
+  } else if (leaf == "bias" || leaf == "running_mean") {
+    scale = 0.1f;
+  } else if (leaf == "weight" && like.dim() >= 2) {
+    int64_t fanIn = like.numel() / like.size(0);
+    scale = static_cast<float>(std::sqrt(gain / static_cast<double>(fanIn)));
+  } else if (leaf == "weight") {
+    scale = 0.25f;
+    offset = 1.0f;
+  } else {
+    throw Error("no deterministic value rule for " + key);
+  }
+  // One float32 product, then one float32 sum, as PyTorch computes them
+  // (the products by 0.25 are exact, so a fused multiply-add rounds alike).
+  float *data = t.data_ptr<float>();
+  for (int64_t i = 0, n = t.numel(); i < n; ++i) {
+    float product = data[i] * scale;
+    data[i] = offset == 0.0f ? product : offset + product;
+  }
+  return t;
+}
+
+/// Every entry of `model`'s state_dict, deterministically valued.
+inline StateDict deterministicState(const Module &model, double gain) {
+  StateDict state;
+  for (const auto &[key, tensor] : model.state_dict())
+    state.insert(key, deterministicValue(key, tensor, gain));
+  return state;
+}
+
+/// An image batch of `shape`: 0.5 * uniform("input") plus
+/// uniform("input.mean") per image and channel.
+inline Tensor deterministicImages(const Shape &shape) {
+  Tensor images = deterministicUniform("input", shape);
+  Shape meanShape(shape.size(), 1);
+  meanShape[0] = shape[0];
+  meanShape[1] = shape[1];
+  Tensor mean = deterministicUniform("input.mean", meanShape);
+  float *data = images.data_ptr<float>();
+  const float *m = mean.data_ptr<float>();
+  int64_t plane = images.numel() / (shape[0] * shape[1]);
+  for (int64_t i = 0, n = images.numel(); i < n; ++i)
+    data[i] = data[i] * 0.5f + m[i / plane];
+  return images;
+}
+
+} // namespace nn::testing
+
+#endif // NN_TESTS_E2E_DETERMINISTICVALUES_H
