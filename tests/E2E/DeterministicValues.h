@@ -47,20 +47,25 @@ inline Tensor deterministicValue(const std::string &key, const Tensor &like,
     return Tensor::zeros(like.shape(), like.dtype());
   Tensor t = deterministicUniform(key, like.shape());
   std::string leaf = key.substr(key.rfind('.') + 1);
+  auto endsWith = [&](const std::string &suffix) {
+    return leaf.size() >= suffix.size() &&
+           leaf.compare(leaf.size() - suffix.size(), suffix.size(), suffix) ==
+               0;
+  };
   float scale, offset = 0.0f;
   if (leaf == "running_var") {
     scale = 0.25f;
     offset = 0.75f;
-  } else if (leaf == "bias" || leaf == "running_mean") {
+  } else if (endsWith("bias") || leaf == "running_mean") {
     scale = 0.1f;
-  } else if (leaf == "weight" && like.dim() >= 2) {
+  } else if (endsWith("weight") && like.dim() >= 2) {
     int64_t fanIn = like.numel() / like.size(0);
     scale = static_cast<float>(std::sqrt(gain / static_cast<double>(fanIn)));
-  } else if (leaf == "weight") {
+  } else if (endsWith("weight")) {
     scale = 0.25f;
     offset = 1.0f;
   } else {
-    throw Error("no deterministic value rule for " + key);
+    scale = 0.5f;
   }
   // One float32 product, then one float32 sum, as PyTorch computes them
   // (the products by 0.25 are exact, so a fused multiply-add rounds alike).

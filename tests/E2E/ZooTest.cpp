@@ -15,6 +15,7 @@
 #include "zoo/MobileNetV2.h"
 #include "zoo/ResNet.h"
 #include "zoo/SqueezeNet.h"
+#include "zoo/VisionTransformer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -164,7 +165,13 @@ INSTANTIATE_TEST_SUITE_P(
         ZooModel{"resnet18", [] { return zoo::resnet18(); }, 3.0},
         ZooModel{"resnet50", [] { return zoo::resnet50(); }, 3.0},
         ZooModel{"mobilenet_v2", [] { return zoo::mobilenet_v2(); }, 6.0},
-        ZooModel{"squeezenet1_1", [] { return zoo::squeezenet1_1(); }, 6.0}),
+        ZooModel{"squeezenet1_1", [] { return zoo::squeezenet1_1(); }, 6.0},
+        ZooModel{"vit_b_16_2_layers",
+                 [] {
+                   return zoo::VisionTransformer(zoo::VisionTransformerOptions(
+                       224, 16, 2, 12, 768, 3072));
+                 },
+                 3.0}),
     [](const auto &info) { return info.param.name; });
 
 } // namespace

@@ -9,14 +9,17 @@ float32 h * 2^-23 - 1 in [-1, 1) -- every step exact in float32.
 
 state_dict_like(state, gain): each entry by its key's last part, so that a
 network keeps activations of a moderate size in eval mode:
-  weight, rank >= 2 (conv, linear)  uniform * sqrt(gain / fan_in)
+  ...weight, rank >= 2 (conv, linear, in_proj_weight)
+                                    uniform * sqrt(gain / fan_in)
                                     (gain 6: He uniform, for plain stacks
                                     of ReLU layers; 3 for residual
                                     networks, whose sums grow with 6)
-  weight, rank 1 (norm layers)      1 + 0.25 * uniform
-  bias                              0.1 * uniform
+  ...weight, rank 1 (norm layers)   1 + 0.25 * uniform
+  ...bias (bias, in_proj_bias)      0.1 * uniform
   running_mean                      0.1 * uniform
   running_var                       0.75 + 0.25 * uniform   (in [0.5, 1))
+  any other float entry (class_token, pos_embedding)
+                                    0.5 * uniform
   integer entries (num_batches_tracked) zero.
 The scale factors are float64 results rounded to float32 once, and every
 product and sum is one float32 operation, as the C++ side computes them.
@@ -64,14 +67,14 @@ def value_of(key, like, gain):
 
     if leaf == "running_var":
         return torch.tensor(0.75, dtype=f32) + scaled(0.25)
-    if leaf in ("bias", "running_mean"):
+    if leaf.endswith("bias") or leaf == "running_mean":
         return scaled(0.1)
-    if leaf == "weight" and len(shape) >= 2:
+    if leaf.endswith("weight") and len(shape) >= 2:
         fan_in = math.prod(shape[1:])
         return scaled(math.sqrt(gain / fan_in))
-    if leaf == "weight":
+    if leaf.endswith("weight"):
         return torch.tensor(1.0, dtype=f32) + scaled(0.25)
-    raise ValueError(f"no deterministic value rule for {key}")
+    return scaled(0.5)
 
 
 def state_dict_like(state, gain):
