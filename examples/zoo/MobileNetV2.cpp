@@ -16,10 +16,19 @@ Conv2dNormActivationImpl::Conv2dNormActivationImpl(
                        .groups(groups)
                        .bias(false)));
   push_back(BatchNorm2d(out_channels));
-  if (activation == Activation::ReLU6)
-    push_back(ReLU6(true));
-  else
+  switch (activation) {
+  case Activation::ReLU:
     push_back(ReLU(true));
+    break;
+  case Activation::ReLU6:
+    push_back(ReLU6(true));
+    break;
+  case Activation::SiLU:
+    push_back(SiLU(true));
+    break;
+  case Activation::None:
+    break;
+  }
 }
 
 InvertedResidualImpl::InvertedResidualImpl(int64_t inp, int64_t oup,

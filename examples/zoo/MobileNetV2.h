@@ -17,12 +17,12 @@
 namespace nn::zoo {
 
 /// torchvision.ops.Conv2dNormActivation with BatchNorm2d and an activation
-/// (ReLU6 in MobileNetV2, ReLU by default), `(kernel_size - 1) / 2` padding
-/// and no convolution bias.
+/// (ReLU6 in MobileNetV2, SiLU in EfficientNet, ReLU by default, or none),
+/// `(kernel_size - 1) / 2` padding and no convolution bias.
 class Conv2dNormActivationImpl
     : public Cloneable<Conv2dNormActivationImpl, SequentialImpl> {
 public:
-  enum class Activation { ReLU, ReLU6 };
+  enum class Activation { ReLU, ReLU6, SiLU, None };
   Conv2dNormActivationImpl(int64_t in_channels, int64_t out_channels,
                            int64_t kernel_size = 3, int64_t stride = 1,
                            int64_t groups = 1,

@@ -12,6 +12,7 @@
 #include "DeterministicValues.h"
 #include "gtest/gtest.h"
 
+#include "zoo/EfficientNet.h"
 #include "zoo/MobileNetV2.h"
 #include "zoo/ResNet.h"
 #include "zoo/SqueezeNet.h"
@@ -166,6 +167,7 @@ INSTANTIATE_TEST_SUITE_P(
         ZooModel{"resnet50", [] { return zoo::resnet50(); }, 3.0},
         ZooModel{"mobilenet_v2", [] { return zoo::mobilenet_v2(); }, 6.0},
         ZooModel{"squeezenet1_1", [] { return zoo::squeezenet1_1(); }, 6.0},
+        ZooModel{"efficientnet_b0", [] { return zoo::efficientnet_b0(); }, 6.0},
         ZooModel{"vit_b_16_2_layers",
                  [] {
                    return zoo::VisionTransformer(zoo::VisionTransformerOptions(

@@ -50,6 +50,7 @@ MODELS = {
     "resnet50": (torchvision.models.resnet50, 3.0),
     "mobilenet_v2": (torchvision.models.mobilenet_v2, 6.0),
     "squeezenet1_1": (torchvision.models.squeezenet1_1, 6.0),
+    "efficientnet_b0": (torchvision.models.efficientnet_b0, 6.0),
     # ViT-B/16 with 2 of its 12 encoder layers (the same shapes: 197
     # tokens of 768, 12 heads, MLPs of 3072), a sixth of its compute.
     "vit_b_16_2_layers": (

@@ -28,6 +28,9 @@ std::string GELUImpl::extra_repr() const {
 }
 
 Tensor SiLUImpl::forward(const Tensor &input) { return F::silu(input); }
+std::string SiLUImpl::extra_repr() const {
+  return inplaceRepr(options.inplace(), "");
+}
 Tensor SigmoidImpl::forward(const Tensor &input) { return F::sigmoid(input); }
 Tensor TanhImpl::forward(const Tensor &input) { return F::tanh(input); }
 Tensor ReLU6Impl::forward(const Tensor &input) { return F::relu6(input); }

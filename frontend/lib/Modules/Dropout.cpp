@@ -19,7 +19,8 @@ Tensor DropoutImpl::forward(const Tensor &input) {
 }
 
 std::string DropoutImpl::extra_repr() const {
-  return "p=" + py_repr(options.p()) + ", inplace=False";
+  return "p=" + py_repr(options.p()) +
+         ", inplace=" + py_repr(options.inplace());
 }
 
 } // namespace nn

@@ -483,6 +483,13 @@ TEST_F(ModuleTest, ActivationsPrintInplaceAsPyTorch) {
   EXPECT_EQ(repr(*ELU()), "ELU(alpha=1.0)");
   EXPECT_EQ(repr(*ELU(ELUOptions().alpha(0.5).inplace(true))),
             "ELU(alpha=0.5, inplace=True)");
+  // nn.SiLU(inplace=True), nn.SiLU(), nn.Dropout(p=0.2, inplace=True)
+  // (torchvision's EfficientNet).
+  EXPECT_EQ(repr(*SiLU(true)), "SiLU(inplace=True)");
+  EXPECT_EQ(repr(*SiLU()), "SiLU()");
+  EXPECT_EQ(repr(*Dropout(DropoutOptions(0.2).inplace(true))),
+            "Dropout(p=0.2, inplace=True)");
+  EXPECT_EQ(repr(*Dropout()), "Dropout(p=0.5, inplace=False)");
 }
 
 } // namespace

@@ -47,10 +47,20 @@ public:
 };
 NN_MODULE(GELU);
 
+/// SiLU(SiLUOptions().inplace(true)), or SiLU(true); `inplace` as
+/// ReLUOptions'.
+struct SiLUOptions {
+  SiLUOptions(bool inplace = false) : inplace_(inplace) {}
+  NN_ARG(bool, inplace);
+};
+/// x · sigmoid(x).
 class SiLUImpl : public Cloneable<SiLUImpl> {
 public:
-  SiLUImpl() : Cloneable("SiLU") {}
+  explicit SiLUImpl(const SiLUOptions &options_ = {})
+      : Cloneable("SiLU"), options(options_) {}
   Tensor forward(const Tensor &input);
+  std::string extra_repr() const override;
+  SiLUOptions options;
 };
 NN_MODULE(SiLU);
 
