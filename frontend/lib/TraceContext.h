@@ -109,9 +109,16 @@ public:
   /// The trace in progress or nullptr.
   static TraceContext *active();
 
-  /// The IR value of `tensor`: a symbolic tensor of this trace, or a model
-  /// parameter/buffer (read with nn.load). `role` names it in errors.
+  /// The IR value of `tensor`: a symbolic tensor of this trace, a model
+  /// parameter/buffer (read with nn.load), or any other concrete tensor as
+  /// a constant (constantOf). `role` names it in errors.
   mlir::Value valueOf(const Tensor &tensor, const char *op, const char *role);
+  /// A concrete tensor that forward uses and that is no state of the model
+  /// (an index list, a mask made in forward): its values as of this call,
+  /// an arith.constant of the trace, as torch.jit.trace captures them. One
+  /// that requires grad is refused: it was meant to be a parameter.
+  mlir::Value constantOf(const Tensor &tensor, const char *op,
+                         const char *role);
   /// A symbolic tensor for `value`.
   Tensor wrap(mlir::Value value);
   /// A rank-0 constant holding `value` in the element type of `like` (a

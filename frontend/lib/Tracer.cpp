@@ -254,9 +254,7 @@ Value TraceContext::valueOf(const Tensor &tensor, const char *op,
   }
   auto symbol = stateSymbols_.find(tensor.storage().get());
   if (symbol == stateSymbols_.end())
-    fail(std::string(op) + ": " + role + " (" + tensor.to_string() +
-         ") is neither an input nor a parameter or buffer of the traced "
-         "model; register it with register_buffer");
+    return constantOf(tensor, op, role);
   auto loaded = loads_.find(symbol->second);
   if (loaded != loads_.end())
     return loaded->second;
@@ -273,6 +271,30 @@ Value TraceContext::valueOf(const Tensor &tensor, const char *op,
       symbol->second);
   loads_.emplace(symbol->second, value);
   return value;
+}
+
+Value TraceContext::constantOf(const Tensor &tensor, const char *op,
+                               const char *role) {
+  // A tensor that wants a gradient and is no parameter would silently get
+  // none as a constant: it was meant to be registered.
+  if (tensor.requires_grad())
+    fail(std::string(op) + ": " + role + " (" + tensor.to_string() +
+         ") requires grad but is not a parameter of the traced model; "
+         "register it with register_parameter (a constant of the trace has "
+         "no gradient)");
+  auto type = tensorType(impl_.context, tensor.shape(), tensor.dtype());
+  mlir::DenseElementsAttr value;
+  if (tensor.dtype() == DType::boolean) {
+    // i1 elements are bits in a DenseElementsAttr, bytes in a Tensor.
+    const auto *bytes = static_cast<const uint8_t *>(tensor.raw_data());
+    llvm::SmallVector<bool> bits(bytes, bytes + tensor.numel());
+    value = mlir::DenseElementsAttr::get(type, llvm::ArrayRef<bool>(bits));
+  } else {
+    value = mlir::DenseElementsAttr::getFromRawBuffer(
+        type, llvm::ArrayRef<char>(static_cast<const char *>(tensor.raw_data()),
+                                   tensor.nbytes()));
+  }
+  return builder.create<mlir::arith::ConstantOp>(location(), value);
 }
 
 void TraceContext::store(const Tensor &buffer, Value value, const char *op) {

@@ -4,7 +4,10 @@
 // no data) and records every functional op into an nn dialect module:
 // parameters and buffers become symbols named by their state_dict keys, each
 // op is located at the module path it came from. Control flow in forward is
-// ordinary C++ and is unrolled by the trace.
+// ordinary C++ and is unrolled by the trace. Any other concrete tensor that
+// forward uses (an index list, a mask made in forward) is recorded as a
+// constant with its values at the time of the trace, as torch.jit.trace
+// does.
 //
 //   auto traced = nn::trace(model, {nn::TensorSpec({64, 784})});
 //   std::cout << traced.to_string();   // the nn IR

@@ -125,12 +125,41 @@ TEST_F(TracerTest, FunctionalOutsideTraceThrows) {
                   HasSubstr("nn::functional::relu called outside nn::trace")));
 }
 
-TEST_F(TracerTest, UnregisteredTensorIsRefused) {
+// As torch.jit.trace does: a tensor forward uses that is no state of the
+// model is a constant of the trace, with its values at the time of the call.
+TEST_F(TracerTest, UnregisteredTensorIsCapturedAsAConstant) {
   Stray model;
+  model->stray = Tensor::from_vector<float>({1, 2, 3}, {3});
+  TracedModule traced = trace(model, {TensorSpec({3})});
+  model->stray.data_ptr<float>()[0] = 7;
+  std::string ir = traced.to_string();
+  EXPECT_THAT(ir, HasSubstr("arith.constant dense<[1.000000e+00, "
+                            "2.000000e+00, 3.000000e+00]> : tensor<3xf32>"));
+  EXPECT_THAT(ir, ::testing::Not(HasSubstr("nn.buffer")));
+  EXPECT_TRUE(traced.state().empty());
+}
+
+TEST_F(TracerTest, ConstantsKeepTheirDType) {
+  Stray model;
+  model->stray = Tensor::from_vector<int64_t>({0, 2}, {2});
+  auto forward = [&](const std::vector<Tensor> &inputs) {
+    Tensor mask = Tensor::from_vector<bool>({true, false, true}, {3});
+    return std::vector<Tensor>{F::index_select(inputs[0], 0, model->stray),
+                               F::where(mask, inputs[0], inputs[0] * 2.0)};
+  };
+  std::string ir = trace(*model, {TensorSpec({3})}, forward).to_string();
+  EXPECT_THAT(ir, HasSubstr("dense<[0, 2]> : tensor<2xi64>"));
+  EXPECT_THAT(ir, HasSubstr("dense<[true, false, true]> : tensor<3xi1>"));
+}
+
+TEST_F(TracerTest, UnregisteredTensorThatRequiresGradIsRefused) {
+  Stray model;
+  model->stray.set_requires_grad(true);
   EXPECT_THAT([&] { trace(model, {TensorSpec({3})}); },
               ::testing::ThrowsMessage<Error>(HasSubstr(
-                  "<root>: add: rhs (Tensor[float32, 3]) is neither an input "
-                  "nor a parameter or buffer of the traced model")));
+                  "<root>: add: rhs (Tensor[float32, 3]) requires grad but is "
+                  "not a parameter of the traced model; register it with "
+                  "register_parameter")));
 }
 
 TEST_F(TracerTest, WrongInputCountIsRefused) {
