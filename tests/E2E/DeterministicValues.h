@@ -25,18 +25,33 @@ inline uint64_t fnv1a64(const std::string &name) {
   return h;
 }
 
+/// Element i's 24 random bits, a function of `name` and i.
+inline uint64_t deterministicBits(uint64_t seed, int64_t i) {
+  uint64_t z = seed + static_cast<uint64_t>(i + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return z >> 40;
+}
+
 /// A float32 tensor of `shape` in [-1, 1), a function of `name` alone.
 inline Tensor deterministicUniform(const std::string &name, Shape shape) {
   Tensor t = Tensor::zeros(shape);
   float *data = t.data_ptr<float>();
   uint64_t seed = fnv1a64(name);
-  for (int64_t i = 0, n = t.numel(); i < n; ++i) {
-    uint64_t z = seed + static_cast<uint64_t>(i + 1) * 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    data[i] = static_cast<float>(z >> 40) * 0x1p-23f - 1.0f;
-  }
+  for (int64_t i = 0, n = t.numel(); i < n; ++i)
+    data[i] = static_cast<float>(deterministicBits(seed, i)) * 0x1p-23f - 1.0f;
+  return t;
+}
+
+/// int64 token ids of `shape` in [0, vocab_size).
+inline Tensor deterministicTokenIds(Shape shape, int64_t vocab_size) {
+  Tensor t = Tensor::zeros(shape, DType::i64);
+  int64_t *data = t.data_ptr<int64_t>();
+  uint64_t seed = fnv1a64("input");
+  for (int64_t i = 0, n = t.numel(); i < n; ++i)
+    data[i] = static_cast<int64_t>(deterministicBits(seed, i) %
+                                   static_cast<uint64_t>(vocab_size));
   return t;
 }
 
@@ -77,11 +92,20 @@ inline Tensor deterministicValue(const std::string &key, const Tensor &like,
   return t;
 }
 
-/// Every entry of `model`'s state_dict, deterministically valued.
+/// Every entry of `model`'s state_dict, deterministically valued; tied
+/// entries (one tensor under several keys) all get the first key's value.
 inline StateDict deterministicState(const Module &model, double gain) {
   StateDict state;
-  for (const auto &[key, tensor] : model.state_dict())
-    state.insert(key, deterministicValue(key, tensor, gain));
+  StateDict modelState = model.state_dict();
+  for (size_t i = 0; i < modelState.size(); ++i) {
+    const auto &[key, tensor] = modelState.items()[i];
+    Tensor value;
+    for (size_t j = 0; j < i && !value.defined(); ++j)
+      if (modelState.items()[j].second.shares_storage(tensor))
+        value = state.at(modelState.items()[j].first);
+    state.insert(key, value.defined() ? value
+                                      : deterministicValue(key, tensor, gain));
+  }
   return state;
 }
 

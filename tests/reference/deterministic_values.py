@@ -6,8 +6,10 @@ tests/E2E/ZooWeights.h.
 uniform(name, shape): element i (row-major) is splitmix64's finalizer of
 fnv1a64(name) + (i + 1) * 0x9E3779B97F4A7C15, whose top 24 bits h give the
 float32 h * 2^-23 - 1 in [-1, 1) -- every step exact in float32.
+token_ids(shape, vocab_size): the same h of "input", mod vocab_size.
 
-state_dict_like(state, gain): each entry by its key's last part, so that a
+state_dict_like(state, gain): each entry by its key's last part (tied
+entries by their first key's), so that a
 network keeps activations of a moderate size in eval mode:
   ...weight, rank >= 2 (conv, linear, in_proj_weight)
                                     uniform * sqrt(gain / fan_in)
@@ -40,17 +42,28 @@ def fnv1a64(name):
     return h
 
 
-def uniform(name, shape):
-    """A float32 tensor of `shape` in [-1, 1), a function of `name` alone."""
-    n = math.prod(shape)
+def bits(name, n):
+    """n values of 24 random bits (as uint64), a function of `name`."""
     z = np.uint64(fnv1a64(name)) + np.arange(
         1, n + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     z = z ^ (z >> np.uint64(31))
-    u = (z >> np.uint64(40)).astype(np.float32) * np.float32(2.0**-23)
+    return z >> np.uint64(40)
+
+
+def uniform(name, shape):
+    """A float32 tensor of `shape` in [-1, 1), a function of `name` alone."""
+    u = bits(name, math.prod(shape)).astype(np.float32) * np.float32(2.0**-23)
     u = u - np.float32(1.0)
     return torch.from_numpy(u.reshape(shape))
+
+
+def token_ids(shape, vocab_size):
+    """int64 token ids of `shape` in [0, vocab_size): bits("input") mod
+    vocab_size."""
+    ids = bits("input", math.prod(shape)) % np.uint64(vocab_size)
+    return torch.from_numpy(ids.astype(np.int64).reshape(shape))
 
 
 def value_of(key, like, gain):
@@ -78,7 +91,14 @@ def value_of(key, like, gain):
 
 
 def state_dict_like(state, gain):
-    return {key: value_of(key, tensor, gain) for key, tensor in state.items()}
+    """Every entry's value; tied entries (one tensor under several keys)
+    all get the value of the first key."""
+    values, first = {}, {}
+    for key, tensor in state.items():
+        origin = first.setdefault(tensor.data_ptr(), key)
+        values[key] = (values[origin] if origin != key else
+                       value_of(key, tensor, gain))
+    return values
 
 
 def images(shape):
