@@ -71,6 +71,12 @@ std::vector<OpCase> activationCases() {
       add(std::string(name) + "_" + shape, fn);
     add(std::string(name) + "_specials", fn);
   }
+  // prelu(x, weight): one slope per channel or one for all.
+  for (const char *name :
+       {"2x3x5", "2x3x4x4", "2x3x4x4_shared", "7", "specials"})
+    cases.push_back(
+        {"activation", std::string("prelu_") + name,
+         [](const Inputs &in) { return Outputs{F::prelu(in[0], in[1])}; }});
   return cases;
 }
 

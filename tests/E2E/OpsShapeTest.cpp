@@ -132,6 +132,27 @@ const OpCase kShapeCases[] = {
      [](const Inputs &in) {
        return Outputs{F::index_select(in[0], 0, in[1])};
      }},
+    {"shape", "pad_constant_2x3x5", unary([](auto x) {
+       return F::pad(x, F::PadFuncOptions({1, 2}));
+     })},
+    {"shape", "pad_constant_value_crop_2x3x5x4", unary([](auto x) {
+       return F::pad(x, F::PadFuncOptions({-1, 2, 3, 0}).value(1.5));
+     })},
+    {"shape", "pad_reflect_2x3x5x4", unary([](auto x) {
+       return F::pad(x, F::PadFuncOptions({2, 1, 3, 4}).mode("reflect"));
+     })},
+    {"shape", "pad_reflect_1x2x7", unary([](auto x) {
+       return F::pad(x, F::PadFuncOptions({3, 6}).mode("reflect"));
+     })},
+    {"shape", "pad_replicate_2x3x5x4", unary([](auto x) {
+       return F::pad(x, F::PadFuncOptions({2, 0, 1, 3}).mode("replicate"));
+     })},
+    {"shape", "pad_circular_2x3x5x4", unary([](auto x) {
+       return F::pad(x, F::PadFuncOptions({4, 1, 2, 5}).mode("circular"));
+     })},
+    {"shape", "pad_i64", unary([](auto x) {
+       return F::pad(x, F::PadFuncOptions({1, 1}).value(7));
+     })},
     {"shape", "index_select_scalar_index",
      [](const Inputs &in) {
        return Outputs{F::index_select(in[0], 1, in[1])};
@@ -245,6 +266,39 @@ TEST(ShapeFunctional, ShapeErrorsNameTheOpAndBothShapes) {
                        unary([](auto x) { return F::transpose(x, 0, 2); })),
             "<root>: transpose: dim1 2 is out of range for input 2x3 "
             "(expected -2 to 1)");
+  EXPECT_EQ(traceError({TensorSpec({2, 3})}, unary([](auto x) {
+                         return F::pad(x, F::PadFuncOptions({1, 2, 3}));
+                       })),
+            "<root>: pad: the padding has 3 values; it needs a (before, "
+            "after) pair per dimension");
+  EXPECT_EQ(
+      traceError({TensorSpec({2, 3})}, unary([](auto x) {
+                   return F::pad(x, F::PadFuncOptions({3, 0}).mode("reflect"));
+                 })),
+      "<root>: pad: dimension 1 (size 3) padded by (3, 0): reflect "
+      "padding must be smaller than the size");
+  EXPECT_EQ(
+      traceError(
+          {TensorSpec({2, 3})}, unary([](auto x) {
+            return F::pad(x, F::PadFuncOptions({-1, 0}).mode("replicate"));
+          })),
+      "<root>: pad: dimension 1 (size 3) padded by (-1, 0): only "
+      "constant mode crops");
+  EXPECT_EQ(
+      traceError({TensorSpec({2, 3})}, unary([](auto x) {
+                   return F::pad(x, F::PadFuncOptions({1, 1}).mode("wrap"));
+                 })),
+      "<root>: pad: unknown mode 'wrap' (constant, reflect, replicate "
+      "or circular)");
+  EXPECT_EQ(
+      traceError({TensorSpec({2, 3, 4})},
+                 [](const Inputs &in) {
+                   return Outputs{F::prelu(
+                       in[0], Tensor::from_vector<float>({0.1f, 0.2f}, {2}))};
+                 }),
+      "<root>: prelu: weight holds 2 slopes, but the input has 3 channels "
+      "(weight 2, input 2x3x4); it needs 1 or one per channel, in a 1-D "
+      "weight");
 }
 
 TEST(ShapeFunctional, SizesAndIndicesAreCheckedAsPyTorchDoes) {

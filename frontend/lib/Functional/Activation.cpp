@@ -6,6 +6,7 @@
 
 #include "nn/Functional/Activation.h"
 #include "nn/Functional/Elementwise.h"
+#include "nn/Functional/Shape.h"
 
 #include "../TraceContext.h"
 
@@ -85,6 +86,24 @@ Tensor hardswish(const Tensor &input) {
 
 Tensor elu(const Tensor &input, double alpha) {
   return where(gt(input, 0.0), input, mul(sub(exp(input), 1.0), alpha));
+}
+
+Tensor prelu(const Tensor &input, const Tensor &weight) {
+  TraceContext &t = TraceContext::current("prelu");
+  // PyTorch's channel size: dim 1's, or 1 for inputs of rank < 2.
+  int64_t channels = input.dim() >= 2 ? input.size(1) : 1;
+  if (weight.dim() != 1 || (weight.size(0) != 1 && weight.size(0) != channels))
+    t.fail("prelu: weight holds " + std::to_string(weight.numel()) +
+           " slopes, but the input has " + std::to_string(channels) +
+           " channels (weight " + mlir::nn::formatShape(weight.shape()) +
+           ", input " + mlir::nn::formatShape(input.shape()) +
+           "); it needs 1 or one per channel, in a 1-D weight");
+  // The weight along dim 1, broadcast over the others.
+  Shape shape(input.dim(), 1);
+  if (input.dim() >= 2)
+    shape[1] = weight.size(0);
+  Tensor slope = reshape(weight, shape);
+  return where(gt(input, 0.0), input, mul(slope, input));
 }
 
 Tensor softmax(const Tensor &input, int64_t dim) {

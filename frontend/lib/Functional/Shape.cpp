@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nn/Functional/Shape.h"
+#include "nn/Functional/Elementwise.h"
 
 #include "../TraceContext.h"
 
@@ -232,6 +233,80 @@ Tensor gather(const Tensor &input, int64_t dim, const Tensor &index) {
   mlir::Value i = t.valueOf(index, "gather", "index");
   return t.emit<mlir::nn::GatherOp>(x.getType(), x, i,
                                     t.builder.getI64IntegerAttr(dim));
+}
+
+Tensor pad(const Tensor &input, const PadFuncOptions &options) {
+  TraceContext &t = TraceContext::current("pad");
+  const std::vector<int64_t> &pads = options.pad();
+  const std::string &mode = options.mode();
+  int64_t rank = input.dim();
+  if (pads.size() % 2 != 0)
+    t.fail("pad: the padding has " + std::to_string(pads.size()) +
+           " values; it needs a (before, after) pair per dimension");
+  if (static_cast<int64_t>(pads.size() / 2) > rank)
+    t.fail("pad: the padding covers " + std::to_string(pads.size() / 2) +
+           " dimensions, but the input has " + std::to_string(rank));
+  if (mode != "constant" && mode != "reflect" && mode != "replicate" &&
+      mode != "circular")
+    t.fail("pad: unknown mode '" + mode +
+           "' (constant, reflect, replicate or circular)");
+  if (mode != "constant" && options.value() != 0.0)
+    t.fail("pad: mode '" + mode + "' takes no value");
+  Tensor x = input;
+  for (size_t k = 0; k < pads.size() / 2; ++k) {
+    int64_t dim = rank - 1 - static_cast<int64_t>(k);
+    int64_t before = pads[2 * k], after = pads[2 * k + 1], size = x.size(dim);
+    std::string where = "pad: dimension " + std::to_string(dim) + " (size " +
+                        std::to_string(size) + ") padded by (" +
+                        std::to_string(before) + ", " + std::to_string(after) +
+                        ")";
+    if (before == 0 && after == 0)
+      continue;
+    if (size + before + after < 0)
+      t.fail(where + " would have a negative size");
+    if (mode == "constant") {
+      // Negative pads crop; positive ones add blocks of the value.
+      if (before < 0 || after < 0)
+        x = slice(x, dim, std::max<int64_t>(0, -before),
+                  size + std::min<int64_t>(0, after));
+      std::vector<Tensor> parts;
+      auto block = [&](int64_t length) {
+        Shape shape = x.shape();
+        shape[dim] = length;
+        Tensor zeros = functional::zeros(shape, x.dtype());
+        return options.value() == 0.0 ? zeros : add(zeros, options.value());
+      };
+      if (before > 0)
+        parts.push_back(block(before));
+      parts.push_back(x);
+      if (after > 0)
+        parts.push_back(block(after));
+      if (parts.size() > 1)
+        x = cat(parts, dim);
+      continue;
+    }
+    if (before < 0 || after < 0)
+      t.fail(where + ": only constant mode crops");
+    if (mode == "reflect" && (before >= size || after >= size))
+      t.fail(where + ": reflect padding must be smaller than the size");
+    if (mode == "circular" && (before > size || after > size))
+      t.fail(where + ": circular padding must be at most the size");
+    if (mode == "replicate" && size == 0 && before + after > 0)
+      t.fail(where + ": an empty dimension has no edge to replicate");
+    // Every output position reads one input position: a constant index.
+    std::vector<int64_t> source;
+    for (int64_t o = -before; o < size + after; ++o) {
+      if (mode == "reflect")
+        source.push_back(o < 0 ? -o : o >= size ? 2 * (size - 1) - o : o);
+      else if (mode == "replicate")
+        source.push_back(std::clamp<int64_t>(o, 0, size - 1));
+      else
+        source.push_back(((o % size) + size) % size);
+    }
+    int64_t length = static_cast<int64_t>(source.size());
+    x = index_select(x, dim, Tensor::from_vector<int64_t>(source, {length}));
+  }
+  return x;
 }
 
 Tensor embedding(const Tensor &input, const Tensor &weight,

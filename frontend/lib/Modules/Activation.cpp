@@ -38,6 +38,30 @@ std::string ReLU6Impl::extra_repr() const {
   return inplaceRepr(options.inplace(), "");
 }
 
+PReLUImpl::PReLUImpl(const PReLUOptions &options_)
+    : Cloneable("PReLU"), options(options_) {
+  if (options.num_parameters() < 1)
+    throw Error("PReLU: num_parameters must be at least 1, got " +
+                std::to_string(options.num_parameters()));
+  weight = Tensor::zeros({options.num_parameters()});
+  register_parameter("weight", &weight);
+  reset_parameters();
+}
+
+void PReLUImpl::reset_parameters() {
+  float *slopes = weight.data_ptr<float>();
+  for (int64_t i = 0; i < weight.numel(); ++i)
+    slopes[i] = static_cast<float>(options.init());
+}
+
+Tensor PReLUImpl::forward(const Tensor &input) {
+  return F::prelu(input, weight);
+}
+
+std::string PReLUImpl::extra_repr() const {
+  return "num_parameters=" + std::to_string(options.num_parameters());
+}
+
 Tensor HardsigmoidImpl::forward(const Tensor &input) {
   return F::hardsigmoid(input);
 }

@@ -492,4 +492,31 @@ TEST_F(ModuleTest, ActivationsPrintInplaceAsPyTorch) {
   EXPECT_EQ(repr(*Dropout()), "Dropout(p=0.5, inplace=False)");
 }
 
+// What PyTorch 1.13 prints for each padding layer and PReLU.
+TEST_F(ModuleTest, PaddingLayersAndPReLUPrintAsPyTorch) {
+  EXPECT_EQ(repr(*ZeroPad2d(1)), "ZeroPad2d((1, 1, 1, 1))");
+  EXPECT_EQ(repr(*ZeroPad2d(ExpandingArray<4>({1, 1, 2, 0}))),
+            "ZeroPad2d((1, 1, 2, 0))");
+  EXPECT_EQ(repr(*ConstantPad1d(ConstantPad1dOptions(2, 3.5))),
+            "ConstantPad1d(padding=(2, 2), value=3.5)");
+  EXPECT_EQ(repr(*ConstantPad2d(ConstantPad2dOptions({1, 1, 2, 0}, -1.0))),
+            "ConstantPad2d(padding=(1, 1, 2, 0), value=-1.0)");
+  EXPECT_EQ(repr(*ConstantPad3d(ConstantPad3dOptions(1, 0.5))),
+            "ConstantPad3d(padding=(1, 1, 1, 1, 1, 1), value=0.5)");
+  EXPECT_EQ(repr(*ReflectionPad1d(ReflectionPad1dOptions({3, 1}))),
+            "ReflectionPad1d((3, 1))");
+  EXPECT_EQ(repr(*ReflectionPad2d(2)), "ReflectionPad2d((2, 2, 2, 2))");
+  EXPECT_EQ(repr(*ReflectionPad3d(1)), "ReflectionPad3d((1, 1, 1, 1, 1, 1))");
+  EXPECT_EQ(repr(*ReplicationPad1d(2)), "ReplicationPad1d((2, 2))");
+  EXPECT_EQ(repr(*ReplicationPad2d(ReplicationPad2dOptions({1, 1, 2, 0}))),
+            "ReplicationPad2d((1, 1, 2, 0))");
+  EXPECT_EQ(repr(*ReplicationPad3d(1)), "ReplicationPad3d((1, 1, 1, 1, 1, 1))");
+  EXPECT_EQ(repr(*PReLU()), "PReLU(num_parameters=1)");
+  PReLU prelu(PReLUOptions().num_parameters(64).init(0.1));
+  EXPECT_EQ(repr(*prelu), "PReLU(num_parameters=64)");
+  EXPECT_THAT(names(prelu->named_parameters()), ElementsAre("weight"));
+  EXPECT_EQ(prelu->weight.shape(), Shape{64});
+  EXPECT_FLOAT_EQ(prelu->weight.data_ptr<float>()[63], 0.1f);
+}
+
 } // namespace

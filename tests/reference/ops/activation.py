@@ -62,3 +62,12 @@ def cases():
             x = torch.randn(shape) * 3
             yield f"{name}_{'x'.join(map(str, shape))}", fn, (x,)
         yield f"{name}_specials", fn, (with_specials(torch.randn(17) * 30),)
+    # prelu: one slope per channel (dim 1) or one for all; slopes of both
+    # signs. (Added after the cases above, as those.)
+    prelu = [("2x3x5", (2, 3, 5), 3), ("2x3x4x4", (2, 3, 4, 4), 3),
+             ("2x3x4x4_shared", (2, 3, 4, 4), 1), ("7", (7,), 1)]
+    for name, shape, slopes in prelu:
+        yield f"prelu_{name}", F.prelu, (torch.randn(shape) * 3,
+                                         torch.rand(slopes) - 0.5)
+    yield "prelu_specials", F.prelu, (with_specials(torch.randn(2, 3, 5) * 30),
+                                      torch.rand(3))

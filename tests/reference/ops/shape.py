@@ -136,3 +136,18 @@ def cases():
         (torch.randn(5, 3), torch.tensor(2))
     # A forward that returns its input unchanged.
     yield "layer_identity", lambda x: torch.nn.Identity()(x), (torch.randn(3, 17),)
+    # pad, each mode; negative pads crop (constant mode). (Added last, as
+    # the two above.)
+    yield "pad_constant_2x3x5", lambda x: F.pad(x, (1, 2)), (torch.randn(2, 3, 5),)
+    yield "pad_constant_value_crop_2x3x5x4", \
+        lambda x: F.pad(x, (-1, 2, 3, 0), value=1.5), (torch.randn(2, 3, 5, 4),)
+    yield "pad_reflect_2x3x5x4", lambda x: F.pad(x, (2, 1, 3, 4), mode="reflect"), \
+        (torch.randn(2, 3, 5, 4),)
+    yield "pad_reflect_1x2x7", lambda x: F.pad(x, (3, 6), mode="reflect"), \
+        (torch.randn(1, 2, 7),)
+    yield "pad_replicate_2x3x5x4", \
+        lambda x: F.pad(x, (2, 0, 1, 3), mode="replicate"), (torch.randn(2, 3, 5, 4),)
+    yield "pad_circular_2x3x5x4", \
+        lambda x: F.pad(x, (4, 1, 2, 5), mode="circular"), (torch.randn(2, 3, 5, 4),)
+    yield "pad_i64", lambda x: F.pad(x, (1, 1), value=7), \
+        (torch.randint(-5, 5, (3, 4)),)

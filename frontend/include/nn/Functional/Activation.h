@@ -44,6 +44,9 @@ Tensor hardswish(const Tensor &input);
 /// x for x > 0, alpha · (exp(x) − 1) otherwise, as
 /// torch.nn.functional.elu.
 Tensor elu(const Tensor &input, double alpha = 1.0);
+/// x for x > 0, weight · x otherwise, with one weight per channel (dim 1)
+/// or one for all (weight of 1 element), as torch.nn.functional.prelu.
+Tensor prelu(const Tensor &input, const Tensor &weight);
 
 /// exp(x) / Σ exp(x) along `dim` (negative counts from the end).
 Tensor softmax(const Tensor &input, int64_t dim);

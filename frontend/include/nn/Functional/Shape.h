@@ -12,6 +12,7 @@
 #include "nn/Runtime/Tensor.h"
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace nn::functional {
@@ -68,6 +69,24 @@ Tensor index_select(const Tensor &input, int64_t dim, const Tensor &index);
 /// torch.gather with an i64 index of the input's rank. Indices are not
 /// checked when the compiled model runs.
 Tensor gather(const Tensor &input, int64_t dim, const Tensor &index);
+/// F::pad(x, F::PadFuncOptions({1, 1, 2, 0}).mode("reflect"))
+struct PadFuncOptions {
+  /* implicit */ PadFuncOptions(std::vector<int64_t> pad)
+      : pad_(std::move(pad)) {}
+  /// (before, after) pairs from the last dimension backwards: {1, 2} pads
+  /// the last dim, {1, 2, 3, 4} the last two. Negative values crop
+  /// (constant mode only).
+  NN_ARG(std::vector<int64_t>, pad);
+  /// "constant", "reflect" (mirrored without the edge), "replicate" (the
+  /// edge repeated) or "circular" (wrapped around).
+  NN_ARG(std::string, mode) = "constant";
+  /// The fill of constant mode.
+  NN_ARG(double, value) = 0.0;
+};
+/// torch.nn.functional.pad. Reflect pads must be smaller than the
+/// dimension, circular ones at most its size.
+Tensor pad(const Tensor &input, const PadFuncOptions &options);
+
 /// torch.nn.functional.embedding: rows of `weight` picked by i64 `input`.
 /// Indices are not checked when the compiled model runs.
 Tensor embedding(const Tensor &input, const Tensor &weight,

@@ -160,6 +160,26 @@ public:
 };
 NN_MODULE(ELU);
 
+/// PReLU(PReLUOptions().num_parameters(64).init(0.25)): a learned slope
+/// for x < 0, one per channel or one for all.
+struct PReLUOptions {
+  NN_ARG(int64_t, num_parameters) = 1;
+  NN_ARG(double, init) = 0.25;
+};
+
+/// See https://pytorch.org/docs/stable/generated/torch.nn.PReLU.html
+class PReLUImpl : public Cloneable<PReLUImpl> {
+public:
+  explicit PReLUImpl(const PReLUOptions &options_ = {});
+  /// PyTorch's initialization: every slope `init`.
+  void reset_parameters();
+  Tensor forward(const Tensor &input);
+  std::string extra_repr() const override;
+  PReLUOptions options;
+  Tensor weight; // [num_parameters]
+};
+NN_MODULE(PReLU);
+
 /// Softmax(1): normalizes along `dim`.
 struct SoftmaxOptions {
   SoftmaxOptions(int64_t dim) : dim_(dim) {}
