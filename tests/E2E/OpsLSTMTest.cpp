@@ -242,5 +242,122 @@ TEST(LSTMTest, BadOptionsAndInputsSayWhatIsWrong) {
             "<root>: LSTM: Expected hidden[1] size 2x2x4, got 2x2x2");
 }
 
+//===----------------------------------------------------------------------===//
+// GRU
+//===----------------------------------------------------------------------===//
+
+struct GRUCase {
+  std::string name;
+  GRUOptions options;
+  bool withState = false;
+};
+
+void PrintTo(const GRUCase &c, std::ostream *os) { *os << c.name; }
+
+class GRUGoldenTest : public ::testing::TestWithParam<GRUCase> {};
+
+// As LSTMGoldenTest: the golden holds x (and h0), then PyTorch's state.
+TEST_P(GRUGoldenTest, MatchesPyTorch) {
+  const GRUCase &c = GetParam();
+  auto golden = load_safetensors(std::string(NN_SOURCE_DIR) +
+                                 "/tests/reference/goldens/ops/lstm/" + c.name +
+                                 ".safetensors");
+  ASSERT_TRUE(golden.ok()) << golden.status();
+  auto input = [&](int i) {
+    const Tensor *t = golden->tensors.find("input." + std::to_string(i));
+    return t ? *t : Tensor();
+  };
+  GRU gru(c.options);
+  gru->eval();
+  int data = c.withState ? 2 : 1, next = data;
+  StateDict state;
+  for (const std::string &key : gru->state_dict().keys()) {
+    Tensor t = input(next++);
+    ASSERT_TRUE(t.defined()) << "golden lacks the state for " << key;
+    state.insert(key, t);
+  }
+  ASSERT_FALSE(input(next).defined()) << "golden has more state than nn::GRU";
+  gru->load_state_dict(state);
+
+  Inputs inputs;
+  std::vector<TensorSpec> specs;
+  for (int i = 0; i < data; ++i) {
+    inputs.push_back(input(i));
+    specs.emplace_back(input(i).shape());
+  }
+  TracedModule traced = trace(*gru, specs, [&](const Inputs &in) {
+    auto [output, h] = gru(in[0], c.withState ? in[1] : Tensor());
+    return Outputs{output, h};
+  });
+  auto outputs = compile(traced)->run(inputs);
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  const char *names[] = {"output", "h_n"};
+  for (int i = 0; i < 2; ++i)
+    expectClose((*outputs)[i],
+                golden->tensors.at("output." + std::to_string(i)), {},
+                c.name + " " + names[i]);
+}
+
+std::vector<GRUCase> gruCases() {
+  const std::pair<const char *, GRUOptions> configs[] = {
+      {"l1", GRUOptions(5, 7)},
+      {"l2_batch_first", GRUOptions(4, 6).num_layers(2).batch_first(true)},
+      {"l1_no_bias", GRUOptions(3, 5).bias(false)},
+      {"l2_bidirectional", GRUOptions(4, 5).num_layers(2).bidirectional(true)},
+  };
+  std::vector<GRUCase> cases;
+  for (const auto &[name, options] : configs) {
+    cases.push_back({std::string("GRU_") + name, options, false});
+    cases.push_back({std::string("GRU_") + name + "_state", options, true});
+  }
+  cases.push_back(
+      {"GRU_unbatched_state", GRUOptions(3, 4).num_layers(2), true});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(GRU, GRUGoldenTest, ::testing::ValuesIn(gruCases()),
+                         [](const ::testing::TestParamInfo<GRUCase> &info) {
+                           return info.param.name;
+                         });
+
+TEST(GRUTest, ReprNamesAndErrorsArePyTorchs) {
+  EXPECT_EQ(repr(*GRU(10, 20)), "GRU(10, 20)");
+  EXPECT_EQ(repr(*GRU(GRUOptions(3, 4)
+                          .num_layers(2)
+                          .bias(false)
+                          .dropout(0.25)
+                          .bidirectional(true))),
+            "GRU(3, 4, num_layers=2, bias=False, dropout=0.25, "
+            "bidirectional=True)");
+  GRU gru(GRUOptions(3, 4).num_layers(2));
+  std::vector<std::string> names;
+  for (const auto &[name, p] : gru->named_parameters())
+    names.push_back(name + " " + shape_str(p.shape()));
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "weight_ih_l0 12x3", "weight_hh_l0 12x4",
+                       "bias_ih_l0 12", "bias_hh_l0 12", "weight_ih_l1 12x4",
+                       "weight_hh_l1 12x4", "bias_ih_l1 12", "bias_hh_l1 12"}));
+  for (const Tensor &p : gru->parameters())
+    for (int64_t i = 0; i < p.numel(); ++i)
+      EXPECT_LE(std::abs(p.item_as_double(i)), 0.5); // 1/√4
+  auto message = [&](std::vector<TensorSpec> specs) -> std::string {
+    try {
+      trace(*gru, specs, [&](const Inputs &in) {
+        return Outputs{
+            std::get<0>(gru(in[0], in.size() == 2 ? in[1] : Tensor()))};
+      });
+    } catch (const Error &e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(message({TensorSpec({5, 2, 7})}),
+            "<root>: GRU: input.size(-1) must be equal to input_size. "
+            "Expected 3, got 7 (input 5x2x7, weight_ih_l0 12x3)");
+  EXPECT_EQ(message({TensorSpec({5, 2, 3}), TensorSpec({1, 2, 4})}),
+            "<root>: GRU: Expected hidden size 2x2x4, got 1x2x4");
+  EXPECT_THROW(GRU(GRUOptions(3, 4).dropout(1.5)), Error);
+}
+
 } // namespace
 } // namespace nn::testing

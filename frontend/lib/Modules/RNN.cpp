@@ -1,12 +1,15 @@
 //===- RNN.cpp - Recurrent layers -----------------------------------------===//
 //
-// LSTM as PyTorch computes it, one time step at a time in the trace: the
-// input projection of every step is one linear over the whole sequence,
-// then each step adds linear(h, weight_hh, bias_hh), splits the gates
-// (i, f, g, o) and updates c = σ(f)·c + σ(i)·tanh(g), h = σ(o)·tanh(c).
-// Without an initial state the first step skips the terms of the zero h and
-// c, which gives PyTorch's values exactly (0·W + b = b, σ(f)·0 + x = x).
-// With proj_size, h is then projected: h = linear(h, weight_hr).
+// LSTM and GRU as PyTorch computes them, one time step at a time in the
+// trace: the input projection of every step is one linear over the whole
+// sequence, then each step adds linear(h, weight_hh, bias_hh) and splits the
+// gates. LSTM (i, f, g, o): c = σ(f)·c + σ(i)·tanh(g), h = σ(o)·tanh(c),
+// then with proj_size h = linear(h, weight_hr). GRU (r, z, n): r and z are
+// σ of the sums, n = tanh(x_n + r·h_n), h = (h − n)·z + n, in the order of
+// PyTorch's CPU cell. Without an initial state the first step skips the
+// terms of the zero h and c, which gives PyTorch's values exactly
+// (0·W + b = b, σ(f)·0 + x = x). The layers, directions, dropout between
+// layers and the checks of input and state are shared (runLayers).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,7 +22,9 @@
 #include "../ModuleError.h"
 
 #include <cmath>
+#include <functional>
 #include <string_view>
+#include <utility>
 
 namespace nn {
 namespace {
@@ -30,32 +35,142 @@ std::string parameterName(const char *kind, int64_t layer, bool reverse) {
          (reverse ? "_reverse" : "");
 }
 
-/// One direction of one layer over the whole sequence: the hidden state of
-/// every step, stacked along `timeDim`, and the last (h, c). `h` and `c` are
+/// A layer's recurrent state in one direction: h, and c for LSTM;
 /// undefined for a zero initial state.
-std::tuple<Tensor, Tensor, Tensor>
-runDirection(const Tensor &x, int64_t timeDim, const Tensor &w_ih,
-             const Tensor &w_hh, const Tensor &b_ih, const Tensor &b_hh,
-             const Tensor &w_hr, Tensor h, Tensor c, bool reverse) {
-  Tensor projected = F::linear(x, w_ih, b_ih);
-  int64_t steps = x.size(timeDim);
-  std::vector<Tensor> outputs(steps);
-  for (int64_t s = 0; s < steps; ++s) {
-    int64_t t = reverse ? steps - 1 - s : s;
-    Tensor gates = F::squeeze(F::slice(projected, timeDim, t, t + 1), timeDim);
-    if (h.defined())
-      gates = F::linear(h, w_hh, b_hh) + gates;
-    else if (b_hh.defined())
-      gates = b_hh + gates;
-    std::vector<Tensor> g = F::chunk(gates, 4, 1);
-    Tensor input = F::sigmoid(g[0]) * F::tanh(g[2]);
-    c = c.defined() ? F::sigmoid(g[1]) * c + input : input;
-    h = F::sigmoid(g[3]) * F::tanh(c);
-    if (w_hr.defined())
-      h = F::linear(h, w_hr);
-    outputs[t] = h;
+struct State {
+  Tensor h, c;
+};
+
+/// One direction of one layer over the whole sequence (`x` with time along
+/// `timeDim`): the hidden state of every step, stacked along `timeDim`, and
+/// the last state.
+using DirectionFn = std::function<std::pair<Tensor, State>(
+    const Tensor &x, int64_t timeDim, int64_t layer, bool reverse,
+    State initial)>;
+
+/// The step's slice of the input projection, [batch, gates].
+Tensor stepOf(const Tensor &projected, int64_t timeDim, int64_t t) {
+  return F::squeeze(F::slice(projected, timeDim, t, t + 1), timeDim);
+}
+
+/// What every recurrent layer shares: `input` ([seq, batch, feature],
+/// [batch, seq, feature] with batch_first, or unbatched [seq, feature])
+/// checked against input_size, the initial states `hx` (each [layers ·
+/// directions, batch, features[k]], without batch unbatched; empty for
+/// zeros) checked, then the layers run: layer k > 0 reads layer k−1's
+/// outputs (directions concatenated), with dropout between layers while
+/// training. Returns the output and the final states, each stacked as hx
+/// is (h_n, c_n).
+struct RecurrentRun {
+  const char *layer;
+  int64_t inputSize, numLayers, directions;
+  bool batchFirst;
+  double dropout;
+  bool training;
+  Shape weightIh0;
+
+  std::pair<Tensor, std::vector<Tensor>>
+  operator()(const Tensor &input, std::vector<Tensor> hx,
+             const std::vector<int64_t> &features,
+             const DirectionFn &direction) const {
+    std::string name(layer);
+    if (input.dim() != 2 && input.dim() != 3)
+      detail::failInModule(name +
+                           ": Expected input to be 2-D or 3-D but received " +
+                           std::to_string(input.dim()) + "-D tensor");
+    bool batched = input.dim() == 3;
+    // Unbatched input runs as a batch of one: [seq, 1, feature].
+    Tensor x = batched ? input : F::unsqueeze(input, 1);
+    int64_t timeDim = batched && batchFirst ? 1 : 0;
+    int64_t batch = x.size(1 - timeDim);
+    if (x.size(2) != inputSize)
+      detail::failInModule(
+          name + ": input.size(-1) must be equal to input_size. Expected " +
+          std::to_string(inputSize) + ", got " + std::to_string(x.size(2)) +
+          " (input " + shape_str(input.shape()) + ", weight_ih_l0 " +
+          shape_str(weightIh0) + ")");
+    if (x.size(timeDim) == 0)
+      detail::failInModule(name + ": the input sequence " +
+                           shape_str(input.shape()) + " is empty");
+    for (size_t k = 0; k < hx.size(); ++k) {
+      if (!batched)
+        hx[k] = F::unsqueeze(hx[k], 1);
+      Shape expected = {numLayers * directions, batch, features[k]};
+      if (hx[k].shape() != expected)
+        detail::failInModule(
+            name + ": Expected hidden" +
+            (hx.size() > 1 ? "[" + std::to_string(k) + "]" : std::string()) +
+            " size " + shape_str(expected) + ", got " +
+            shape_str(hx[k].shape()));
+    }
+
+    std::vector<std::vector<Tensor>> last(features.size());
+    for (int64_t layerIndex = 0; layerIndex < numLayers; ++layerIndex) {
+      std::vector<Tensor> outputs;
+      for (int64_t d = 0; d < directions; ++d) {
+        int64_t index = layerIndex * directions + d;
+        State initial;
+        Tensor *slots[] = {&initial.h, &initial.c};
+        for (size_t k = 0; k < hx.size(); ++k)
+          *slots[k] = F::squeeze(F::slice(hx[k], 0, index, index + 1), 0);
+        auto [out, final] =
+            direction(x, timeDim, layerIndex, /*reverse=*/d == 1, initial);
+        outputs.push_back(out);
+        last[0].push_back(final.h);
+        if (features.size() > 1)
+          last[1].push_back(final.c);
+      }
+      x = directions == 1 ? outputs[0] : F::cat(outputs, 2);
+      if (layerIndex + 1 < numLayers && dropout > 0.0)
+        x = F::dropout(x, dropout, training);
+    }
+    std::vector<Tensor> states;
+    for (const std::vector<Tensor> &finals : last) {
+      Tensor stacked = F::stack(finals, 0);
+      states.push_back(batched ? stacked : F::squeeze(stacked, 1));
+    }
+    return {batched ? x : F::squeeze(x, 1), states};
   }
-  return {F::stack(outputs, timeDim), h, c};
+};
+
+/// The checks LSTM's and GRU's constructors share, PyTorch's messages.
+void checkRecurrentOptions(const char *layer, int64_t inputSize,
+                           int64_t hiddenSize, int64_t numLayers,
+                           double dropout) {
+  std::string name(layer);
+  if (inputSize <= 0 || hiddenSize <= 0)
+    throw Error(name + ": input_size and hidden_size must be positive, got " +
+                std::to_string(inputSize) + " and " +
+                std::to_string(hiddenSize));
+  if (numLayers <= 0)
+    throw Error(name + ": num_layers must be greater than or equal to 1, got " +
+                std::to_string(numLayers));
+  if (!(dropout >= 0.0 && dropout <= 1.0))
+    throw Error(name +
+                ": dropout should be a number in range [0, 1] "
+                "representing the probability of an element being zeroed, "
+                "got " +
+                py_repr(dropout));
+}
+
+/// PyTorch's repr of a recurrent layer's options past the sizes.
+std::string recurrentRepr(int64_t inputSize, int64_t hiddenSize,
+                          int64_t projSize, int64_t numLayers, bool bias,
+                          bool batchFirst, double dropout, bool bidirectional) {
+  std::string s = std::to_string(inputSize) + ", " + std::to_string(hiddenSize);
+  if (projSize != 0)
+    s += ", proj_size=" + std::to_string(projSize);
+  if (numLayers != 1)
+    s += ", num_layers=" + std::to_string(numLayers);
+  if (!bias)
+    s += ", bias=False";
+  if (batchFirst)
+    s += ", batch_first=True";
+  if (dropout != 0.0)
+    s += ", dropout=" + py_repr(dropout);
+  if (bidirectional)
+    s += ", bidirectional=True";
+  return s;
 }
 
 } // namespace
@@ -63,18 +178,8 @@ runDirection(const Tensor &x, int64_t timeDim, const Tensor &w_ih,
 LSTMImpl::LSTMImpl(const LSTMOptions &options_)
     : Cloneable("LSTM"), options(options_) {
   const LSTMOptions &o = options;
-  if (o.input_size() <= 0 || o.hidden_size() <= 0)
-    throw Error("LSTM: input_size and hidden_size must be positive, got " +
-                std::to_string(o.input_size()) + " and " +
-                std::to_string(o.hidden_size()));
-  if (o.num_layers() <= 0)
-    throw Error("LSTM: num_layers must be greater than or equal to 1, got " +
-                std::to_string(o.num_layers()));
-  if (!(o.dropout() >= 0.0 && o.dropout() <= 1.0))
-    throw Error("LSTM: dropout should be a number in range [0, 1] "
-                "representing the probability of an element being zeroed, "
-                "got " +
-                py_repr(o.dropout()));
+  checkRecurrentOptions("LSTM", o.input_size(), o.hidden_size(), o.num_layers(),
+                        o.dropout());
   if (o.proj_size() < 0)
     throw Error("LSTM: proj_size should be a positive integer or zero to "
                 "disable projections, got " +
@@ -123,96 +228,142 @@ std::tuple<Tensor, std::tuple<Tensor, Tensor>>
 LSTMImpl::forward(const Tensor &input,
                   std::optional<std::tuple<Tensor, Tensor>> hx) {
   const LSTMOptions &o = options;
-  if (input.dim() != 2 && input.dim() != 3)
-    detail::failInModule("LSTM: Expected input to be 2-D or 3-D but received " +
-                         std::to_string(input.dim()) + "-D tensor");
-  bool batched = input.dim() == 3;
-  // Unbatched input runs as a batch of one: [seq, 1, feature].
-  Tensor x = batched ? input : F::unsqueeze(input, 1);
-  int64_t timeDim = batched && o.batch_first() ? 1 : 0;
-  int64_t batch = x.size(1 - timeDim);
-  if (x.size(2) != o.input_size())
-    detail::failInModule(
-        "LSTM: input.size(-1) must be equal to input_size. Expected " +
-        std::to_string(o.input_size()) + ", got " + std::to_string(x.size(2)) +
-        " (input " + shape_str(input.shape()) + ", weight_ih_l0 " +
-        shape_str(get_parameter("weight_ih_l0").shape()) + ")");
-  if (x.size(timeDim) == 0)
-    detail::failInModule("LSTM: the input sequence " +
-                         shape_str(input.shape()) + " is empty");
-  int64_t directions = o.bidirectional() ? 2 : 1;
-  Tensor h0, c0;
-  if (hx) {
-    std::tie(h0, c0) = *hx;
-    if (!batched) {
-      h0 = F::unsqueeze(h0, 1);
-      c0 = F::unsqueeze(c0, 1);
-    }
-    for (auto [name, state, features] :
-         {std::tuple{"hidden[0]", h0, real_hidden_size()},
-          std::tuple{"hidden[1]", c0, o.hidden_size()}}) {
-      Shape expected = {o.num_layers() * directions, batch, features};
-      if (state.shape() != expected)
-        detail::failInModule(std::string("LSTM: Expected ") + name + " size " +
-                             shape_str(expected) + ", got " +
-                             shape_str(state.shape()));
-    }
-  }
-
   auto parameter = [&](const char *kind, int64_t layer, bool reverse) {
     if ((!o.bias() && kind[0] == 'b') ||
         (o.proj_size() == 0 && std::string_view(kind) == "weight_hr"))
       return Tensor();
     return get_parameter(parameterName(kind, layer, reverse));
   };
-  std::vector<Tensor> hN, cN;
-  for (int64_t layer = 0; layer < o.num_layers(); ++layer) {
-    std::vector<Tensor> outputs;
-    for (int64_t d = 0; d < directions; ++d) {
-      int64_t index = layer * directions + d;
-      Tensor h, c;
-      if (hx) {
-        h = F::squeeze(F::slice(h0, 0, index, index + 1), 0);
-        c = F::squeeze(F::slice(c0, 0, index, index + 1), 0);
-      }
-      bool reverse = d == 1;
-      auto [out, hT, cT] =
-          runDirection(x, timeDim, parameter("weight_ih", layer, reverse),
-                       parameter("weight_hh", layer, reverse),
-                       parameter("bias_ih", layer, reverse),
-                       parameter("bias_hh", layer, reverse),
-                       parameter("weight_hr", layer, reverse), h, c, reverse);
-      outputs.push_back(out);
-      hN.push_back(hT);
-      cN.push_back(cT);
+  auto direction = [&](const Tensor &x, int64_t timeDim, int64_t layer,
+                       bool reverse, State state) -> std::pair<Tensor, State> {
+    Tensor w_hh = parameter("weight_hh", layer, reverse),
+           b_hh = parameter("bias_hh", layer, reverse),
+           w_hr = parameter("weight_hr", layer, reverse);
+    Tensor projected = F::linear(x, parameter("weight_ih", layer, reverse),
+                                 parameter("bias_ih", layer, reverse));
+    int64_t steps = x.size(timeDim);
+    std::vector<Tensor> outputs(steps);
+    auto &[h, c] = state;
+    for (int64_t s = 0; s < steps; ++s) {
+      int64_t t = reverse ? steps - 1 - s : s;
+      Tensor gates = stepOf(projected, timeDim, t);
+      if (h.defined())
+        gates = F::linear(h, w_hh, b_hh) + gates;
+      else if (b_hh.defined())
+        gates = b_hh + gates;
+      std::vector<Tensor> g = F::chunk(gates, 4, 1);
+      Tensor in = F::sigmoid(g[0]) * F::tanh(g[2]);
+      c = c.defined() ? F::sigmoid(g[1]) * c + in : in;
+      h = F::sigmoid(g[3]) * F::tanh(c);
+      if (w_hr.defined())
+        h = F::linear(h, w_hr);
+      outputs[t] = h;
     }
-    x = directions == 1 ? outputs[0] : F::cat(outputs, 2);
-    if (layer + 1 < o.num_layers() && o.dropout() > 0.0)
-      x = F::dropout(x, o.dropout(), is_training());
-  }
-  Tensor hn = F::stack(hN, 0), cn = F::stack(cN, 0);
-  if (!batched)
-    return {F::squeeze(x, 1), {F::squeeze(hn, 1), F::squeeze(cn, 1)}};
-  return {x, {hn, cn}};
+    return {F::stack(outputs, timeDim), state};
+  };
+  RecurrentRun run{"LSTM",          o.input_size(),
+                   o.num_layers(),  o.bidirectional() ? 2 : 1,
+                   o.batch_first(), o.dropout(),
+                   is_training(),   get_parameter("weight_ih_l0").shape()};
+  std::vector<Tensor> states;
+  if (hx)
+    states = {std::get<0>(*hx), std::get<1>(*hx)};
+  auto [output, last] =
+      run(input, states, {real_hidden_size(), o.hidden_size()}, direction);
+  return {output, {last[0], last[1]}};
 }
 
 std::string LSTMImpl::extra_repr() const {
   const LSTMOptions &o = options;
-  std::string s =
-      std::to_string(o.input_size()) + ", " + std::to_string(o.hidden_size());
-  if (o.proj_size() != 0)
-    s += ", proj_size=" + std::to_string(o.proj_size());
-  if (o.num_layers() != 1)
-    s += ", num_layers=" + std::to_string(o.num_layers());
-  if (!o.bias())
-    s += ", bias=False";
-  if (o.batch_first())
-    s += ", batch_first=True";
-  if (o.dropout() != 0.0)
-    s += ", dropout=" + py_repr(o.dropout());
-  if (o.bidirectional())
-    s += ", bidirectional=True";
-  return s;
+  return recurrentRepr(o.input_size(), o.hidden_size(), o.proj_size(),
+                       o.num_layers(), o.bias(), o.batch_first(), o.dropout(),
+                       o.bidirectional());
+}
+
+GRUImpl::GRUImpl(const GRUOptions &options_)
+    : Cloneable("GRU"), options(options_) {
+  const GRUOptions &o = options;
+  checkRecurrentOptions("GRU", o.input_size(), o.hidden_size(), o.num_layers(),
+                        o.dropout());
+  int64_t gates = 3 * o.hidden_size();
+  for (int64_t layer = 0; layer < o.num_layers(); ++layer) {
+    int64_t in = layer == 0 ? o.input_size()
+                            : o.hidden_size() * (o.bidirectional() ? 2 : 1);
+    for (bool reverse : {false, true}) {
+      if (reverse && !o.bidirectional())
+        continue;
+      register_parameter(parameterName("weight_ih", layer, reverse),
+                         Tensor::zeros({gates, in}));
+      register_parameter(parameterName("weight_hh", layer, reverse),
+                         Tensor::zeros({gates, o.hidden_size()}));
+      if (o.bias()) {
+        register_parameter(parameterName("bias_ih", layer, reverse),
+                           Tensor::zeros({gates}));
+        register_parameter(parameterName("bias_hh", layer, reverse),
+                           Tensor::zeros({gates}));
+      }
+    }
+  }
+  reset_parameters();
+}
+
+void GRUImpl::reset_parameters() {
+  double bound = 1.0 / std::sqrt(static_cast<double>(options.hidden_size()));
+  for (Tensor &weight : parameters(/*recurse=*/false))
+    init::uniform_(weight, -bound, bound);
+}
+
+std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor &input,
+                                            const Tensor &hx) {
+  const GRUOptions &o = options;
+  auto parameter = [&](const char *kind, int64_t layer, bool reverse) {
+    if (!o.bias() && kind[0] == 'b')
+      return Tensor();
+    return get_parameter(parameterName(kind, layer, reverse));
+  };
+  auto direction = [&](const Tensor &x, int64_t timeDim, int64_t layer,
+                       bool reverse, State state) -> std::pair<Tensor, State> {
+    Tensor w_hh = parameter("weight_hh", layer, reverse),
+           b_hh = parameter("bias_hh", layer, reverse);
+    Tensor projected = F::linear(x, parameter("weight_ih", layer, reverse),
+                                 parameter("bias_ih", layer, reverse));
+    int64_t steps = x.size(timeDim);
+    std::vector<Tensor> outputs(steps);
+    Tensor &h = state.h;
+    for (int64_t s = 0; s < steps; ++s) {
+      int64_t t = reverse ? steps - 1 - s : s;
+      std::vector<Tensor> in = F::chunk(stepOf(projected, timeDim, t), 3, 1);
+      // The hidden gates: linear(h, w_hh, b_hh), b_hh alone for a zero h.
+      std::vector<Tensor> hidden;
+      if (h.defined())
+        hidden = F::chunk(F::linear(h, w_hh, b_hh), 3, 1);
+      else if (b_hh.defined())
+        hidden = F::chunk(b_hh, 3, 0);
+      Tensor r = F::sigmoid(hidden.empty() ? in[0] : hidden[0] + in[0]);
+      Tensor z = F::sigmoid(hidden.empty() ? in[1] : hidden[1] + in[1]);
+      Tensor n = F::tanh(hidden.empty() ? in[2] : in[2] + hidden[2] * r);
+      // (h − n)·z + n; with h = 0, n − n·z (the same rounding).
+      h = h.defined() ? (h - n) * z + n : n - n * z;
+      outputs[t] = h;
+    }
+    return {F::stack(outputs, timeDim), state};
+  };
+  RecurrentRun run{"GRU",           o.input_size(),
+                   o.num_layers(),  o.bidirectional() ? 2 : 1,
+                   o.batch_first(), o.dropout(),
+                   is_training(),   get_parameter("weight_ih_l0").shape()};
+  std::vector<Tensor> states;
+  if (hx.defined())
+    states = {hx};
+  auto [output, last] = run(input, states, {o.hidden_size()}, direction);
+  return {output, last[0]};
+}
+
+std::string GRUImpl::extra_repr() const {
+  const GRUOptions &o = options;
+  return recurrentRepr(o.input_size(), o.hidden_size(), 0, o.num_layers(),
+                       o.bias(), o.batch_first(), o.dropout(),
+                       o.bidirectional());
 }
 
 } // namespace nn

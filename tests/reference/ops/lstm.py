@@ -1,9 +1,10 @@
-"""PyTorch goldens for nn's LSTM layer.
+"""PyTorch goldens for nn's LSTM and GRU layers.
 
 Each case yields (name, fn, inputs) with inputs = (x, [h0, c0,] *state):
 the layer's state_dict in PyTorch's order follows the data, and fn loads
 it into a torch.nn.LSTM and returns (output, h_n, c_n). The C++ twin
-(tests/E2E/OpsLSTMTest.cpp) loads the same state into nn::LSTM.
+(tests/E2E/OpsLSTMTest.cpp) loads the same state into nn::LSTM. GRU cases
+are the same with (x, [h0,] *state) and (output, h_n).
 """
 import torch
 
@@ -18,6 +19,17 @@ def _run(lstm, with_state):
         hx = (rest[0], rest[1]) if with_state else None
         output, (h, c) = lstm(x, hx)
         return output, h, c
+    return fn
+
+
+def _run_gru(gru, with_state):
+    keys = list(gru.state_dict().keys())
+
+    def fn(x, *rest):
+        state = rest[1:] if with_state else rest
+        gru.load_state_dict(dict(zip(keys, state)))
+        gru.eval()
+        return gru(x, rest[0] if with_state else None)
     return fn
 
 
@@ -78,3 +90,25 @@ def cases():
         h0 = torch.randn(layers * directions, batch, kwargs["proj_size"])
         c0 = torch.randn(layers * directions, batch, kwargs["hidden_size"])
         yield f"LSTM_{name}_state", _run(lstm, True), (x, h0, c0) + _state(lstm)
+    # GRU: own seed, so that the cases above stay as they were.
+    torch.manual_seed(2)
+    gru_configs = [
+        ("l1", dict(input_size=5, hidden_size=7), (6, 3)),
+        ("l2_batch_first", dict(input_size=4, hidden_size=6, num_layers=2,
+                                batch_first=True), (5, 2)),
+        ("l1_no_bias", dict(input_size=3, hidden_size=5, bias=False), (4, 2)),
+        ("l2_bidirectional", dict(input_size=4, hidden_size=5, num_layers=2,
+                                  bidirectional=True), (5, 3)),
+    ]
+    for name, kwargs, (seq, batch) in gru_configs:
+        gru = torch.nn.GRU(**kwargs)
+        directions = 2 if kwargs.get("bidirectional") else 1
+        layers = kwargs.get("num_layers", 1)
+        shape = (batch, seq) if kwargs.get("batch_first") else (seq, batch)
+        x = torch.randn(*shape, kwargs["input_size"])
+        yield f"GRU_{name}", _run_gru(gru, False), (x,) + _state(gru)
+        h0 = torch.randn(layers * directions, batch, kwargs["hidden_size"])
+        yield f"GRU_{name}_state", _run_gru(gru, True), (x, h0) + _state(gru)
+    gru = torch.nn.GRU(3, 4, num_layers=2)
+    yield "GRU_unbatched_state", _run_gru(gru, True), \
+        (torch.randn(5, 3), torch.randn(2, 4)) + _state(gru)

@@ -52,6 +52,33 @@ public:
 };
 NN_MODULE(LSTM);
 
+/// A multi-layer gated recurrent unit network, unrolled over the traced
+/// sequence length (gates r, z, n, as PyTorch: n = tanh(W_in·x + b_in +
+/// r·(W_hn·h + b_hn)), h' = (1 − z)·n + z·h). Parameters have PyTorch's
+/// names and order: weight_ih_l{k}[_reverse] [3H, in],
+/// weight_hh_l{k}[_reverse] [3H, H], bias_ih_l{k}[_reverse],
+/// bias_hh_l{k}[_reverse] [3H]. See
+/// https://pytorch.org/docs/stable/generated/torch.nn.GRU.html
+///   GRU gru(GRUOptions(10, 20).num_layers(2));
+///   auto [output, h_n] = gru(x);
+class GRUImpl : public Cloneable<GRUImpl> {
+public:
+  GRUImpl(int64_t input_size, int64_t hidden_size)
+      : GRUImpl(GRUOptions(input_size, hidden_size)) {}
+  explicit GRUImpl(const GRUOptions &options);
+
+  /// PyTorch's initialization: every parameter U(±1/√hidden_size).
+  void reset_parameters();
+  /// input as LSTM's; hx: h_0 [num_layers · directions, batch, hidden_size]
+  /// (without batch unbatched), zeros when absent. Returns (output, h_n).
+  std::tuple<Tensor, Tensor> forward(const Tensor &input,
+                                     const Tensor &hx = Tensor());
+  std::string extra_repr() const override;
+
+  GRUOptions options;
+};
+NN_MODULE(GRU);
+
 } // namespace nn
 
 #endif // NN_MODULES_RNN_H

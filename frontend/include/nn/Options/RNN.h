@@ -30,6 +30,20 @@ struct LSTMOptions {
   NN_ARG(int64_t, proj_size) = 0;
 };
 
+/// GRU(GRUOptions(10, 20).num_layers(2).batch_first(true)); the options
+/// mean what LSTMOptions' do.
+struct GRUOptions {
+  GRUOptions(int64_t input_size, int64_t hidden_size)
+      : input_size_(input_size), hidden_size_(hidden_size) {}
+  NN_ARG(int64_t, input_size);
+  NN_ARG(int64_t, hidden_size);
+  NN_ARG(int64_t, num_layers) = 1;
+  NN_ARG(bool, bias) = true;
+  NN_ARG(bool, batch_first) = false;
+  NN_ARG(double, dropout) = 0.0;
+  NN_ARG(bool, bidirectional) = false;
+};
+
 } // namespace nn
 
 #endif // NN_OPTIONS_RNN_H
