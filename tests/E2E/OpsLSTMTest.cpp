@@ -30,34 +30,46 @@ std::string lstmCaseName(const ::testing::TestParamInfo<LSTMCase> &info) {
 
 class LSTMGoldenTest : public ::testing::TestWithParam<LSTMCase> {};
 
-TEST_P(LSTMGoldenTest, MatchesPyTorch) {
-  const LSTMCase &c = GetParam();
-  auto golden = load_safetensors(std::string(NN_SOURCE_DIR) +
-                                 "/tests/reference/goldens/ops/lstm/" + c.name +
-                                 ".safetensors");
-  ASSERT_TRUE(golden.ok()) << golden.status();
+/// A recurrent layer's golden: its first `data` inputs are the layer's
+/// inputs, the rest the layer's state in its state_dict's order, which is
+/// loaded into `layer`. Returns the inputs and their specs, or fails.
+void loadGolden(Module &layer, const std::string &name, int data,
+                SafetensorsContents &golden, Inputs &inputs,
+                std::vector<TensorSpec> &specs) {
+  auto read = load_safetensors(std::string(NN_SOURCE_DIR) +
+                               "/tests/reference/goldens/ops/lstm/" + name +
+                               ".safetensors");
+  ASSERT_TRUE(read.ok()) << read.status();
+  golden = *std::move(read);
   auto input = [&](int i) {
-    const Tensor *t = golden->tensors.find("input." + std::to_string(i));
+    const Tensor *t = golden.tensors.find("input." + std::to_string(i));
     return t ? *t : Tensor();
   };
-  LSTM lstm(c.options);
-  lstm->eval();
-  int data = c.withState ? 3 : 1, next = data;
+  int next = data;
   StateDict state;
-  for (const std::string &key : lstm->state_dict().keys()) {
+  for (const std::string &key : layer.state_dict().keys()) {
     Tensor t = input(next++);
     ASSERT_TRUE(t.defined()) << "golden lacks the state for " << key;
     state.insert(key, t);
   }
-  ASSERT_FALSE(input(next).defined()) << "golden has more state than nn::LSTM";
-  lstm->load_state_dict(state);
-
-  Inputs inputs;
-  std::vector<TensorSpec> specs;
+  ASSERT_FALSE(input(next).defined())
+      << "golden has more state than nn::" << layer.name();
+  layer.load_state_dict(state);
+  layer.eval();
   for (int i = 0; i < data; ++i) {
     inputs.push_back(input(i));
     specs.emplace_back(input(i).shape());
   }
+}
+
+TEST_P(LSTMGoldenTest, MatchesPyTorch) {
+  const LSTMCase &c = GetParam();
+  LSTM lstm(c.options);
+  SafetensorsContents golden;
+  Inputs inputs;
+  std::vector<TensorSpec> specs;
+  ASSERT_NO_FATAL_FAILURE(
+      loadGolden(*lstm, c.name, c.withState ? 3 : 1, golden, inputs, specs));
   TracedModule traced = trace(*lstm, specs, [&](const Inputs &in) {
     auto hx = c.withState
                   ? std::optional<std::tuple<Tensor, Tensor>>({in[1], in[2]})
@@ -69,9 +81,8 @@ TEST_P(LSTMGoldenTest, MatchesPyTorch) {
   ASSERT_TRUE(outputs.ok()) << outputs.status();
   const char *names[] = {"output", "h_n", "c_n"};
   for (int i = 0; i < 3; ++i)
-    expectClose((*outputs)[i],
-                golden->tensors.at("output." + std::to_string(i)), {},
-                c.name + " " + names[i]);
+    expectClose((*outputs)[i], golden.tensors.at("output." + std::to_string(i)),
+                {}, c.name + " " + names[i]);
 }
 
 std::vector<LSTMCase> lstmCases() {
@@ -259,32 +270,12 @@ class GRUGoldenTest : public ::testing::TestWithParam<GRUCase> {};
 // As LSTMGoldenTest: the golden holds x (and h0), then PyTorch's state.
 TEST_P(GRUGoldenTest, MatchesPyTorch) {
   const GRUCase &c = GetParam();
-  auto golden = load_safetensors(std::string(NN_SOURCE_DIR) +
-                                 "/tests/reference/goldens/ops/lstm/" + c.name +
-                                 ".safetensors");
-  ASSERT_TRUE(golden.ok()) << golden.status();
-  auto input = [&](int i) {
-    const Tensor *t = golden->tensors.find("input." + std::to_string(i));
-    return t ? *t : Tensor();
-  };
   GRU gru(c.options);
-  gru->eval();
-  int data = c.withState ? 2 : 1, next = data;
-  StateDict state;
-  for (const std::string &key : gru->state_dict().keys()) {
-    Tensor t = input(next++);
-    ASSERT_TRUE(t.defined()) << "golden lacks the state for " << key;
-    state.insert(key, t);
-  }
-  ASSERT_FALSE(input(next).defined()) << "golden has more state than nn::GRU";
-  gru->load_state_dict(state);
-
+  SafetensorsContents golden;
   Inputs inputs;
   std::vector<TensorSpec> specs;
-  for (int i = 0; i < data; ++i) {
-    inputs.push_back(input(i));
-    specs.emplace_back(input(i).shape());
-  }
+  ASSERT_NO_FATAL_FAILURE(
+      loadGolden(*gru, c.name, c.withState ? 2 : 1, golden, inputs, specs));
   TracedModule traced = trace(*gru, specs, [&](const Inputs &in) {
     auto [output, h] = gru(in[0], c.withState ? in[1] : Tensor());
     return Outputs{output, h};
@@ -293,9 +284,8 @@ TEST_P(GRUGoldenTest, MatchesPyTorch) {
   ASSERT_TRUE(outputs.ok()) << outputs.status();
   const char *names[] = {"output", "h_n"};
   for (int i = 0; i < 2; ++i)
-    expectClose((*outputs)[i],
-                golden->tensors.at("output." + std::to_string(i)), {},
-                c.name + " " + names[i]);
+    expectClose((*outputs)[i], golden.tensors.at("output." + std::to_string(i)),
+                {}, c.name + " " + names[i]);
 }
 
 std::vector<GRUCase> gruCases() {

@@ -48,9 +48,22 @@ using DirectionFn = std::function<std::pair<Tensor, State>(
     const Tensor &x, int64_t timeDim, int64_t layer, bool reverse,
     State initial)>;
 
-/// The step's slice of the input projection, [batch, gates].
-Tensor stepOf(const Tensor &projected, int64_t timeDim, int64_t t) {
-  return F::squeeze(F::slice(projected, timeDim, t, t + 1), timeDim);
+/// Runs `step` (a step's input gates, [batch, gates] → its output h) over
+/// the sequence, backwards when `reverse`, the inputs of every step
+/// projected at once by linear(x, w_ih, b_ih); the outputs stacked along
+/// `timeDim`.
+Tensor unroll(const Tensor &x, int64_t timeDim, bool reverse,
+              const Tensor &w_ih, const Tensor &b_ih,
+              const std::function<Tensor(const Tensor &)> &step) {
+  Tensor projected = F::linear(x, w_ih, b_ih);
+  int64_t steps = x.size(timeDim);
+  std::vector<Tensor> outputs(steps);
+  for (int64_t s = 0; s < steps; ++s) {
+    int64_t t = reverse ? steps - 1 - s : s;
+    outputs[t] =
+        step(F::squeeze(F::slice(projected, timeDim, t, t + 1), timeDim));
+  }
+  return F::stack(outputs, timeDim);
 }
 
 /// What every recurrent layer shares: `input` ([seq, batch, feature],
@@ -239,27 +252,23 @@ LSTMImpl::forward(const Tensor &input,
     Tensor w_hh = parameter("weight_hh", layer, reverse),
            b_hh = parameter("bias_hh", layer, reverse),
            w_hr = parameter("weight_hr", layer, reverse);
-    Tensor projected = F::linear(x, parameter("weight_ih", layer, reverse),
-                                 parameter("bias_ih", layer, reverse));
-    int64_t steps = x.size(timeDim);
-    std::vector<Tensor> outputs(steps);
     auto &[h, c] = state;
-    for (int64_t s = 0; s < steps; ++s) {
-      int64_t t = reverse ? steps - 1 - s : s;
-      Tensor gates = stepOf(projected, timeDim, t);
-      if (h.defined())
-        gates = F::linear(h, w_hh, b_hh) + gates;
-      else if (b_hh.defined())
-        gates = b_hh + gates;
-      std::vector<Tensor> g = F::chunk(gates, 4, 1);
-      Tensor in = F::sigmoid(g[0]) * F::tanh(g[2]);
-      c = c.defined() ? F::sigmoid(g[1]) * c + in : in;
-      h = F::sigmoid(g[3]) * F::tanh(c);
-      if (w_hr.defined())
-        h = F::linear(h, w_hr);
-      outputs[t] = h;
-    }
-    return {F::stack(outputs, timeDim), state};
+    Tensor output =
+        unroll(x, timeDim, reverse, parameter("weight_ih", layer, reverse),
+               parameter("bias_ih", layer, reverse), [&](Tensor gates) {
+                 if (h.defined())
+                   gates = F::linear(h, w_hh, b_hh) + gates;
+                 else if (b_hh.defined())
+                   gates = b_hh + gates;
+                 std::vector<Tensor> g = F::chunk(gates, 4, 1);
+                 Tensor in = F::sigmoid(g[0]) * F::tanh(g[2]);
+                 c = c.defined() ? F::sigmoid(g[1]) * c + in : in;
+                 h = F::sigmoid(g[3]) * F::tanh(c);
+                 if (w_hr.defined())
+                   h = F::linear(h, w_hr);
+                 return h;
+               });
+    return {output, state};
   };
   RecurrentRun run{"LSTM",          o.input_size(),
                    o.num_layers(),  o.bidirectional() ? 2 : 1,
@@ -325,28 +334,26 @@ std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor &input,
                        bool reverse, State state) -> std::pair<Tensor, State> {
     Tensor w_hh = parameter("weight_hh", layer, reverse),
            b_hh = parameter("bias_hh", layer, reverse);
-    Tensor projected = F::linear(x, parameter("weight_ih", layer, reverse),
-                                 parameter("bias_ih", layer, reverse));
-    int64_t steps = x.size(timeDim);
-    std::vector<Tensor> outputs(steps);
     Tensor &h = state.h;
-    for (int64_t s = 0; s < steps; ++s) {
-      int64_t t = reverse ? steps - 1 - s : s;
-      std::vector<Tensor> in = F::chunk(stepOf(projected, timeDim, t), 3, 1);
-      // The hidden gates: linear(h, w_hh, b_hh), b_hh alone for a zero h.
-      std::vector<Tensor> hidden;
-      if (h.defined())
-        hidden = F::chunk(F::linear(h, w_hh, b_hh), 3, 1);
-      else if (b_hh.defined())
-        hidden = F::chunk(b_hh, 3, 0);
-      Tensor r = F::sigmoid(hidden.empty() ? in[0] : hidden[0] + in[0]);
-      Tensor z = F::sigmoid(hidden.empty() ? in[1] : hidden[1] + in[1]);
-      Tensor n = F::tanh(hidden.empty() ? in[2] : in[2] + hidden[2] * r);
-      // (h − n)·z + n; with h = 0, n − n·z (the same rounding).
-      h = h.defined() ? (h - n) * z + n : n - n * z;
-      outputs[t] = h;
-    }
-    return {F::stack(outputs, timeDim), state};
+    Tensor output = unroll(
+        x, timeDim, reverse, parameter("weight_ih", layer, reverse),
+        parameter("bias_ih", layer, reverse), [&](const Tensor &gates) {
+          std::vector<Tensor> in = F::chunk(gates, 3, 1);
+          // The hidden gates: linear(h, w_hh, b_hh), b_hh alone for a
+          // zero h.
+          std::vector<Tensor> hidden;
+          if (h.defined())
+            hidden = F::chunk(F::linear(h, w_hh, b_hh), 3, 1);
+          else if (b_hh.defined())
+            hidden = F::chunk(b_hh, 3, 0);
+          Tensor r = F::sigmoid(hidden.empty() ? in[0] : hidden[0] + in[0]);
+          Tensor z = F::sigmoid(hidden.empty() ? in[1] : hidden[1] + in[1]);
+          Tensor n = F::tanh(hidden.empty() ? in[2] : in[2] + hidden[2] * r);
+          // (h − n)·z + n; with h = 0, n − n·z (the same rounding).
+          h = h.defined() ? (h - n) * z + n : n - n * z;
+          return h;
+        });
+    return {output, state};
   };
   RecurrentRun run{"GRU",           o.input_size(),
                    o.num_layers(),  o.bidirectional() ? 2 : 1,
