@@ -14,6 +14,13 @@
 //   CompileResNet/jit_uncached   trace + optimize + lower + JIT, cache off
 //   CompileResNet/jit_cached     the same from a warm cache
 //
+// the same for real architectures of examples/zoo at full size, batch 1
+// (BERT-base on 128 tokens), without the stage rows:
+//
+//   CompileZoo/<model>/so_uncached, so_cached, jit_cached
+//                                resnet50, bert_base (the encoder and
+//                                pooler of 12 layers)
+//
 // and nn-optimize on graphs far larger than any model, to show it grows
 // linearly (time and peak RSS):
 //
@@ -30,12 +37,16 @@
 
 #include "models/ResNet.h"
 #include "nn/nn.h"
+#include "zoo/BERT.h"
+#include "zoo/ResNet.h"
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <string>
 #include <sys/resource.h>
 
@@ -134,6 +145,45 @@ void jit(benchmark::State &state, bool cache) {
         nn::compile(nn::trace(model, kSpecs), withCache(cache)));
 }
 
+/// A zoo model in eval and its forward traced on `spec`.
+struct ZooCase {
+  std::shared_ptr<nn::Module> module;
+  std::function<nn::TracedModule()> trace;
+};
+
+ZooCase resnet50() {
+  auto model = nn::zoo::resnet50();
+  model->eval();
+  return {model.ptr(), [model] {
+            return nn::trace(model, {nn::TensorSpec({1, 3, 224, 224})});
+          }};
+}
+
+ZooCase bertBase() {
+  nn::zoo::BertModel model;
+  model->eval();
+  return {model.ptr(), [model] {
+            return nn::trace(model, {nn::TensorSpec({1, 128}, nn::DType::i64)});
+          }};
+}
+
+void zooSharedObject(benchmark::State &state, ZooCase (*make)(), bool cache) {
+  ZooCase model = make();
+  std::string path = cacheDir() + "-zoo.so";
+  if (cache)
+    nn::compile_to_file(model.trace(), path, withCache(true));
+  for (auto _ : state)
+    nn::compile_to_file(model.trace(), path, withCache(cache));
+  std::filesystem::remove(path);
+}
+
+void zooJitCached(benchmark::State &state, ZooCase (*make)()) {
+  ZooCase model = make();
+  nn::compile(model.trace(), withCache(true));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(nn::compile(model.trace(), withCache(true)));
+}
+
 BENCHMARK(trace)->Name("CompileResNet/trace")->Unit(benchmark::kMillisecond);
 BENCHMARK(optimize)
     ->Name("CompileResNet/optimize")
@@ -161,6 +211,24 @@ BENCHMARK_CAPTURE(jit, uncached, false)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(jit, cached, true)
     ->Name("CompileResNet/jit_cached")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(zooSharedObject, resnet50_uncached, resnet50, false)
+    ->Name("CompileZoo/resnet50/so_uncached")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(zooSharedObject, resnet50_cached, resnet50, true)
+    ->Name("CompileZoo/resnet50/so_cached")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(zooJitCached, resnet50, resnet50)
+    ->Name("CompileZoo/resnet50/jit_cached")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(zooSharedObject, bert_uncached, bertBase, false)
+    ->Name("CompileZoo/bert_base/so_uncached")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(zooSharedObject, bert_cached, bertBase, true)
+    ->Name("CompileZoo/bert_base/so_cached")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(zooJitCached, bert, bertBase)
+    ->Name("CompileZoo/bert_base/jit_cached")
     ->Unit(benchmark::kMillisecond);
 
 } // namespace
