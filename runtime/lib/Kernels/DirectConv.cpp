@@ -134,8 +134,8 @@ nn_rt::LoopScratch scratchFor(int64_t floats) {
 }
 
 using BandFn = void (*)(const ConvArgs &, const DirectGeometry &, const float *,
-                        const float *, int64_t, int64_t, int64_t,
-                        const nn_rt::DirectPrefetch &);
+                        const float *, int64_t, int64_t, int64_t, int64_t,
+                        int64_t, const nn_rt::DirectPrefetch &);
 using PlaneFn = void (*)(const ConvArgs &, const DirectGeometry &,
                          const float *, int64_t, int64_t);
 
@@ -150,25 +150,40 @@ struct DirectSplit {
   const DirectGeometry *g;
   const float *packed;
   int64_t bands;
+  /// Output channels per group (a multiple of the kernel's block), and
+  /// groups per band: each (image, band, group) unit computes its group's
+  /// channels of the band.
+  int64_t groupChannels, groups;
   BandFn band;
 };
 
-/// Units [begin, end) are (image, band) pairs, band-major within an image.
+/// Units [begin, end) are (image, band, group) triples, group-minor, then
+/// band-major within an image. A band's input is copied into the scratch
+/// once for the consecutive units of its groups.
 void directChunk(void *ctx, int64_t begin, int64_t end) {
   auto *s = static_cast<DirectSplit *>(ctx);
   const ConvArgs &cv = *s->cv;
   const DirectGeometry &g = *s->g;
   float *buffer = scratch(cv.C * g.chanStride);
+  int64_t filled = -1; // the (image, band) in the buffer
   for (int64_t u = begin; u < end; ++u) {
-    int64_t image = u / s->bands, oy0 = (u % s->bands) * g.bandRows;
+    int64_t unitBand = u / s->groups, group = u % s->groups;
+    int64_t image = unitBand / s->bands,
+            oy0 = (unitBand % s->bands) * g.bandRows;
     int64_t rows = minI(g.bandRows, cv.OH - oy0);
-    fillBand(cv, g, cv.input + image * cv.C * cv.H * cv.W, 0, cv.C, oy0,
-             buffer);
+    if (unitBand != filled) {
+      fillBand(cv, g, cv.input + image * cv.C * cv.H * cv.W, 0, cv.C, oy0,
+               buffer);
+      filled = unitBand;
+    }
     nn_rt::DirectPrefetch next = {};
-    if (u + 1 < end)
-      next = bandSource(cv, g, (u + 1) / s->bands,
-                        ((u + 1) % s->bands) * g.bandRows);
-    s->band(cv, g, s->packed, buffer, image, oy0, rows, next);
+    int64_t nextBand = (u + 1) / s->groups;
+    if (u + 1 < end && nextBand != unitBand)
+      next = bandSource(cv, g, nextBand / s->bands,
+                        (nextBand % s->bands) * g.bandRows);
+    int64_t oBegin = group * s->groupChannels;
+    s->band(cv, g, s->packed, buffer, image, oy0, rows, oBegin,
+            minI(cv.O, oBegin + s->groupChannels), next);
   }
 }
 
@@ -322,16 +337,33 @@ void runDirectConv(const ConvArgs &cv, const float *packedWeight) {
   }
   int64_t threads = nn_rt_get_num_threads();
   bool split = parallel(cv, threads, cv.C, kMinParallelWork);
-  DirectGeometry g = directGeometry(cv, bandRows(cv, split ? threads : 1,
-                                                 directConvVectorWidth(),
-                                                 directConvTileWidth()));
+  const int64_t vectorWidth = directConvVectorWidth(),
+                tileWidth = directConvTileWidth();
+  // Bands as large as the scratch allows. Too few (image, band) units for
+  // four per thread (a small batch): the output channels are split first,
+  // in groups of whole blocks, as each group re-reads only its band's input
+  // (its multiply-adds are C·taps times more); then, if still too few, the
+  // rows, into smaller bands whose halo rows each re-read and whose tiles
+  // fill less.
+  int64_t rows = bandRows(cv, 1, vectorWidth, tileWidth);
+  int64_t blocks = ceilDiv(cv.O, block), groups = 1;
+  if (split) {
+    int64_t units = cv.N * ceilDiv(cv.OH, rows);
+    groups = minI(blocks, ceilDiv(4 * threads, units));
+    if (units * groups < 4 * threads)
+      rows = bandRows(cv, ceilDiv(threads, groups), vectorWidth, tileWidth);
+  }
+  DirectGeometry g = directGeometry(cv, rows);
   int64_t bands = ceilDiv(cv.OH, g.bandRows);
-  DirectSplit s{&cv, &g, packedWeight, bands, bandKernel()};
+  int64_t groupBlocks = ceilDiv(blocks, groups);
+  groups = ceilDiv(blocks, groupBlocks);
+  DirectSplit s{&cv,    &g,          packedWeight, bands, groupBlocks * block,
+                groups, bandKernel()};
   if (split)
-    nn_rt::parallelFor(cv.N * bands, directChunk, &s,
+    nn_rt::parallelFor(cv.N * bands * groups, directChunk, &s,
                        scratchFor(cv.C * g.chanStride));
   else
-    directChunk(&s, 0, cv.N * bands);
+    directChunk(&s, 0, cv.N * bands * groups);
 }
 
 } // namespace nn_rt

@@ -191,14 +191,14 @@ int64_t directVectorWidth() { return VL; }
 
 void directConvBand(const ConvArgs &cv, const DirectGeometry &g,
                     const float *packedWeight, const float *scratch,
-                    int64_t image, int64_t oy0, int64_t rows,
-                    const DirectPrefetch &next) {
+                    int64_t image, int64_t oy0, int64_t rows, int64_t oBegin,
+                    int64_t oEnd, const DirectPrefetch &next) {
   BandStore s = bandStore(cv, image, oy0);
   const int64_t blockFloats = cv.C * g.taps * OCB;
   const int64_t rowVectors = (cv.OW + VL - 1) / VL;
-  PrefetchWalk prefetch(next, (cv.O + OCB - 1) / OCB *
+  PrefetchWalk prefetch(next, (oEnd - oBegin + OCB - 1) / OCB *
                                   ((rows * rowVectors + NV - 1) / NV));
-  for (int64_t o0 = 0; o0 < cv.O; o0 += OCB) {
+  for (int64_t o0 = oBegin; o0 < oEnd; o0 += OCB) {
     const float *w = packedWeight + (o0 / OCB) * blockFloats;
     const int64_t channels = cv.O - o0 < OCB ? cv.O - o0 : OCB;
     for (VectorWalk walk; walk.j < rows;) {

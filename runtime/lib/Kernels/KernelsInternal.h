@@ -404,6 +404,7 @@ void packDirectConvWeights(const float *weight, int64_t O, int64_t C,
   void directConvBand(const ConvArgs &cv, const DirectGeometry &g,             \
                       const float *packedWeight, const float *scratch,         \
                       int64_t image, int64_t oy0, int64_t rows,                \
+                      int64_t oBegin, int64_t oEnd,                            \
                       const DirectPrefetch &next);                             \
   void depthwisePlane(const ConvArgs &cv, const DirectGeometry &g,             \
                       const float *plane, int64_t image, int64_t channel);     \

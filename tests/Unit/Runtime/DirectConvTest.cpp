@@ -118,6 +118,10 @@ const ConvWindow kConvWindows[] = {
     // W2's rows (56: whole vectors only) and channels: three bands of an
     // image, each prefetching the next one's input.
     {2, 64, 30, 56, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    // One image with enough work to split: the threads share its output
+    // channels in groups of whole blocks (100 channels: the last block,
+    // and so the last group, partial) rather than thin bands.
+    {1, 64, 26, 26, 100, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
 };
 
 TEST_P(DirectConvTest, EveryPathMatchesLoops) {
