@@ -80,10 +80,12 @@ TEST_P(TrainTest, MatchesPyTorch) {
     optimizer->zero_grad();
     Tensor loss = step.forward_backward(at(k, "input"), at(k, "target"));
     expectClose(loss, at(k, "loss"), close, "loss");
-    if (c.clip)
-      if (std::optional<double> total = c.clip(model))
+    if (c.clip) {
+      if (std::optional<double> total = c.clip(model)) {
         EXPECT_NEAR(*total, at(k, "total_norm").item_as_double(0),
                     1e-5 + 1.3e-6 * *total);
+      }
+    }
     for (auto &[name, p] : model->named_parameters()) {
       const Tensor *grad =
           expected.find("step" + std::to_string(k) + ".grad." + name);
@@ -101,11 +103,13 @@ TEST_P(TrainTest, MatchesPyTorch) {
                     name + "." + key);
     }
   }
-  for (auto &[name, p] : model->named_parameters())
-    if (!p.requires_grad())
+  for (auto &[name, p] : model->named_parameters()) {
+    if (!p.requires_grad()) {
       EXPECT_EQ(std::memcmp(p.raw_data(), before[name].raw_data(), p.nbytes()),
                 0)
           << name << " is frozen but changed";
+    }
+  }
   // Two steps, one compile of each: hyper-parameters are inputs.
   EXPECT_EQ(step.compiled().compile_count(), 1u);
   EXPECT_EQ(optimizer->compile_count(), 1u);
