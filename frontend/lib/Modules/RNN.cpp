@@ -8,8 +8,9 @@
 // σ of the sums, n = tanh(x_n + r·h_n), h = (h − n)·z + n, in the order of
 // PyTorch's CPU cell. Without an initial state the first step skips the
 // terms of the zero h and c, which gives PyTorch's values exactly
-// (0·W + b = b, σ(f)·0 + x = x). The layers, directions, dropout between
-// layers and the checks of input and state are shared (runLayers).
+// (0·W + b = b, σ(f)·0 + x = x). The parameters, the layers, directions,
+// dropout between layers and the checks of options, input and state are
+// shared (registerRecurrentParameters, RecurrentRun).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,7 +24,6 @@
 
 #include <cmath>
 #include <functional>
-#include <string_view>
 #include <utility>
 
 namespace nn {
@@ -33,6 +33,55 @@ namespace {
 std::string parameterName(const char *kind, int64_t layer, bool reverse) {
   return std::string(kind) + "_l" + std::to_string(layer) +
          (reverse ? "_reverse" : "");
+}
+
+/// Registers a recurrent layer's parameters with PyTorch's names, order and
+/// shapes: per layer and direction weight_ih [gates, in] (in: input_size,
+/// then directions · hiddenOut), weight_hh [gates, hiddenOut], bias_ih and
+/// bias_hh [gates] with `bias`, then weight_hr [projSize, hiddenSize] when
+/// projSize > 0 (all zeros until resetRecurrentParameters).
+template <typename Options>
+void registerRecurrentParameters(Module &module, const Options &o,
+                                 int64_t gates, int64_t hiddenOut,
+                                 int64_t projSize) {
+  for (int64_t layer = 0; layer < o.num_layers(); ++layer) {
+    int64_t in =
+        layer == 0 ? o.input_size() : hiddenOut * (o.bidirectional() ? 2 : 1);
+    for (bool reverse : {false, true}) {
+      if (reverse && !o.bidirectional())
+        continue;
+      module.register_parameter(parameterName("weight_ih", layer, reverse),
+                                Tensor::zeros({gates, in}));
+      module.register_parameter(parameterName("weight_hh", layer, reverse),
+                                Tensor::zeros({gates, hiddenOut}));
+      if (o.bias()) {
+        module.register_parameter(parameterName("bias_ih", layer, reverse),
+                                  Tensor::zeros({gates}));
+        module.register_parameter(parameterName("bias_hh", layer, reverse),
+                                  Tensor::zeros({gates}));
+      }
+      // PyTorch's order: the projection after the biases.
+      if (projSize > 0)
+        module.register_parameter(parameterName("weight_hr", layer, reverse),
+                                  Tensor::zeros({projSize, o.hidden_size()}));
+    }
+  }
+}
+
+/// PyTorch's initialization of a recurrent layer: every parameter
+/// U(±1/√hidden_size).
+void resetRecurrentParameters(Module &module, int64_t hiddenSize) {
+  double bound = 1.0 / std::sqrt(static_cast<double>(hiddenSize));
+  for (Tensor &weight : module.parameters(/*recurse=*/false))
+    init::uniform_(weight, -bound, bound);
+}
+
+/// The parameter `kind` of `layer` in direction `reverse`; undefined when
+/// the layer has none (no bias, no projection).
+Tensor recurrentParameter(Module &module, const char *kind, int64_t layer,
+                          bool reverse) {
+  std::string name = parameterName(kind, layer, reverse);
+  return module.has_parameter(name) ? module.get_parameter(name) : Tensor();
 }
 
 /// A layer's recurrent state in one direction: h, and c for LSTM;
@@ -146,11 +195,23 @@ struct RecurrentRun {
   }
 };
 
+/// The run of a layer with options `o` (LSTMOptions, GRUOptions).
+template <typename Options>
+RecurrentRun recurrentRun(const char *layer, const Options &o, bool training,
+                          Shape weightIh0) {
+  return {layer,           o.input_size(),
+          o.num_layers(),  o.bidirectional() ? 2 : 1,
+          o.batch_first(), o.dropout(),
+          training,        std::move(weightIh0)};
+}
+
 /// The checks LSTM's and GRU's constructors share, PyTorch's messages.
-void checkRecurrentOptions(const char *layer, int64_t inputSize,
-                           int64_t hiddenSize, int64_t numLayers,
-                           double dropout) {
+template <typename Options>
+void checkRecurrentOptions(const char *layer, const Options &o) {
   std::string name(layer);
+  int64_t inputSize = o.input_size(), hiddenSize = o.hidden_size(),
+          numLayers = o.num_layers();
+  double dropout = o.dropout();
   if (inputSize <= 0 || hiddenSize <= 0)
     throw Error(name + ": input_size and hidden_size must be positive, got " +
                 std::to_string(inputSize) + " and " +
@@ -166,22 +227,22 @@ void checkRecurrentOptions(const char *layer, int64_t inputSize,
                 py_repr(dropout));
 }
 
-/// PyTorch's repr of a recurrent layer's options past the sizes.
-std::string recurrentRepr(int64_t inputSize, int64_t hiddenSize,
-                          int64_t projSize, int64_t numLayers, bool bias,
-                          bool batchFirst, double dropout, bool bidirectional) {
-  std::string s = std::to_string(inputSize) + ", " + std::to_string(hiddenSize);
+/// PyTorch's repr of a recurrent layer's options (`projSize` 0: none).
+template <typename Options>
+std::string recurrentRepr(const Options &o, int64_t projSize) {
+  std::string s =
+      std::to_string(o.input_size()) + ", " + std::to_string(o.hidden_size());
   if (projSize != 0)
     s += ", proj_size=" + std::to_string(projSize);
-  if (numLayers != 1)
-    s += ", num_layers=" + std::to_string(numLayers);
-  if (!bias)
+  if (o.num_layers() != 1)
+    s += ", num_layers=" + std::to_string(o.num_layers());
+  if (!o.bias())
     s += ", bias=False";
-  if (batchFirst)
+  if (o.batch_first())
     s += ", batch_first=True";
-  if (dropout != 0.0)
-    s += ", dropout=" + py_repr(dropout);
-  if (bidirectional)
+  if (o.dropout() != 0.0)
+    s += ", dropout=" + py_repr(o.dropout());
+  if (o.bidirectional())
     s += ", bidirectional=True";
   return s;
 }
@@ -191,8 +252,7 @@ std::string recurrentRepr(int64_t inputSize, int64_t hiddenSize,
 LSTMImpl::LSTMImpl(const LSTMOptions &options_)
     : Cloneable("LSTM"), options(options_) {
   const LSTMOptions &o = options;
-  checkRecurrentOptions("LSTM", o.input_size(), o.hidden_size(), o.num_layers(),
-                        o.dropout());
+  checkRecurrentOptions("LSTM", o);
   if (o.proj_size() < 0)
     throw Error("LSTM: proj_size should be a positive integer or zero to "
                 "disable projections, got " +
@@ -201,36 +261,13 @@ LSTMImpl::LSTMImpl(const LSTMOptions &options_)
     throw Error("LSTM: proj_size has to be smaller than hidden_size, got " +
                 std::to_string(o.proj_size()) + " and " +
                 std::to_string(o.hidden_size()));
-  int64_t gates = 4 * o.hidden_size();
-  for (int64_t layer = 0; layer < o.num_layers(); ++layer) {
-    int64_t in = layer == 0 ? o.input_size()
-                            : real_hidden_size() * (o.bidirectional() ? 2 : 1);
-    for (bool reverse : {false, true}) {
-      if (reverse && !o.bidirectional())
-        continue;
-      register_parameter(parameterName("weight_ih", layer, reverse),
-                         Tensor::zeros({gates, in}));
-      register_parameter(parameterName("weight_hh", layer, reverse),
-                         Tensor::zeros({gates, real_hidden_size()}));
-      if (o.bias()) {
-        register_parameter(parameterName("bias_ih", layer, reverse),
-                           Tensor::zeros({gates}));
-        register_parameter(parameterName("bias_hh", layer, reverse),
-                           Tensor::zeros({gates}));
-      }
-      // PyTorch's order: the projection after the biases.
-      if (o.proj_size() > 0)
-        register_parameter(parameterName("weight_hr", layer, reverse),
-                           Tensor::zeros({o.proj_size(), o.hidden_size()}));
-    }
-  }
+  registerRecurrentParameters(*this, o, 4 * o.hidden_size(), real_hidden_size(),
+                              o.proj_size());
   reset_parameters();
 }
 
 void LSTMImpl::reset_parameters() {
-  double bound = 1.0 / std::sqrt(static_cast<double>(options.hidden_size()));
-  for (Tensor &weight : parameters(/*recurse=*/false))
-    init::uniform_(weight, -bound, bound);
+  resetRecurrentParameters(*this, options.hidden_size());
 }
 
 std::vector<Tensor> LSTMImpl::flat_weights() const {
@@ -242,10 +279,7 @@ LSTMImpl::forward(const Tensor &input,
                   std::optional<std::tuple<Tensor, Tensor>> hx) {
   const LSTMOptions &o = options;
   auto parameter = [&](const char *kind, int64_t layer, bool reverse) {
-    if ((!o.bias() && kind[0] == 'b') ||
-        (o.proj_size() == 0 && std::string_view(kind) == "weight_hr"))
-      return Tensor();
-    return get_parameter(parameterName(kind, layer, reverse));
+    return recurrentParameter(*this, kind, layer, reverse);
   };
   auto direction = [&](const Tensor &x, int64_t timeDim, int64_t layer,
                        bool reverse, State state) -> std::pair<Tensor, State> {
@@ -270,10 +304,8 @@ LSTMImpl::forward(const Tensor &input,
                });
     return {output, state};
   };
-  RecurrentRun run{"LSTM",          o.input_size(),
-                   o.num_layers(),  o.bidirectional() ? 2 : 1,
-                   o.batch_first(), o.dropout(),
-                   is_training(),   get_parameter("weight_ih_l0").shape()};
+  RecurrentRun run = recurrentRun("LSTM", o, is_training(),
+                                  get_parameter("weight_ih_l0").shape());
   std::vector<Tensor> states;
   if (hx)
     states = {std::get<0>(*hx), std::get<1>(*hx)};
@@ -283,52 +315,27 @@ LSTMImpl::forward(const Tensor &input,
 }
 
 std::string LSTMImpl::extra_repr() const {
-  const LSTMOptions &o = options;
-  return recurrentRepr(o.input_size(), o.hidden_size(), o.proj_size(),
-                       o.num_layers(), o.bias(), o.batch_first(), o.dropout(),
-                       o.bidirectional());
+  return recurrentRepr(options, options.proj_size());
 }
 
 GRUImpl::GRUImpl(const GRUOptions &options_)
     : Cloneable("GRU"), options(options_) {
   const GRUOptions &o = options;
-  checkRecurrentOptions("GRU", o.input_size(), o.hidden_size(), o.num_layers(),
-                        o.dropout());
-  int64_t gates = 3 * o.hidden_size();
-  for (int64_t layer = 0; layer < o.num_layers(); ++layer) {
-    int64_t in = layer == 0 ? o.input_size()
-                            : o.hidden_size() * (o.bidirectional() ? 2 : 1);
-    for (bool reverse : {false, true}) {
-      if (reverse && !o.bidirectional())
-        continue;
-      register_parameter(parameterName("weight_ih", layer, reverse),
-                         Tensor::zeros({gates, in}));
-      register_parameter(parameterName("weight_hh", layer, reverse),
-                         Tensor::zeros({gates, o.hidden_size()}));
-      if (o.bias()) {
-        register_parameter(parameterName("bias_ih", layer, reverse),
-                           Tensor::zeros({gates}));
-        register_parameter(parameterName("bias_hh", layer, reverse),
-                           Tensor::zeros({gates}));
-      }
-    }
-  }
+  checkRecurrentOptions("GRU", o);
+  registerRecurrentParameters(*this, o, 3 * o.hidden_size(), o.hidden_size(),
+                              /*projSize=*/0);
   reset_parameters();
 }
 
 void GRUImpl::reset_parameters() {
-  double bound = 1.0 / std::sqrt(static_cast<double>(options.hidden_size()));
-  for (Tensor &weight : parameters(/*recurse=*/false))
-    init::uniform_(weight, -bound, bound);
+  resetRecurrentParameters(*this, options.hidden_size());
 }
 
 std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor &input,
                                             const Tensor &hx) {
   const GRUOptions &o = options;
   auto parameter = [&](const char *kind, int64_t layer, bool reverse) {
-    if (!o.bias() && kind[0] == 'b')
-      return Tensor();
-    return get_parameter(parameterName(kind, layer, reverse));
+    return recurrentParameter(*this, kind, layer, reverse);
   };
   auto direction = [&](const Tensor &x, int64_t timeDim, int64_t layer,
                        bool reverse, State state) -> std::pair<Tensor, State> {
@@ -355,10 +362,8 @@ std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor &input,
         });
     return {output, state};
   };
-  RecurrentRun run{"GRU",           o.input_size(),
-                   o.num_layers(),  o.bidirectional() ? 2 : 1,
-                   o.batch_first(), o.dropout(),
-                   is_training(),   get_parameter("weight_ih_l0").shape()};
+  RecurrentRun run = recurrentRun("GRU", o, is_training(),
+                                  get_parameter("weight_ih_l0").shape());
   std::vector<Tensor> states;
   if (hx.defined())
     states = {hx};
@@ -367,10 +372,7 @@ std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor &input,
 }
 
 std::string GRUImpl::extra_repr() const {
-  const GRUOptions &o = options;
-  return recurrentRepr(o.input_size(), o.hidden_size(), 0, o.num_layers(),
-                       o.bias(), o.batch_first(), o.dropout(),
-                       o.bidirectional());
+  return recurrentRepr(options, /*projSize=*/0);
 }
 
 } // namespace nn
