@@ -1,8 +1,7 @@
 //===- BERT.cpp - Hugging Face's BERT encoder -----------------------------===//
 
 #include "zoo/BERT.h"
-
-#include <vector>
+#include "zoo/Common.h"
 
 namespace nn::zoo {
 
@@ -31,16 +30,9 @@ BertEmbeddingsImpl::BertEmbeddingsImpl(const BertConfig &config)
 
 Tensor BertEmbeddingsImpl::forward(const Tensor &input_ids) {
   int64_t t = input_ids.size(1);
-  if (t > position_embeddings->options.num_embeddings())
-    throw Error("BertEmbeddings: " + std::to_string(t) +
-                " tokens, but the model has " +
-                std::to_string(position_embeddings->options.num_embeddings()) +
-                " positions");
   // arange(T)[None] and zeros: constants of the trace.
-  std::vector<int64_t> positions(t);
-  for (int64_t i = 0; i < t; ++i)
-    positions[i] = i;
-  Tensor position_ids = Tensor::from_vector<int64_t>(positions, {1, t});
+  Tensor position_ids = positionIds(
+      "BertEmbeddings", t, position_embeddings->options.num_embeddings());
   Tensor token_type_ids = Tensor::zeros({1, t}, DType::i64);
   Tensor x = word_embeddings(input_ids) +
              token_type_embeddings(token_type_ids) +
@@ -63,17 +55,12 @@ BertSelfAttentionImpl::BertSelfAttentionImpl(const BertConfig &config)
 }
 
 Tensor BertSelfAttentionImpl::forward(const Tensor &x) {
-  int64_t b = x.size(0), t = x.size(1), hidden = x.size(2),
-          head_dim = hidden / num_heads_;
-  auto heads = [&](const Tensor &y) {
-    return F::permute(F::reshape(y, {b, t, num_heads_, head_dim}),
-                      {0, 2, 1, 3});
-  };
   Tensor context = F::scaled_dot_product_attention(
-      heads(query(x)), heads(key(x)), heads(value(x)),
+      splitHeads(query(x), num_heads_), splitHeads(key(x), num_heads_),
+      splitHeads(value(x), num_heads_),
       F::ScaledDotProductAttentionFuncOptions().dropout_p(
           is_training() ? dropout->options.p() : 0.0));
-  return F::reshape(F::permute(context, {0, 2, 1, 3}), {b, t, hidden});
+  return mergeHeads(context);
 }
 
 BertResidualOutputImpl::BertResidualOutputImpl(const char *name,
@@ -151,10 +138,7 @@ BertPoolerImpl::BertPoolerImpl(const BertConfig &config)
 }
 
 Tensor BertPoolerImpl::forward(const Tensor &hidden_states) {
-  // hidden_states[:, 0]
-  Tensor first = F::reshape(F::slice(hidden_states, 1, 0, 1),
-                            {hidden_states.size(0), hidden_states.size(2)});
-  return activation(dense(first));
+  return activation(dense(firstToken(hidden_states)));
 }
 
 BertModelImpl::BertModelImpl(const BertConfig &config)

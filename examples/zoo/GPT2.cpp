@@ -1,6 +1,7 @@
 //===- GPT2.cpp - Hugging Face's GPT-2 ------------------------------------===//
 
 #include "zoo/GPT2.h"
+#include "zoo/Common.h"
 
 namespace nn::zoo {
 
@@ -41,20 +42,14 @@ GPT2AttentionImpl::GPT2AttentionImpl(const GPT2Config &config)
 }
 
 Tensor GPT2AttentionImpl::forward(const Tensor &hidden_states) {
-  int64_t b = hidden_states.size(0), t = hidden_states.size(1),
-          embed = hidden_states.size(2), head_dim = embed / num_heads_;
-  // [B, T, E] → [B, heads, T, head_dim].
-  auto heads = [&](const Tensor &x) {
-    return F::permute(F::reshape(x, {b, t, num_heads_, head_dim}),
-                      {0, 2, 1, 3});
-  };
-  std::vector<Tensor> qkv = F::split(c_attn(hidden_states), embed, 2);
+  std::vector<Tensor> qkv =
+      F::split(c_attn(hidden_states), hidden_states.size(2), 2);
   Tensor out = F::scaled_dot_product_attention(
-      heads(qkv[0]), heads(qkv[1]), heads(qkv[2]),
+      splitHeads(qkv[0], num_heads_), splitHeads(qkv[1], num_heads_),
+      splitHeads(qkv[2], num_heads_),
       F::ScaledDotProductAttentionFuncOptions().is_causal(true).dropout_p(
           is_training() ? attn_dropout->options.p() : 0.0));
-  out = F::reshape(F::permute(out, {0, 2, 1, 3}), {b, t, embed});
-  return resid_dropout(c_proj(out));
+  return resid_dropout(c_proj(mergeHeads(out)));
 }
 
 GPT2MLPImpl::GPT2MLPImpl(const GPT2Config &config) : Cloneable("GPT2MLP") {
@@ -101,16 +96,9 @@ GPT2ModelImpl::GPT2ModelImpl(const GPT2Config &config)
 }
 
 Tensor GPT2ModelImpl::forward(const Tensor &input_ids) {
-  int64_t t = input_ids.size(input_ids.dim() - 1);
-  if (t > wpe->options.num_embeddings())
-    throw Error("GPT2Model: " + std::to_string(t) +
-                " tokens, but the model has " +
-                std::to_string(wpe->options.num_embeddings()) + " positions");
-  // position_ids = arange(T)[None], a constant of the trace.
-  std::vector<int64_t> positions(t);
-  for (int64_t i = 0; i < t; ++i)
-    positions[i] = i;
-  Tensor position_ids = Tensor::from_vector<int64_t>(positions, {1, t});
+  Tensor position_ids =
+      positionIds("GPT2Model", input_ids.size(input_ids.dim() - 1),
+                  wpe->options.num_embeddings());
   Tensor x = drop(wte(input_ids) + wpe(position_ids));
   for (const AnyModule &block : *h)
     x = block(x);

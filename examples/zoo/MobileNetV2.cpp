@@ -2,8 +2,6 @@
 
 #include "zoo/MobileNetV2.h"
 
-#include <cmath>
-
 namespace nn::zoo {
 
 Conv2dNormActivationImpl::Conv2dNormActivationImpl(

@@ -1,6 +1,7 @@
 //===- VisionTransformer.cpp - torchvision's VisionTransformer ------------===//
 
 #include "zoo/VisionTransformer.h"
+#include "zoo/Common.h"
 
 namespace nn::zoo {
 
@@ -92,11 +93,8 @@ Tensor VisionTransformerImpl::forward(const Tensor &x) {
       F::permute(F::reshape(patches, {n, options.hidden_dim(), -1}), {0, 2, 1});
   Tensor tokens =
       F::cat({F::expand(class_token, {n, -1, -1}), patches}, /*dim=*/1);
-  Tensor encoded = encoder(tokens);
-  // The class token's output: x[:, 0].
-  Tensor cls =
-      F::reshape(F::slice(encoded, 1, 0, 1), {n, options.hidden_dim()});
-  return heads(cls);
+  // The class token's output.
+  return heads(firstToken(encoder(tokens)));
 }
 
 } // namespace nn::zoo

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DeterministicValues.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 #include "zoo/BERT.h"
@@ -230,6 +231,42 @@ INSTANTIATE_TEST_SUITE_P(
                                }),
                                3.0, 30522}),
     [](const auto &info) { return info.param.name; });
+
+// The zoo's own checks name the model and what is wrong.
+TEST(ZooErrors, BadSizesAndInputsAreNamed) {
+  using ::testing::StrEq;
+  using ::testing::ThrowsMessage;
+  EXPECT_THAT(
+      [] {
+        zoo::ResNet(zoo::ResNetImpl::Block::Basic,
+                    std::vector<int64_t>{2, 2, 2});
+      },
+      ThrowsMessage<Error>(
+          StrEq("ResNet: layers must give the blocks of 4 stages, got 3")));
+  EXPECT_THAT(
+      [] {
+        zoo::VisionTransformer(
+            zoo::VisionTransformerOptions(30, 16, 1, 2, 8, 16));
+      },
+      ThrowsMessage<Error>(StrEq("VisionTransformer: image_size 30 is not a "
+                                 "multiple of patch_size 16")));
+  EXPECT_THAT([] { zoo::StochasticDepth(0.5, "column"); },
+              ThrowsMessage<Error>(StrEq("StochasticDepth: mode has to be "
+                                         "either 'batch' or 'row', but got "
+                                         "column")));
+  zoo::GPT2LMHeadModel gpt2(zoo::GPT2Config()
+                                .vocab_size(32)
+                                .n_positions(8)
+                                .n_embd(8)
+                                .n_layer(1)
+                                .n_head(2));
+  EXPECT_THAT(
+      [&] {
+        trace(gpt2, {TensorSpec({1, 16}, DType::i64)});
+      },
+      ThrowsMessage<Error>(::testing::HasSubstr(
+          "GPT2Model: 16 tokens, but the model has 8 positions")));
+}
 
 } // namespace
 } // namespace nn::testing
