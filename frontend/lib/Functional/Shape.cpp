@@ -256,12 +256,12 @@ Tensor pad(const Tensor &input, const PadFuncOptions &options) {
   for (size_t k = 0; k < pads.size() / 2; ++k) {
     int64_t dim = rank - 1 - static_cast<int64_t>(k);
     int64_t before = pads[2 * k], after = pads[2 * k + 1], size = x.size(dim);
+    if (before == 0 && after == 0)
+      continue;
     std::string where = "pad: dimension " + std::to_string(dim) + " (size " +
                         std::to_string(size) + ") padded by (" +
                         std::to_string(before) + ", " + std::to_string(after) +
                         ")";
-    if (before == 0 && after == 0)
-      continue;
     if (size + before + after < 0)
       t.fail(where + " would have a negative size");
     if (mode == "constant") {
