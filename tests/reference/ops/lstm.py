@@ -9,32 +9,46 @@ are the same with (x, [h0,] *state) and (output, h_n).
 import torch
 
 
-def _run(lstm, with_state):
-    keys = list(lstm.state_dict().keys())
+def _run(layer, states):
+    """fn(x, *rest): the first `states` of rest are the initial states (h0
+    for a GRU, h0 and c0 for an LSTM; none when 0), the rest the layer's
+    state_dict; returns the output, then h_n (and c_n)."""
+    keys = list(layer.state_dict().keys())
 
     def fn(x, *rest):
-        state = rest[2:] if with_state else rest
-        lstm.load_state_dict(dict(zip(keys, state)))
-        lstm.eval()
-        hx = (rest[0], rest[1]) if with_state else None
-        output, (h, c) = lstm(x, hx)
-        return output, h, c
-    return fn
-
-
-def _run_gru(gru, with_state):
-    keys = list(gru.state_dict().keys())
-
-    def fn(x, *rest):
-        state = rest[1:] if with_state else rest
-        gru.load_state_dict(dict(zip(keys, state)))
-        gru.eval()
-        return gru(x, rest[0] if with_state else None)
+        layer.load_state_dict(dict(zip(keys, rest[states:])))
+        layer.eval()
+        hx = None if states == 0 else rest[0] if states == 1 else rest[:states]
+        output, h = layer(x, hx)
+        return (output,) + (h if isinstance(h, tuple) else (h,))
     return fn
 
 
 def _state(module):
     return tuple(v.clone() for v in module.state_dict().values())
+
+
+def _layer_cases(kind, layer_type, configs, state_features):
+    """For each (name, kwargs, (seq, batch)) of `configs`: the layer on a
+    random input, then with random initial states drawn after it, whose
+    features state_features(kwargs) gives (h's first)."""
+    for name, kwargs, (seq, batch) in configs:
+        layer = layer_type(**kwargs)
+        directions = 2 if kwargs.get("bidirectional") else 1
+        layers = kwargs.get("num_layers", 1)
+        shape = (batch, seq) if kwargs.get("batch_first") else (seq, batch)
+        x = torch.randn(*shape, kwargs["input_size"])
+        yield f"{kind}_{name}", _run(layer, 0), (x,) + _state(layer)
+        states = tuple(torch.randn(layers * directions, batch, features)
+                       for features in state_features(kwargs))
+        yield f"{kind}_{name}_state", _run(layer, len(states)), \
+            (x,) + states + _state(layer)
+
+
+def _lstm_state_features(kwargs):
+    """h has proj_size features when set, c hidden_size."""
+    return (kwargs.get("proj_size") or kwargs["hidden_size"],
+            kwargs["hidden_size"])
 
 
 def cases():
@@ -56,19 +70,11 @@ def cases():
         ("l2_dropout_eval", dict(input_size=4, hidden_size=6, num_layers=2,
                                  dropout=0.5), (3, 2)),
     ]
-    for name, kwargs, (seq, batch) in configs:
-        lstm = torch.nn.LSTM(**kwargs)
-        directions = 2 if kwargs.get("bidirectional") else 1
-        layers = kwargs.get("num_layers", 1)
-        shape = (batch, seq) if kwargs.get("batch_first") else (seq, batch)
-        x = torch.randn(*shape, kwargs["input_size"])
-        yield f"LSTM_{name}", _run(lstm, False), (x,) + _state(lstm)
-        state_shape = (layers * directions, batch, kwargs["hidden_size"])
-        h0, c0 = torch.randn(state_shape), torch.randn(state_shape)
-        yield f"LSTM_{name}_state", _run(lstm, True), (x, h0, c0) + _state(lstm)
+    yield from _layer_cases("LSTM", torch.nn.LSTM, configs,
+                            _lstm_state_features)
     # Unbatched: [seq, feature], states [layers, hidden].
     lstm = torch.nn.LSTM(3, 4, num_layers=2)
-    yield "LSTM_unbatched_state", _run(lstm, True), \
+    yield "LSTM_unbatched_state", _run(lstm, 2), \
         (torch.randn(5, 3), torch.randn(2, 4), torch.randn(2, 4)) + _state(lstm)
     # proj_size: h (and h0, and the next layer's input) has proj_size
     # features, c keeps hidden_size; own seed so the cases above stay as
@@ -80,16 +86,8 @@ def cases():
          dict(input_size=4, hidden_size=6, num_layers=2, proj_size=2,
               bidirectional=True, batch_first=True), (5, 2)),
     ]
-    for name, kwargs, (seq, batch) in proj_configs:
-        lstm = torch.nn.LSTM(**kwargs)
-        directions = 2 if kwargs.get("bidirectional") else 1
-        layers = kwargs.get("num_layers", 1)
-        shape = (batch, seq) if kwargs.get("batch_first") else (seq, batch)
-        x = torch.randn(*shape, kwargs["input_size"])
-        yield f"LSTM_{name}", _run(lstm, False), (x,) + _state(lstm)
-        h0 = torch.randn(layers * directions, batch, kwargs["proj_size"])
-        c0 = torch.randn(layers * directions, batch, kwargs["hidden_size"])
-        yield f"LSTM_{name}_state", _run(lstm, True), (x, h0, c0) + _state(lstm)
+    yield from _layer_cases("LSTM", torch.nn.LSTM, proj_configs,
+                            _lstm_state_features)
     # GRU: own seed, so that the cases above stay as they were.
     torch.manual_seed(2)
     gru_configs = [
@@ -100,15 +98,8 @@ def cases():
         ("l2_bidirectional", dict(input_size=4, hidden_size=5, num_layers=2,
                                   bidirectional=True), (5, 3)),
     ]
-    for name, kwargs, (seq, batch) in gru_configs:
-        gru = torch.nn.GRU(**kwargs)
-        directions = 2 if kwargs.get("bidirectional") else 1
-        layers = kwargs.get("num_layers", 1)
-        shape = (batch, seq) if kwargs.get("batch_first") else (seq, batch)
-        x = torch.randn(*shape, kwargs["input_size"])
-        yield f"GRU_{name}", _run_gru(gru, False), (x,) + _state(gru)
-        h0 = torch.randn(layers * directions, batch, kwargs["hidden_size"])
-        yield f"GRU_{name}_state", _run_gru(gru, True), (x, h0) + _state(gru)
+    yield from _layer_cases("GRU", torch.nn.GRU, gru_configs,
+                            lambda kwargs: (kwargs["hidden_size"],))
     gru = torch.nn.GRU(3, 4, num_layers=2)
-    yield "GRU_unbatched_state", _run_gru(gru, True), \
+    yield "GRU_unbatched_state", _run(gru, 1), \
         (torch.randn(5, 3), torch.randn(2, 4)) + _state(gru)
