@@ -41,6 +41,7 @@ bench:
 	@bash scripts/bootstrap-bench.sh
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNN_BUILD_BENCH=ON >/dev/null
 	@cmake --build $(BUILD) --target nn-bench -j $(JOBS)
+	@/usr/bin/python3 bench/zoo_torchscript.py $(BUILD)/bench-zoo
 	@OMP_WAIT_POLICY=PASSIVE $(BUILD)/bin/nn-bench --benchmark_repetitions=5 \
 	  --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 \
 	  --benchmark_out=$(BENCH_JSON) --benchmark_out_format=json $(BENCH_ARGS)

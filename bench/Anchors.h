@@ -83,6 +83,16 @@ std::unique_ptr<Runner> torchAffineRelu(HostTensor x, float a, float b);
 std::unique_ptr<Runner> torchSoftmax(HostTensor x);
 /// layer_norm over the last dimension of x with w's "weight" and "bias".
 std::unique_ptr<Runner> torchLayerNorm(const NamedTensors &w, HostTensor x);
+/// The model traced into the TorchScript file `path`
+/// (bench/zoo_torchscript.py) with `w` copied into its parameters and
+/// buffers by name (the float names of both must be the same), on x. Not
+/// `frozen`: run with graph optimization off, the aten calls of eager
+/// PyTorch one by one. `frozen`: torch::jit::freeze +
+/// optimize_for_inference (batch norm folded, oneDNN's prepacked
+/// convolutions), as a PyTorch user deploys it.
+std::unique_ptr<Runner> torchScript(const std::string &path,
+                                    const NamedTensors &w, HostTensor x,
+                                    bool frozen);
 
 // --- oneDNN with its preferred (blocked) layouts (DnnlAnchors.cpp) ---------
 void setDnnlThreads(int threads);

@@ -14,10 +14,14 @@
 #include "Anchors.h"
 #include "Roofline.h"
 
+#include "DeterministicValues.h"
 #include "models/ResNet.h"
 #include "models/SimpleMLP.h"
 #include "nn/Runtime/Kernels.h"
 #include "nn/nn.h"
+#include "zoo/MobileNetV2.h"
+#include "zoo/ResNet.h"
+#include "zoo/VisionTransformer.h"
 
 #include <benchmark/benchmark.h>
 
@@ -29,6 +33,7 @@
 #include <random>
 
 #include <cstring>
+#include <filesystem>
 #include <link.h>
 #include <unistd.h>
 
@@ -276,6 +281,7 @@ enum class Impl {
   nn_nofuse_nofold,
   nn_split,
   libtorch,
+  libtorch_frozen,
   onednn,
   hand,
   hand_nt
@@ -292,6 +298,8 @@ const char *implName(Impl i) {
     return "nn_split";
   case Impl::libtorch:
     return "libtorch";
+  case Impl::libtorch_frozen:
+    return "libtorch_frozen";
   case Impl::onednn:
     return "onednn";
   case Impl::hand:
@@ -319,6 +327,7 @@ struct Workload {
   std::vector<float> reference; // libtorch's output
 
   bool ready = false;
+  std::string setupError; // set-up or libtorch's reference run failed
   std::map<std::pair<Impl, int>, std::unique_ptr<Runner>> runners;
   std::map<std::pair<Impl, int>, std::string> errors;
 };
@@ -334,6 +343,7 @@ void setThreads(Impl impl, int threads) {
   static int torchThreads = 0; // 0: not known
   switch (impl) {
   case Impl::libtorch:
+  case Impl::libtorch_frozen:
     if (torchThreads != threads)
       bench::setTorchThreads(threads);
     torchThreads = threads;
@@ -386,12 +396,21 @@ std::string compare(const std::vector<float> &got,
 /// use; nullptr with `error` set when it cannot be used.
 Runner *prepare(Workload &w, Impl impl, int threads, std::string &error) {
   if (!w.ready) {
-    setThreads(Impl::libtorch, 1);
-    w.setup(w);
-    auto ref = w.make.at(Impl::libtorch)(1);
-    ref->run();
-    w.reference = ref->output();
     w.ready = true;
+    setThreads(Impl::libtorch, 1);
+    try {
+      w.setup(w);
+      auto ref = w.make.at(Impl::libtorch)(1);
+      ref->run();
+      w.reference = ref->output();
+    } catch (const std::exception &e) {
+      w.setupError = w.name + ": set-up failed: " + e.what();
+      std::cerr << "nn-bench: " << w.setupError << "\n";
+    }
+  }
+  if (!w.setupError.empty()) {
+    error = w.setupError;
+    return nullptr;
   }
   auto key = std::make_pair(impl, threads);
   if (auto it = w.errors.find(key); it != w.errors.end()) {
@@ -443,6 +462,32 @@ void adopt(Workload &w, Holder holder, std::vector<nn::Tensor> inputs,
            uint32_t seed) {
   adoptState(w, holder.ptr(), std::move(inputs), seed);
   w.make[Impl::nn] = [&w, holder](int) { return compileNN(holder, w.inputs); };
+}
+
+/// The zoo model `holder` with the zoo tests' deterministic weights, on
+/// deterministic 224x224 images.
+template <typename Holder>
+void adoptZoo(Workload &w, Holder holder, double gain, int64_t batch) {
+  holder->load_state_dict(nn::testing::deterministicState(*holder, gain),
+                          /*strict=*/true);
+  w.model = holder.ptr();
+  w.model->eval();
+  w.inputs = {nn::testing::deterministicImages({batch, 3, 224, 224})};
+  w.state = w.model->state_dict();
+  w.hostWeights = hostState(w.state);
+  w.make[Impl::nn] = [&w, holder](int) { return compileNN(holder, w.inputs); };
+}
+
+/// Where bench/zoo_torchscript.py wrote the TorchScript files: the
+/// NN_BENCH_ZOO_DIR environment variable, else bench-zoo/ in the build
+/// tree (next to bin/, where `make bench` writes them).
+std::string zooScriptDir() {
+  if (const char *dir = std::getenv("NN_BENCH_ZOO_DIR"))
+    return dir;
+  return (std::filesystem::canonical("/proc/self/exe").parent_path() / ".." /
+          "bench-zoo")
+      .lexically_normal()
+      .string();
 }
 
 std::vector<std::unique_ptr<Workload>> &workloads() {
@@ -687,6 +732,45 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
       return bench::torchResidual(w.hostWeights, host(w.inputs[0]), {""});
     };
   });
+
+  // Z1-Z3: whole torchvision models (examples/zoo, full size, 224x224) at
+  // batch 1 and 8 against the same model traced by PyTorch
+  // (bench/zoo_torchscript.py), run op by op (libtorch) and frozen
+  // (libtorch_frozen). The weights are the zoo tests' deterministic ones
+  // (tests/E2E/DeterministicValues.h, with ZooTest's gains), whose
+  // activations keep their scale through the depth of the network. flop:
+  // 2 x torchvision's multiply-adds per image.
+  struct ZooModel {
+    const char *name;
+    std::function<void(Workload &, int64_t batch)> adopt;
+    double flopPerImage;
+  };
+  const ZooModel zooModels[] = {
+      {"Z1_resnet18",
+       [](Workload &w, int64_t b) { adoptZoo(w, nn::zoo::resnet18(), 3.0, b); },
+       2 * 1.81e9},
+      {"Z2_mobilenet_v2",
+       [](Workload &w, int64_t b) {
+         adoptZoo(w, nn::zoo::mobilenet_v2(), 6.0, b);
+       },
+       2 * 0.30e9},
+      {"Z3_vit_b_16",
+       [](Workload &w, int64_t b) { adoptZoo(w, nn::zoo::vit_b_16(), 3.0, b); },
+       2 * 17.56e9}};
+  for (const ZooModel &model : zooModels)
+    for (int64_t batch : {1, 8})
+      add(std::string(model.name) + "_b" + std::to_string(batch),
+          batch * model.flopPerImage, 0, [model, batch](Workload &w) {
+            model.adopt(w, batch);
+            std::string path = zooScriptDir() + "/" +
+                               std::string(model.name).substr(3) + ".pt";
+            for (Impl impl : {Impl::libtorch, Impl::libtorch_frozen})
+              w.make[impl] = [&w, path, impl](int) {
+                return bench::torchScript(path, w.hostWeights,
+                                          host(w.inputs[0]),
+                                          impl == Impl::libtorch_frozen);
+              };
+          });
   return all;
 }
 
@@ -701,10 +785,18 @@ std::vector<Impl> implsOf(const std::string &name) {
     return {Impl::nn, Impl::libtorch, Impl::hand, Impl::hand_nt};
   if (name.starts_with("W7"))
     return {Impl::nn, Impl::nn_nofuse, Impl::nn_nofuse_nofold, Impl::libtorch};
+  if (name.starts_with("Z"))
+    return {Impl::nn, Impl::libtorch, Impl::libtorch_frozen};
   return {Impl::nn, Impl::libtorch};
 }
 
 void runWorkload(benchmark::State &state, Workload *w, Impl impl, int threads) {
+  // The benchmarks run workload after workload: drop the previous one's
+  // runners (a full ViT-B/16 holds its weights once per runner).
+  static Workload *current = nullptr;
+  if (current && current != w)
+    current->runners.clear();
+  current = w;
   std::string error;
   if (impl == Impl::nn && !w->skipNN.empty()) {
     state.SkipWithError(("skipped: " + w->skipNN).c_str());

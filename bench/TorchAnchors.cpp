@@ -11,7 +11,12 @@
 
 #include "Anchors.h"
 
+#include <torch/csrc/jit/runtime/graph_executor.h>
+#include <torch/script.h>
 #include <torch/torch.h>
+
+#include <set>
+#include <stdexcept>
 
 namespace bench {
 namespace {
@@ -276,6 +281,73 @@ std::unique_ptr<Runner> torchLayerNorm(const NamedTensors &w, HostTensor x) {
   int64_t cols = x.shape.back();
   return std::make_unique<TorchRunner>(
       [=] { return torch::layer_norm(in, {cols}, weight, bias, 1e-5); });
+}
+
+namespace {
+
+/// Copies `w` into the module's parameters and buffers by state_dict name;
+/// the two sets of float names must be the same.
+void loadWeights(torch::jit::Module &module, const NamedTensors &w,
+                 const std::string &path) {
+  std::set<std::string> unused;
+  for (const auto &entry : w)
+    unused.insert(entry.first);
+  torch::NoGradGuard noGrad;
+  auto load = [&](const std::string &name, torch::Tensor t) {
+    if (t.scalar_type() != torch::kFloat32)
+      return; // num_batches_tracked
+    auto it = w.find(name);
+    if (it == w.end())
+      throw std::runtime_error(path + " has '" + name + "', nn's model not");
+    torch::Tensor value = toTorch(it->second);
+    if (value.sizes() != t.sizes())
+      throw std::runtime_error(path + ": '" + name + "' has a different shape");
+    t.copy_(value);
+    unused.erase(name);
+  };
+  for (const auto &p : module.named_parameters())
+    load(p.name, p.value);
+  for (const auto &b : module.named_buffers())
+    load(b.name, b.value);
+  if (!unused.empty())
+    throw std::runtime_error("nn's model has '" + *unused.begin() + "', " +
+                             path + " not");
+}
+
+/// A traced TorchScript module run op by op, or frozen.
+class ScriptRunner : public Runner {
+public:
+  ScriptRunner(torch::jit::Module module, torch::Tensor x, bool frozen)
+      : module_(std::move(module)), x_(std::move(x)), frozen_(frozen) {}
+  void run() override {
+    torch::NoGradGuard noGrad;
+    // Unfrozen: no graph optimization, so the interpreter makes the aten
+    // calls of the traced forward one by one, as eager PyTorch makes them.
+    torch::jit::GraphOptimizerEnabledGuard optimize(frozen_);
+    out_ = module_.forward({x_}).toTensor();
+  }
+  std::vector<float> output() override { return toVector(out_); }
+
+private:
+  torch::jit::Module module_;
+  torch::Tensor x_;
+  bool frozen_;
+  torch::Tensor out_;
+};
+
+} // namespace
+
+std::unique_ptr<Runner> torchScript(const std::string &path,
+                                    const NamedTensors &w, HostTensor x,
+                                    bool frozen) {
+  torch::jit::Module module = torch::jit::load(path);
+  module.eval();
+  loadWeights(module, w, path);
+  if (frozen) {
+    module = torch::jit::freeze(module);
+    module = torch::jit::optimize_for_inference(module);
+  }
+  return std::make_unique<ScriptRunner>(std::move(module), toTorch(x), frozen);
 }
 
 } // namespace bench

@@ -63,7 +63,9 @@ def main(paths):
                         if not n.startswith("Roofline/")})
     # W6 has two hand loops: plain stores ("hand") and non-temporal stores
     # ("hand_nt"); the anchor column shows the faster.
-    impls = ["nn", "libtorch", "onednn", "hand", "hand_nt"]
+    # The zoo rows (Z*) have PyTorch's traced model run op by op
+    # ("libtorch") and frozen ("libtorch_frozen").
+    impls = ["nn", "libtorch", "libtorch_frozen", "onednn", "hand", "hand_nt"]
 
     def cell(name):
         if name in errors:
@@ -73,7 +75,7 @@ def main(paths):
             return None, None
         return ms(aggs["min"]), ms(aggs["median"])
 
-    print("| workload | thr | nn min / med (ms) | libtorch min / med | oneDNN or hand min / med "
+    print("| workload | thr | nn min / med (ms) | libtorch min / med | oneDNN, hand or frozen min / med "
           "| libtorch / nn | best anchor / nn | nn % peak | libtorch % peak |")
     print("|---|---|---|---|---|---|---|---|---|")
     notes = []
@@ -105,11 +107,12 @@ def main(paths):
                     return "—"
                 return f"{100 * work / (v[1] / 1e3) / peak:.0f}%{(' ' + unit) if unit else ''}"
 
-            anchors = [(k, got[k]) for k in ("onednn", "hand", "hand_nt")
+            anchors = [(k, got[k]) for k in ("libtorch_frozen", "onednn", "hand", "hand_nt")
                        if got[k][1] is not None]
             other_key, other = min(anchors, key=lambda a: a[1][1],
                                    default=(None, (None, None)))
-            other_name = {"onednn": "oneDNN", "hand": "hand",
+            other_name = {"libtorch_frozen": "TorchScript frozen",
+                          "onednn": "oneDNN", "hand": "hand",
                           "hand_nt": "hand (nt stores)", None: ""}[other_key]
             nn = got["nn"]
             ratio = "—" if nn[1] is None or got["libtorch"][1] is None else \

@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Writes the TorchScript files of the zoo rows of nn-bench (docs/benchmarks.md).
+
+    python3 bench/zoo_torchscript.py <out-dir>
+
+For each of torchvision 0.14's resnet18, mobilenet_v2 and vit_b_16 (full
+size, eval mode), <out-dir>/<model>.pt is the model traced by
+torch.jit.trace on one 224x224 image. The traced graph reads the batch size
+from its input, so one file serves batch 1 and 8. The weights saved with it
+do not matter: nn-bench overwrites every parameter and buffer with nn's
+values by state_dict name before it runs or freezes the module, and checks
+that the two sets of names are the same. A file already present is kept.
+"""
+import os
+import sys
+import warnings
+
+import torch
+import torchvision
+
+MODELS = {
+    "resnet18": torchvision.models.resnet18,
+    "mobilenet_v2": torchvision.models.mobilenet_v2,
+    "vit_b_16": torchvision.models.vit_b_16,
+}
+
+
+def main(out):
+    os.makedirs(out, exist_ok=True)
+    for name, make in MODELS.items():
+        path = os.path.join(out, name + ".pt")
+        if os.path.exists(path):
+            continue
+        torch.manual_seed(0)
+        model = make().eval()
+        with torch.no_grad(), warnings.catch_warnings():
+            # ViT's shape asserts become constants in the trace; the shapes
+            # nn-bench runs are the traced ones but for the batch.
+            warnings.simplefilter("ignore", torch.jit.TracerWarning)
+            traced = torch.jit.trace(model, torch.zeros(1, 3, 224, 224),
+                                     check_trace=False)
+        traced.save(path + ".tmp")
+        os.replace(path + ".tmp", path)
+        print(f"zoo_torchscript: wrote {path}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])
