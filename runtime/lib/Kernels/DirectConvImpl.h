@@ -139,8 +139,14 @@ private:
 /// `w` at its block of the packed weights. The sums build in a local array
 /// only ever indexed by unrolled constants, which GCC keeps in registers
 /// (`out`, indexed at run time by partial stores, lives in memory:
-/// accumulating there directly stored every FMA's result).
-__attribute__((always_inline)) inline void
+/// accumulating there directly stored every FMA's result). Not inlined:
+/// inside directConvBand, GCC 12 gave the 3 input vectors of the AVX-512
+/// tile stack slots (values of the band loop held the spare zmm registers),
+/// so each of the 24 FMAs per tap read its input back from memory and the
+/// tile ran load-bound at a third of the FMA peak. On its own the tile holds
+/// its 24 + 3 + 1 vectors in registers; the call costs nothing beside a
+/// tile's C x taps x 24 FMAs.
+__attribute__((noinline)) void
 directTile(const float *in, const int64_t (&base)[NV], int64_t chanStride,
            int64_t C, const int64_t *off, int64_t taps, const float *w,
            Vec (&out)[OCB][NV]) {
