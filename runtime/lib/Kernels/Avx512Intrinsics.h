@@ -50,6 +50,18 @@ inline void nnMaskStoreuPs(void *p, simde__mmask16 mask, simde__m512 v) {
 }
 #define _mm512_mask_storeu_ps(p, mask, v) nnMaskStoreuPs(p, mask, v)
 #endif
+// No zero-masked load either: lane by lane, reading only the lanes of
+// `mask`, so a load past them would fault here as it must not there.
+#ifndef _mm512_maskz_loadu_ps
+inline simde__m512 nnMaskzLoaduPs(simde__mmask16 mask, const void *p) {
+  float lanes[16] = {};
+  for (int i = 0; i < 16; ++i)
+    if (mask >> i & 1)
+      lanes[i] = static_cast<const float *>(p)[i];
+  return simde_mm512_loadu_ps(lanes);
+}
+#define _mm512_maskz_loadu_ps(mask, p) nnMaskzLoaduPs(mask, p)
+#endif
 #else
 #include <immintrin.h>
 #endif

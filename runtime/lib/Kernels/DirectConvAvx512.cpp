@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Avx512Intrinsics.h"
+#include "EpilogueAvx512.h"
 #include "KernelsInternal.h"
 
 // GCC 12's _mm512_max_ps / _mm512_min_ps pass a deliberately undefined
@@ -34,39 +35,10 @@ inline void vstore(float *p, Vec v) { _mm512_storeu_ps(p, v); }
 inline Vec vbroadcast(const float *p) { return _mm512_set1_ps(*p); }
 inline Vec vfma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
 
-/// True when every addend of `ep` is contiguous or broadcast along a row.
-inline bool vectorEpilogue(const nn_rt_epilogue &ep) {
-  for (const nn_rt_addend &a : ep.addends)
-    if (a.data && a.col_stride != 0 && a.col_stride != 1)
-      return false;
-  return true;
-}
-
-/// nn_rt::applyEpilogue on C[m, n0:n0+16] held in v. Max and min with the
-/// bound first, and a mask of v > 0, keep NaN as the scalar reference does.
+/// nn_rt::applyEpilogue on 16 results of one row (EpilogueAvx512.h).
 inline Vec applyEpilogueVec(const nn_rt_epilogue &ep, Vec v, int64_t m,
                             int64_t n0) {
-  for (const nn_rt_addend &a : ep.addends) {
-    if (!a.data)
-      continue;
-    const float *p = a.data + m * a.row_stride + n0 * a.col_stride;
-    v = _mm512_add_ps(v, a.col_stride == 0 ? _mm512_set1_ps(*p)
-                                           : _mm512_loadu_ps(p));
-  }
-  switch (ep.activation) {
-  case NN_RT_ACT_RELU:
-    return _mm512_max_ps(_mm512_setzero_ps(), v);
-  case NN_RT_ACT_CLAMP:
-    return _mm512_min_ps(_mm512_set1_ps(ep.max),
-                         _mm512_max_ps(_mm512_set1_ps(ep.min), v));
-  case NN_RT_ACT_LEAKY_RELU: {
-    __mmask16 positive = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ);
-    return _mm512_mask_blend_ps(positive,
-                                _mm512_mul_ps(v, _mm512_set1_ps(ep.slope)), v);
-  }
-  default:
-    return v;
-  }
+  return applyEpilogue16(ep, v, m, n0);
 }
 
 } // namespace

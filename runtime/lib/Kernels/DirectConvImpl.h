@@ -146,10 +146,11 @@ private:
 /// tile ran load-bound at a third of the FMA peak. On its own the tile holds
 /// its 24 + 3 + 1 vectors in registers; the call costs nothing beside a
 /// tile's C x taps x 24 FMAs.
-__attribute__((noinline)) void
-directTile(const float *in, const int64_t (&base)[NV], int64_t chanStride,
-           int64_t C, const int64_t *off, int64_t taps, const float *w,
-           Vec (&out)[OCB][NV]) {
+__attribute__((noinline)) void directTile(const float *in,
+                                          const int64_t (&base)[NV],
+                                          int64_t chanStride, int64_t C,
+                                          const int64_t *off, int64_t taps,
+                                          const float *w, Vec (&out)[OCB][NV]) {
   Vec acc[OCB][NV];
 #pragma GCC unroll 16
   for (int r = 0; r < OCB; ++r)

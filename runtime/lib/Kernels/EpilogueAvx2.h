@@ -14,14 +14,7 @@
 
 namespace {
 
-/// True when every addend of `ep` is contiguous or broadcast along a row,
-/// so applyEpilogue8 can read it with vector loads.
-inline bool vectorEpilogue(const nn_rt_epilogue &ep) {
-  for (const nn_rt_addend &a : ep.addends)
-    if (a.data && a.col_stride != 0 && a.col_stride != 1)
-      return false;
-  return true;
-}
+using nn_rt::vectorEpilogue;
 
 /// The activation of `ep` on v. The vector max, min and compare return
 /// their second operand for NaN, so the bound goes first to keep NaN as the

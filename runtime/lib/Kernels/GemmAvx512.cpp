@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Avx512Intrinsics.h"
+#include "EpilogueAvx512.h"
 #include "KernelsInternal.h"
 
 // GCC 12's unpack and 128-bit lane shuffles pass a deliberately undefined
@@ -133,6 +134,34 @@ inline void microKernel(const nn_rt::GemmArgs &g, int64_t kc, const float *Ap,
     Ap += MR;
     Bp += NR;
   }
+  if (!last || vectorEpilogue(g.ep)) {
+    // Masks select a partial tile's columns (N = 10 of W1's last layer);
+    // loads and stores touch no other column of C or of the addends.
+    const __mmask16 mask0 = cols >= 16 ? 0xffff : (1u << cols) - 1;
+    const __mmask16 mask1 = cols >= NR  ? 0xffff
+                            : cols > 16 ? (1u << (cols - 16)) - 1
+                                        : 0;
+#pragma GCC unroll 12
+    for (int r = 0; r < MR; ++r) {
+      if (r >= rows)
+        break;
+      float *c = C + r * g.rsC;
+      __m512 v0 = acc[r][0], v1 = acc[r][1];
+      if (loadC) {
+        v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(mask0, c));
+        v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(mask1, c + 16));
+      }
+      if (last) {
+        v0 = applyEpilogue16(g.ep, v0, m0 + r, n0, mask0);
+        if (mask1)
+          v1 = applyEpilogue16(g.ep, v1, m0 + r, n0 + 16, mask1);
+      }
+      _mm512_mask_storeu_ps(c, mask0, v0);
+      _mm512_mask_storeu_ps(c + 16, mask1, v1);
+    }
+    return;
+  }
+  // Strided addends: the scalar epilogue.
   alignas(64) float tile[MR * NR];
 #pragma GCC unroll 12
   for (int r = 0; r < MR; ++r) {

@@ -192,6 +192,15 @@ static inline float applyEpilogue(const nn_rt_epilogue &ep, float v, int64_t m,
   }
 }
 
+/// True when every addend of `ep` is contiguous or broadcast along a row,
+/// so that a vector store can read a row's addends with vector loads.
+static inline bool vectorEpilogue(const nn_rt_epilogue &ep) {
+  for (const nn_rt_addend &a : ep.addends)
+    if (a.data && a.col_stride != 0 && a.col_stride != 1)
+      return false;
+  return true;
+}
+
 /// `ep` with its addends moved to image `image`.
 static inline nn_rt_epilogue epilogueOfImage(const nn_rt_epilogue &ep,
                                              int64_t image) {
