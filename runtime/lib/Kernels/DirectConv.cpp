@@ -25,11 +25,11 @@ inline int64_t maxI(int64_t a, int64_t b) { return a > b ? a : b; }
 inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// Below this many multiply-adds a convolution runs on the calling thread
-/// alone (as nn_rt_sgemm does, and for the same reason: waking a worker
-/// costs more than a small layer). A depthwise multiply-add moves a load
-/// per FMA instead of a third of one, so its threshold is lower.
-constexpr double kMinParallelWork = 1 << 25;
-constexpr double kMinParallelDepthwiseWork = 1 << 22;
+/// alone (as nn_rt_sgemm does, with the same bound and reason, see
+/// Dispatch.cpp). A depthwise multiply-add moves a load per FMA instead of a
+/// third of one, so its threshold is lower.
+constexpr double kMinParallelWork = 1 << 21;
+constexpr double kMinParallelDepthwiseWork = 1 << 18;
 
 /// Floats of a band's scratch the tiles should find in L2 (Zen 3 and recent
 /// Intel cores have >= 512 KiB), beside the packed weights of a 64-channel

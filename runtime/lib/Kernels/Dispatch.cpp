@@ -217,11 +217,17 @@ void tile(int64_t &mr, int64_t &nr) {
   }
 }
 
-/// Below this many multiply-adds a GEMM runs on the calling thread alone:
-/// waking a worker costs microseconds when it spins and milliseconds when the
-/// machine is loaded and it has to be scheduled (W1's 13M-MAC layers lost 5x
-/// on 2 threads at 2^18).
-constexpr double kMinParallelWork = 1 << 25;
+/// Below this many multiply-adds (about 20 us on one AVX-512 core) a GEMM
+/// or convolution runs on the calling thread alone. The workers spin
+/// between the kernels of a forward (ThreadPool.cpp), so handing them a
+/// loop costs under a microsecond; a worker that must be woken, or
+/// scheduled on a loaded machine, costs far more, which this bound keeps
+/// to layers where it is a small part. It was 2^25 when workers slept
+/// between loops (W1's 13M-MAC layers then lost 5x on 2 threads at 2^18);
+/// with the spinning pool, measured on Zen 4 (one run, medians, 1 -> 2
+/// threads): W1 0.357 -> 0.207 ms, MobileNetV2 at batch 1, whose layers are
+/// 1M-20M MACs, 12.0 -> 6.9 ms (at 2^25 it did not scale at all).
+constexpr double kMinParallelWork = 1 << 21;
 
 /// Below this many multiply-adds a GEMM that splitsSmallGemm could split
 /// runs on the calling thread alone. That split repeats no work, so only
