@@ -157,11 +157,11 @@ void scalarGemm(const nn_rt::GemmArgs &g, int64_t m0, int64_t m1, int64_t n0,
 }
 
 void scalarConv(const nn_rt::ConvArgs &cv, int64_t image, int64_t p0,
-                int64_t p1) {
+                int64_t p1, int64_t o0, int64_t o1) {
   const float *in = cv.input + image * cv.C * cv.H * cv.W;
   float *out = cv.output + image * cv.O * cv.OH * cv.OW;
   nn_rt_epilogue ep = nn_rt::epilogueOfImage(cv.ep, image);
-  for (int64_t o = 0; o < cv.O; ++o)
+  for (int64_t o = o0; o < o1; ++o)
     for (int64_t p = p0; p < p1; ++p) {
       int64_t oy = p / cv.OW, ox = p % cv.OW;
       float acc = 0.f;
@@ -191,15 +191,16 @@ void gemmRange(const nn_rt::GemmArgs &g, int64_t m0, int64_t m1, int64_t n0,
   }
 }
 
-void convRange(const nn_rt::ConvArgs &cv, int64_t image, int64_t p0,
-               int64_t p1) {
+/// Output channels [o0, o1) of `image` at pixels [p0, p1).
+void convRange(const nn_rt::ConvArgs &cv, int64_t image, int64_t p0, int64_t p1,
+               int64_t o0, int64_t o1) {
   switch (isa()) {
   case Isa::avx512:
-    return nn_rt::avx512::conv2d(cv, image, p0, p1);
+    return nn_rt::avx512::conv2d(cv, image, p0, p1, o0, o1);
   case Isa::avx2:
-    return nn_rt::avx2::conv2d(cv, image, p0, p1);
+    return nn_rt::avx2::conv2d(cv, image, p0, p1, o0, o1);
   default:
-    return scalarConv(cv, image, p0, p1);
+    return scalarConv(cv, image, p0, p1, o0, o1);
   }
 }
 
@@ -270,28 +271,41 @@ void gemmChunk(void *ctx, int64_t begin, int64_t end) {
   }
 }
 
+/// A convolution's work in chunks of `pixels` output pixels (a multiple of
+/// the register tile's columns, or all of an image's) by `channels` output
+/// channels (a multiple of its rows, or all of them), indexed image-major.
 struct ConvSplit {
   const nn_rt::ConvArgs *cv;
-  int64_t pixelsPerChunk; // 0: whole images per chunk
+  int64_t pixels, channels;
+
+  int64_t pixelBlocks() const {
+    return (cv->OH * cv->OW + pixels - 1) / pixels;
+  }
+  int64_t channelBlocks() const { return (cv->O + channels - 1) / channels; }
+  int64_t chunks() const { return cv->N * pixelBlocks() * channelBlocks(); }
 };
 
 void convChunk(void *ctx, int64_t begin, int64_t end) {
   auto *s = static_cast<ConvSplit *>(ctx);
   const nn_rt::ConvArgs &cv = *s->cv;
-  int64_t pixels = cv.OH * cv.OW;
-  if (s->pixelsPerChunk == 0) {
-    for (int64_t image = begin; image < end; ++image)
-      convRange(cv, image, 0, pixels);
-    return;
-  }
-  // Chunks index (image, pixel block) pairs.
-  int64_t blocks = (pixels + s->pixelsPerChunk - 1) / s->pixelsPerChunk;
+  const int64_t pixels = cv.OH * cv.OW, pixelBlocks = s->pixelBlocks(),
+                channelBlocks = s->channelBlocks();
+  auto below = [](int64_t a, int64_t b) { return a < b ? a : b; };
   for (int64_t c = begin; c < end; ++c) {
-    int64_t image = c / blocks, p0 = (c % blocks) * s->pixelsPerChunk;
-    int64_t p1 =
-        p0 + s->pixelsPerChunk < pixels ? p0 + s->pixelsPerChunk : pixels;
-    convRange(cv, image, p0, p1);
+    int64_t image = c / (pixelBlocks * channelBlocks),
+            p0 = c / channelBlocks % pixelBlocks * s->pixels,
+            o0 = c % channelBlocks * s->channels;
+    convRange(cv, image, p0, below(p0 + s->pixels, pixels), o0,
+              below(o0 + s->channels, cv.O));
   }
+}
+
+/// How much longer than an even share the largest of `parts` shares of
+/// `size` is when shares are whole multiples of `unit`.
+double shareExcess(int64_t size, int64_t parts, int64_t unit) {
+  int64_t share = (size + parts - 1) / parts;
+  share = (share + unit - 1) / unit * unit;
+  return double(share < size ? share : size) * double(parts) / double(size);
 }
 
 /// The convolution's weights in the chosen ISA's packed layout, in the
@@ -327,23 +341,26 @@ void runConv(const nn_rt::ConvArgs &cv) {
   int64_t pixels = OH * OW;
   if (threads <= 1 || double(N) * O * pixels * C * KH * KW < kMinParallelWork) {
     for (int64_t image = 0; image < N; ++image)
-      convRange(cv, image, 0, pixels);
+      convRange(cv, image, 0, pixels, 0, O);
     return;
   }
-  if (N % threads == 0 || N >= 4 * threads) {
-    ConvSplit split{&cv, 0};
-    nn_rt::parallelFor(N, convChunk, &split, nn_rt::gemmScratch());
-    return;
+  ConvSplit split{&cv, pixels, O};
+  if (N % threads != 0 && N < 4 * threads) {
+    // Few images: also split each image, in whole register tiles, along
+    // its pixels (each thread packs only its own columns of the im2col
+    // matrix) unless that leaves the threads clearly less even than its
+    // output channels do (every thread then packs all of them, a 1/M part
+    // of its work): ResNet's 7x7 layers are 2 column tiles of 32 and 17
+    // pixels on 2 threads, 512 channels split 264 / 248.
+    int64_t mr, nr;
+    tile(mr, nr);
+    int64_t perImage = (threads + N - 1) / N;
+    if (shareExcess(O, perImage, mr) * 1.1 < shareExcess(pixels, perImage, nr))
+      split.channels = ((O + perImage - 1) / perImage + mr - 1) / mr * mr;
+    else
+      split.pixels = ((pixels + perImage - 1) / perImage + nr - 1) / nr * nr;
   }
-  // Few images: also split each image's pixels, in whole register tiles.
-  int64_t mr, nr;
-  tile(mr, nr);
-  int64_t perImage = (threads + N - 1) / N;
-  int64_t chunk = (pixels + perImage - 1) / perImage;
-  chunk = (chunk + nr - 1) / nr * nr;
-  ConvSplit split{&cv, chunk};
-  int64_t blocks = (pixels + chunk - 1) / chunk;
-  nn_rt::parallelFor(N * blocks, convChunk, &split, nn_rt::gemmScratch());
+  nn_rt::parallelFor(split.chunks(), convChunk, &split, nn_rt::gemmScratch());
 }
 
 /// Larger packed Bs fall back to splitting N (each thread packs its columns).

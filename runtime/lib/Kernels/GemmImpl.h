@@ -395,21 +395,22 @@ void packWeights(const ConvArgs &cv, float *dst) {
   packAllA(convGemmArgs(cv, 0), dst);
 }
 
-void conv2d(const ConvArgs &cv, int64_t image, int64_t p0, int64_t p1) {
+void conv2d(const ConvArgs &cv, int64_t image, int64_t p0, int64_t p1,
+            int64_t o0, int64_t o1) {
   GemmArgs g = convGemmArgs(cv, image);
   const float *in = cv.input + image * cv.C * cv.H * cv.W;
   if (cv.KH == 1 && cv.KW == 1 && cv.strideH == 1 && cv.strideW == 1 &&
       cv.padTop == 0 && cv.padLeft == 0 && cv.OH == cv.H && cv.OW == cv.W) {
     // A 1x1 window: im2col is the image itself, B[c, p] = in[c * H*W + p].
     g.B = in, g.rsB = cv.H * cv.W, g.csB = 1;
-    gemmBlock(g, 0, g.M, p0, p1, kConvBlocking, cv.packedWeight,
+    gemmBlock(g, o0, o1, p0, p1, kConvBlocking, cv.packedWeight,
               [&](int64_t k0, int64_t kc, int64_t q0, int64_t nc, float *dst) {
                 packBStrided(g, k0, kc, q0, nc, dst);
                 return static_cast<const float *>(dst);
               });
     return;
   }
-  gemmBlock(g, 0, g.M, p0, p1, kConvBlocking, cv.packedWeight,
+  gemmBlock(g, o0, o1, p0, p1, kConvBlocking, cv.packedWeight,
             [&](int64_t k0, int64_t kc, int64_t q0, int64_t nc, float *dst) {
               packBConv(cv, in, k0, kc, q0, nc, dst);
               return static_cast<const float *>(dst);

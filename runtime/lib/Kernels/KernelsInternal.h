@@ -236,7 +236,9 @@ static inline GemmArgs convGemmArgs(const ConvArgs &cv, int64_t image) {
   int64_t nr();                                                                \
   void sgemm(const GemmArgs &g, int64_t m0, int64_t m1, int64_t n0,            \
              int64_t n1);                                                      \
-  void conv2d(const ConvArgs &cv, int64_t image, int64_t p0, int64_t p1);      \
+  /* Output channels [o0, o1) (o0 a multiple of mr()) at pixels [p0, p1). */   \
+  void conv2d(const ConvArgs &cv, int64_t image, int64_t p0, int64_t p1,       \
+              int64_t o0, int64_t o1);                                         \
   int64_t packedWeightSize(const ConvArgs &cv);                                \
   void packWeights(const ConvArgs &cv, float *dst);                            \
   /* B whole, packed once and shared by the threads of one GEMM. */            \
@@ -383,8 +385,12 @@ struct DirectPrefetch {
   int64_t channels, stride, floats;
 };
 
-/// True when the direct kernel computes `cv` on this CPU (the implicit GEMM
-/// takes the rest, and the plain 1x1 case that needs no gather).
+/// True when this CPU has vector tiles and the direct kernel's scratch
+/// layout holds `cv`'s window (runDirectConv can compute it).
+bool vectorWindow(const ConvArgs &cv);
+/// True when the dispatcher has the direct kernel compute `cv` on this CPU
+/// (the implicit GEMM takes the rest: the plain 1x1 case that needs no
+/// gather, and rows much narrower than a vector).
 bool directConvApplies(const ConvArgs &cv);
 /// The convolution `cv` by the direct kernel over the thread pool.
 /// `packedWeight` is packDirectConvWeights' layout for directConvBlock()

@@ -138,14 +138,37 @@ TEST_P(DirectConvTest, EveryPathMatchesLoops) {
                        w.strideW, w.padTop, w.padLeft, w.dilationH, w.dilationW,
                        w.OH(),    w.OW(),   nullptr,   ep,          nullptr};
     if (nn_rt::isaLevel() != nn_rt::IsaLevel::scalar) {
-      // Every window here is one the direct kernel takes.
-      ASSERT_TRUE(nn_rt::directConvApplies(cv));
+      // Every window here is one the direct kernel can run, whether or not
+      // the dispatcher would choose it for this geometry.
+      ASSERT_TRUE(nn_rt::vectorWindow(cv));
       check(w, Path::direct, ep, in, weight);
       check(w, Path::directPrepacked, ep, in, weight);
     }
     check(w, Path::gemm, ep, in, weight);
     check(w, Path::entry, ep, in, weight);
   }
+}
+
+/// The dispatcher's choice between the direct tiles and the GEMM: the
+/// direct ones unless the output rows are so much narrower than a vector
+/// that the GEMM's column tiles of whole images waste clearly fewer lanes.
+TEST_P(DirectConvTest, NarrowRowsGoToTheGemm) {
+  if (nn_rt::isaLevel() == nn_rt::IsaLevel::scalar)
+    GTEST_SKIP() << "no vector kernels on this CPU";
+  auto applies = [](int64_t size, int64_t C, int64_t O) {
+    nn_rt_epilogue ep = {};
+    return nn_rt::directConvApplies(
+        nn_rt::convArgs(1, C, size, size, nullptr, O, 3, 3, nullptr, 1, 1, 1, 1,
+                        1, 1, size, size, nullptr, &ep));
+  };
+  // ResNet's 3x3 layers at 56, 28 and 14 pixels a row (56 of 64, 28 of 32
+  // and 14 of 16 AVX-512 lanes) stay direct.
+  EXPECT_TRUE(applies(56, 64, 64));
+  EXPECT_TRUE(applies(28, 128, 128));
+  EXPECT_TRUE(applies(14, 256, 256));
+  // At 7 a row, AVX-512's vectors are 7/16 used, the GEMM's 32-column
+  // tiles of the 49 pixels 49/64; AVX2's vectors 7/8.
+  EXPECT_EQ(applies(7, 512, 512), nn_rt::isaLevel() != nn_rt::IsaLevel::avx512);
 }
 
 /// Every output width from 1 to a tile and a vector past the tile (33 on

@@ -173,7 +173,12 @@ TEST_P(KernelsTest, Conv2dMatchesLoops) {
                      // O > MC (144): row blocks of the packed weights.
                      ConvCase{1, 8, 6, 6, 150, 3, 3, 1, 1, 1, true, false},
                      // 1x1 with stride: the gather, not the plain GEMM.
-                     ConvCase{2, 6, 9, 9, 5, 1, 1, 2, 0, 1, true, false}}) {
+                     ConvCase{2, 6, 9, 9, 5, 1, 1, 2, 0, 1, true, false},
+                     // One image of 7x7 outputs with enough work for the
+                     // threads: they share its 100 output channels in
+                     // whole register tiles (its 49 pixels are only two
+                     // column tiles).
+                     ConvCase{1, 64, 7, 7, 100, 3, 3, 1, 1, 1, true, true}}) {
     ConvData d(c, rng);
     const int64_t OH = d.OH, OW = d.OW;
     const auto &in = d.in, &w = d.w;
