@@ -139,10 +139,12 @@ using BandFn = void (*)(const ConvArgs &, const DirectGeometry &, const float *,
 using PlaneFn = void (*)(const ConvArgs &, const DirectGeometry &,
                          const float *, int64_t, int64_t);
 
-BandFn bandKernel() {
-  return nn_rt::isaLevel() == nn_rt::IsaLevel::avx512
-             ? nn_rt::avx512::directConvBand
-             : nn_rt::avx2::directConvBand;
+BandFn bandKernel(nn_rt::DirectTiles tiles) {
+  bool avx512 = nn_rt::isaLevel() == nn_rt::IsaLevel::avx512;
+  if (tiles == nn_rt::DirectTiles::channels)
+    return avx512 ? nn_rt::avx512::directConvBandChannels
+                  : nn_rt::avx2::directConvBandChannels;
+  return avx512 ? nn_rt::avx512::directConvBand : nn_rt::avx2::directConvBand;
 }
 
 struct DirectSplit {
@@ -285,9 +287,17 @@ int64_t directConvVectorWidth() {
                                         : avx2::directVectorWidth();
 }
 
-int64_t directConvBlock() {
-  return isaLevel() == IsaLevel::avx512 ? avx512::directOcBlock()
-                                        : avx2::directOcBlock();
+int64_t directConvBlock(DirectTiles tiles) {
+  bool avx512 = isaLevel() == IsaLevel::avx512;
+  if (tiles == DirectTiles::channels)
+    return avx512 ? avx512::directChannelBlock() : avx2::directChannelBlock();
+  return avx512 ? avx512::directOcBlock() : avx2::directOcBlock();
+}
+
+/// Output pixels per channel tile on this CPU.
+static int64_t directChannelTilePixels() {
+  return isaLevel() == IsaLevel::avx512 ? avx512::directChannelTilePixels()
+                                        : avx2::directChannelTilePixels();
 }
 
 bool vectorWindow(const ConvArgs &cv) {
@@ -302,6 +312,31 @@ bool vectorWindow(const ConvArgs &cv) {
 /// in whole vectors of `lanes`.
 static double laneUse(int64_t size, int64_t lanes) {
   return double(size) / double(ceilDiv(size, lanes) * lanes);
+}
+
+/// The part of the lanes the pixel tiles (vectors of a row's pixels) and
+/// the channel tiles (vectors of output channels, pixels taken over rows)
+/// fill on `cv`.
+static double pixelTileUse(const ConvArgs &cv) {
+  return laneUse(cv.OW, directConvVectorWidth());
+}
+/// The channel tiles' results leave through a transposing buffer and the
+/// scalar epilogue, at about this many vector FMAs' time per output value
+/// (which takes C * taps / VL of them): on W2 (3x3, 64 channels in, 56x56;
+/// Zen 4, AVX-512) the channel tiles, at 100% of their lanes, ran 2.5%
+/// slower than the pixel tiles at 87.5%, their stores 11% of the time.
+constexpr double kChannelStoreFmas = 6;
+
+static double channelTileUse(const ConvArgs &cv) {
+  double fmas = double(cv.C * cv.KH * cv.KW) / directConvVectorWidth();
+  return laneUse(cv.O, directConvBlock(DirectTiles::channels)) *
+         laneUse(cv.OH * cv.OW, directChannelTilePixels()) * fmas /
+         (fmas + kChannelStoreFmas);
+}
+
+DirectTiles directConvTiles(const ConvArgs &cv) {
+  return channelTileUse(cv) > pixelTileUse(cv) ? DirectTiles::channels
+                                               : DirectTiles::pixels;
 }
 
 bool directConvApplies(const ConvArgs &cv) {
@@ -323,8 +358,9 @@ bool directConvApplies(const ConvArgs &cv) {
   // GEMM 3% slower, hence the margin.
   int64_t gemmColumns =
       isaLevel() == IsaLevel::avx512 ? avx512::nr() : avx2::nr();
-  return laneUse(cv.OH * cv.OW, gemmColumns) <=
-         1.25 * laneUse(cv.OW, directConvVectorWidth());
+  double direct = pixelTileUse(cv) > channelTileUse(cv) ? pixelTileUse(cv)
+                                                        : channelTileUse(cv);
+  return laneUse(cv.OH * cv.OW, gemmColumns) <= 1.25 * direct;
 }
 
 int64_t directPackedWeightSize(int64_t O, int64_t C, int64_t taps,
@@ -342,7 +378,12 @@ void packDirectConvWeights(const float *weight, int64_t O, int64_t C,
 }
 
 void runDirectConv(const ConvArgs &cv, const float *packedWeight) {
-  const int64_t taps = cv.KH * cv.KW, block = directConvBlock();
+  runDirectConv(cv, packedWeight, directConvTiles(cv));
+}
+
+void runDirectConv(const ConvArgs &cv, const float *packedWeight,
+                   DirectTiles tiles) {
+  const int64_t taps = cv.KH * cv.KW, block = directConvBlock(tiles);
   if (!packedWeight) {
     float *packed =
         perCallConvWeights(directPackedWeightSize(cv.O, cv.C, taps, block));
@@ -353,8 +394,11 @@ void runDirectConv(const ConvArgs &cv, const float *packedWeight) {
   }
   int64_t threads = nn_rt_get_num_threads();
   bool split = parallel(cv, threads, cv.C, kMinParallelWork);
-  const int64_t vectorWidth = directConvVectorWidth(),
-                tileWidth = directConvTileWidth();
+  // The channel tiles take the band's pixels over its rows, PT at a time.
+  const bool channels = tiles == DirectTiles::channels;
+  const int64_t vectorWidth = channels ? 1 : directConvVectorWidth(),
+                tileWidth = channels ? directChannelTilePixels()
+                                     : directConvTileWidth();
   // Bands as large as the scratch allows. Too few (image, band) units for
   // four per thread (a small batch): the output channels are split first,
   // in groups of whole blocks, as each group re-reads only its band's input
@@ -373,8 +417,13 @@ void runDirectConv(const ConvArgs &cv, const float *packedWeight) {
   int64_t bands = ceilDiv(cv.OH, g.bandRows);
   int64_t groupBlocks = ceilDiv(blocks, groups);
   groups = ceilDiv(blocks, groupBlocks);
-  DirectSplit s{&cv,    &g,          packedWeight, bands, groupBlocks * block,
-                groups, bandKernel()};
+  DirectSplit s{&cv,
+                &g,
+                packedWeight,
+                bands,
+                groupBlocks * block,
+                groups,
+                bandKernel(tiles)};
   if (split)
     nn_rt::parallelFor(cv.N * bands * groups, directChunk, &s,
                        scratchFor(cv.C * g.chanStride));

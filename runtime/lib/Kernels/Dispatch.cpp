@@ -600,8 +600,8 @@ extern "C" int64_t nn_rt_conv2d_pack_weight_size(
                                  padTop, padLeft, dilationH, dilationW, OH, OW);
   int64_t floats;
   if (nn_rt::directConvApplies(cv))
-    floats =
-        nn_rt::directPackedWeightSize(O, C, KH * KW, nn_rt::directConvBlock());
+    floats = nn_rt::directPackedWeightSize(
+        O, C, KH * KW, nn_rt::directConvBlock(nn_rt::directConvTiles(cv)));
   else if (isa() == Isa::avx512)
     floats = nn_rt::avx512::packedWeightSize(cv);
   else if (isa() == Isa::avx2)
@@ -623,8 +623,9 @@ extern "C" void nn_rt_conv2d_pack_weight(int64_t C, int64_t H, int64_t W,
   nn_rt::ConvArgs cv = convShape(C, H, W, O, KH, KW, weight, strideH, strideW,
                                  padTop, padLeft, dilationH, dilationW, OH, OW);
   if (nn_rt::directConvApplies(cv))
-    return nn_rt::packDirectConvWeights(weight, O, C, KH * KW,
-                                        nn_rt::directConvBlock(), packed);
+    return nn_rt::packDirectConvWeights(
+        weight, O, C, KH * KW,
+        nn_rt::directConvBlock(nn_rt::directConvTiles(cv)), packed);
   switch (isa()) {
   case Isa::avx512:
     return nn_rt::avx512::packWeights(cv, packed);

@@ -392,13 +392,23 @@ bool vectorWindow(const ConvArgs &cv);
 /// (the implicit GEMM takes the rest: the plain 1x1 case that needs no
 /// gather, and rows much narrower than a vector).
 bool directConvApplies(const ConvArgs &cv);
-/// The convolution `cv` by the direct kernel over the thread pool.
-/// `packedWeight` is packDirectConvWeights' layout for directConvBlock()
-/// output channels per block, or null to pack here (a pre-packed weight can
-/// be passed by a caller that packs once at bind time).
+/// The direct kernel's two tile shapes (DirectConvImpl.h): vectors of a
+/// row's output pixels by broadcast output channels, or vectors of output
+/// channels by broadcast pixels.
+enum class DirectTiles { pixels, channels };
+/// The tiles the dispatcher runs `cv` with on this CPU.
+DirectTiles directConvTiles(const ConvArgs &cv);
+/// The convolution `cv` by the direct kernel's `tiles` over the thread
+/// pool. `packedWeight` is packDirectConvWeights' layout for
+/// directConvBlock(tiles) output channels per block, or null to pack here
+/// (a pre-packed weight can be passed by a caller that packs once at bind
+/// time).
+void runDirectConv(const ConvArgs &cv, const float *packedWeight,
+                   DirectTiles tiles);
+/// The same with the tiles the dispatcher chooses.
 void runDirectConv(const ConvArgs &cv, const float *packedWeight);
-/// Output channels per block of the direct kernel on this CPU.
-int64_t directConvBlock();
+/// Output channels per block of the direct kernel's `tiles` on this CPU.
+int64_t directConvBlock(DirectTiles tiles);
 /// Output pixels per tile of the direct kernel on this CPU.
 int64_t directConvTileWidth();
 /// Output pixels per vector of the direct kernel on this CPU.
@@ -414,6 +424,13 @@ void packDirectConvWeights(const float *weight, int64_t O, int64_t C,
 #define NN_DECLARE_DIRECT_ISA(isa)                                             \
   namespace isa {                                                              \
   int64_t directOcBlock();                                                     \
+  int64_t directChannelBlock();                                                \
+  int64_t directChannelTilePixels();                                           \
+  void directConvBandChannels(const ConvArgs &cv, const DirectGeometry &g,     \
+                              const float *packedWeight, const float *scratch, \
+                              int64_t image, int64_t oy0, int64_t rows,        \
+                              int64_t oBegin, int64_t oEnd,                    \
+                              const DirectPrefetch &next);                     \
   int64_t directTileWidth();                                                   \
   int64_t directVectorWidth();                                                 \
   void directConvBand(const ConvArgs &cv, const DirectGeometry &g,             \

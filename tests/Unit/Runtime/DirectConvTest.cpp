@@ -29,8 +29,23 @@ using nn_test::randomVector;
 using nn_test::referenceConv;
 using nn_test::testEpilogue;
 
-/// Which implementation computes the convolution.
-enum class Path { entry, direct, directPrepacked, gemm };
+/// Which implementation computes the convolution: the entry point (the
+/// dispatcher's choice), either tile shape of the direct kernel (packing
+/// its weights itself or given them packed), or the implicit GEMM.
+enum class Path {
+  entry,
+  directPixels,
+  directPixelsPrepacked,
+  directChannels,
+  directChannelsPrepacked,
+  gemm
+};
+
+nn_rt::DirectTiles tilesOf(Path path) {
+  return path == Path::directChannels || path == Path::directChannelsPrepacked
+             ? nn_rt::DirectTiles::channels
+             : nn_rt::DirectTiles::pixels;
+}
 
 class DirectConvTest : public ::testing::TestWithParam<int> {
 protected:
@@ -55,15 +70,17 @@ protected:
                         w.padLeft, w.dilationH, w.dilationW, w.OH(), w.OW(),
                         out.data(), &ep);
       break;
-    case Path::direct:
-      nn_rt::runDirectConv(cv, nullptr);
+    case Path::directPixels:
+    case Path::directChannels:
+      nn_rt::runDirectConv(cv, nullptr, tilesOf(path));
       break;
-    case Path::directPrepacked: {
-      int64_t block = nn_rt::directConvBlock(), taps = w.KH * w.KW;
+    case Path::directPixelsPrepacked:
+    case Path::directChannelsPrepacked: {
+      int64_t block = nn_rt::directConvBlock(tilesOf(path)), taps = w.KH * w.KW;
       packed.resize(nn_rt::directPackedWeightSize(w.O, w.C, taps, block));
       nn_rt::packDirectConvWeights(weight.data(), w.O, w.C, taps, block,
                                    packed.data());
-      nn_rt::runDirectConv(cv, packed.data());
+      nn_rt::runDirectConv(cv, packed.data(), tilesOf(path));
       break;
     }
     case Path::gemm:
@@ -141,34 +158,40 @@ TEST_P(DirectConvTest, EveryPathMatchesLoops) {
       // Every window here is one the direct kernel can run, whether or not
       // the dispatcher would choose it for this geometry.
       ASSERT_TRUE(nn_rt::vectorWindow(cv));
-      check(w, Path::direct, ep, in, weight);
-      check(w, Path::directPrepacked, ep, in, weight);
+      for (Path path : {Path::directPixels, Path::directPixelsPrepacked,
+                        Path::directChannels, Path::directChannelsPrepacked})
+        check(w, path, ep, in, weight);
     }
     check(w, Path::gemm, ep, in, weight);
     check(w, Path::entry, ep, in, weight);
   }
 }
 
-/// The dispatcher's choice between the direct tiles and the GEMM: the
-/// direct ones unless the output rows are so much narrower than a vector
-/// that the GEMM's column tiles of whole images waste clearly fewer lanes.
-TEST_P(DirectConvTest, NarrowRowsGoToTheGemm) {
+/// The dispatcher's choice among the direct kernel's pixel tiles, its
+/// channel tiles and the GEMM, by the part of their lanes each fills.
+TEST_P(DirectConvTest, TilesFollowTheLanesTheyFill) {
   if (nn_rt::isaLevel() == nn_rt::IsaLevel::scalar)
     GTEST_SKIP() << "no vector kernels on this CPU";
-  auto applies = [](int64_t size, int64_t C, int64_t O) {
+  const bool avx512 = nn_rt::isaLevel() == nn_rt::IsaLevel::avx512;
+  auto args = [](int64_t size, int64_t C, int64_t O) {
     nn_rt_epilogue ep = {};
-    return nn_rt::directConvApplies(
-        nn_rt::convArgs(1, C, size, size, nullptr, O, 3, 3, nullptr, 1, 1, 1, 1,
-                        1, 1, size, size, nullptr, &ep));
+    return nn_rt::convArgs(1, C, size, size, nullptr, O, 3, 3, nullptr, 1, 1, 1,
+                           1, 1, 1, size, size, nullptr, &ep);
   };
-  // ResNet's 3x3 layers at 56, 28 and 14 pixels a row (56 of 64, 28 of 32
-  // and 14 of 16 AVX-512 lanes) stay direct.
-  EXPECT_TRUE(applies(56, 64, 64));
-  EXPECT_TRUE(applies(28, 128, 128));
-  EXPECT_TRUE(applies(14, 256, 256));
-  // At 7 a row, AVX-512's vectors are 7/16 used, the GEMM's 32-column
-  // tiles of the 49 pixels 49/64; AVX2's vectors 7/8.
-  EXPECT_EQ(applies(7, 512, 512), nn_rt::isaLevel() != nn_rt::IsaLevel::avx512);
+  using nn_rt::DirectTiles;
+  // ResNet's first 3x3 layers: rows of 56 fill 7 of 7 AVX2 vectors, 56 of
+  // 64 AVX-512 lanes, and 64 input channels leave the channel tiles' stores
+  // too large a part: pixel tiles.
+  EXPECT_TRUE(nn_rt::directConvApplies(args(56, 64, 64)));
+  EXPECT_EQ(nn_rt::directConvTiles(args(56, 64, 64)), DirectTiles::pixels);
+  // Its last ones: rows of 7 fill 7 of 16 AVX-512 lanes, where 512 output
+  // channels fill every lane of the channel tiles.
+  EXPECT_TRUE(nn_rt::directConvApplies(args(7, 512, 512)));
+  if (avx512)
+    EXPECT_EQ(nn_rt::directConvTiles(args(7, 512, 512)), DirectTiles::channels);
+  // 5 output channels of rows of 7: neither tile fills many AVX-512 lanes,
+  // the GEMM's column tiles of the image's 49 pixels 49 of 64.
+  EXPECT_EQ(nn_rt::directConvApplies(args(7, 64, 5)), !avx512);
 }
 
 /// Every output width from 1 to a tile and a vector past the tile (33 on
@@ -191,8 +214,10 @@ TEST_P(DirectConvTest, EveryRowWidthMatchesLoops) {
         ep.addends[0] = {bias.data(), 0, 1, 0};
         ep.activation = NN_RT_ACT_LEAKY_RELU;
         ep.slope = 0.25f;
-        if (nn_rt::isaLevel() != nn_rt::IsaLevel::scalar)
-          check(w, Path::direct, ep, in, weight);
+        if (nn_rt::isaLevel() != nn_rt::IsaLevel::scalar) {
+          check(w, Path::directPixels, ep, in, weight);
+          check(w, Path::directChannels, ep, in, weight);
+        }
         check(w, Path::entry, ep, in, weight);
       }
 }
@@ -220,8 +245,10 @@ TEST_P(DirectConvTest, EveryEpilogueMatchesLoops) {
         testEpilogue({}, {}, NN_RT_ACT_LEAKY_RELU)}) {
     SCOPED_TRACE(describeEpilogue(ep));
     check(w, Path::entry, ep, in, weight);
-    if (nn_rt::isaLevel() != nn_rt::IsaLevel::scalar)
-      check(w, Path::direct, ep, in, weight);
+    if (nn_rt::isaLevel() != nn_rt::IsaLevel::scalar) {
+      check(w, Path::directPixels, ep, in, weight);
+      check(w, Path::directChannels, ep, in, weight);
+    }
   }
 }
 
