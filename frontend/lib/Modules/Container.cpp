@@ -18,19 +18,26 @@ namespace nn {
 //===----------------------------------------------------------------------===//
 
 AnyModule::AnyModule(const AnyModule &other)
-    : module_(other.module_), call_(other.call_) {
-  // call_'s copy holds a copied ModuleHolder, which re-points itself.
+    : module_(other.module_), calls_(other.calls_) {
+  // calls_'s copies hold copied ModuleHolders, which re-point themselves.
   if (auto copy = detail::cloned_counterpart(module_.get()))
     module_ = std::move(copy);
 }
 
-Tensor AnyModule::forward(const Tensor &input) const {
-  if (!call_)
-    throw Error(module_->name() +
-                " has no forward that takes and returns "
-                "one Tensor; call it through ptr<" +
+/// "takes and returns one Tensor", "takes 2 Tensors and returns one".
+static std::string signature(size_t arguments) {
+  if (arguments == 1)
+    return "takes and returns one Tensor";
+  return "takes " + std::to_string(arguments) +
+         " Tensors and returns one Tensor";
+}
+
+Tensor AnyModule::call(const std::vector<Tensor> &inputs) const {
+  if (!is_callable(inputs.size()))
+    throw Error(module_->name() + " has no forward that " +
+                signature(inputs.size()) + "; call it through ptr<" +
                 module_->name() + "Impl>() or its holder");
-  return call_(input);
+  return calls_[inputs.size()](inputs);
 }
 
 namespace detail {
@@ -118,15 +125,23 @@ void SequentialImpl::push_back(std::string name, AnyModule module) {
   items_.push_back(std::move(module));
 }
 
-Tensor SequentialImpl::forward(const Tensor &input) {
-  Tensor x = input;
+Tensor SequentialImpl::chain(const std::vector<Tensor> &inputs) {
+  if (items_.empty()) {
+    if (inputs.size() != 1)
+      throw Error(name() +
+                  " is empty: it returns its one input, and was "
+                  "given " +
+                  std::to_string(inputs.size()));
+    return inputs[0];
+  }
+  Tensor x;
   for (size_t i = 0; i < items_.size(); ++i) {
-    if (!items_[i].is_callable())
+    size_t arguments = i == 0 ? inputs.size() : 1;
+    if (!items_[i].is_callable(arguments))
       throw Error(name() + ": module \"" + child_at(i).first + "\" (" +
-                  items_[i]->name() +
-                  ") has no forward that takes and "
-                  "returns one Tensor");
-    x = items_[i](x);
+                  items_[i]->name() + ") has no forward that " +
+                  signature(arguments));
+    x = i == 0 ? items_[i].call(inputs) : items_[i](x);
   }
   return x;
 }

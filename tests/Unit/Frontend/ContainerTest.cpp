@@ -65,6 +65,47 @@ public:
 };
 NN_MODULE(Stages);
 
+/// x * mask + bias: a forward of two Tensors, as a layer that takes an
+/// attention mask has.
+struct MaskedImpl : Cloneable<MaskedImpl> {
+  MaskedImpl() : Cloneable("Masked") {
+    bias = register_parameter("bias",
+                              Tensor::from_vector<float>({1, -2, 3, -4}, {4}));
+  }
+  Tensor forward(const Tensor &x, const Tensor &mask) {
+    return x * mask + bias;
+  }
+  Tensor bias;
+};
+NN_MODULE(Masked);
+
+/// Applies every module of a ModuleList to (x, mask), as a PyTorch encoder
+/// calls its layers.
+struct MaskedStackImpl : Cloneable<MaskedStackImpl> {
+  MaskedStackImpl() : Cloneable("MaskedStack") {
+    layers = register_module("layers", ModuleList(Masked(), Masked()));
+  }
+  Tensor forward(const Tensor &x, const Tensor &mask) {
+    Tensor y = x;
+    for (const AnyModule &layer : *layers)
+      y = layer(y, mask);
+    return y;
+  }
+  ModuleList layers{nullptr};
+};
+NN_MODULE(MaskedStack);
+
+const std::vector<TensorSpec> kMaskedSpecs = {TensorSpec({4}), TensorSpec({4})};
+
+/// The compiled model's one output on (x, mask).
+template <typename Holder>
+std::vector<float> compiledOutput(const Holder &model, const Tensor &x,
+                                  const Tensor &mask) {
+  Tensor y = compile(trace(model, kMaskedSpecs))->run({x, mask}).value().at(0);
+  const float *p = y.data_ptr<float>();
+  return std::vector<float>(p, p + y.numel());
+}
+
 class ContainerTest : public ::testing::Test {
 protected:
   void SetUp() override { manual_seed(0); }
@@ -126,6 +167,37 @@ TEST_F(ContainerTest, SequentialForwardNeedsSingleTensorModules) {
       ThrowsMessage<Error>(
           StrEq("Sequential: module \"0\" (ModuleList) has no forward that "
                 "takes and returns one Tensor")));
+}
+
+TEST_F(ContainerTest, SequentialGivesAllItsArgumentsToItsFirstModule) {
+  Sequential seq{Masked(), ReLU()};
+  Tensor x = Tensor::from_vector<float>({1, 2, 3, 4}, {4});
+  Tensor mask = Tensor::from_vector<float>({1, 1, 0, -1}, {4});
+  // relu(x * mask + (1, -2, 3, -4))
+  EXPECT_THAT(compiledOutput(seq, x, mask), ElementsAre(2, 0, 3, 0));
+  std::string ir = trace(seq, kMaskedSpecs).to_string(true);
+  EXPECT_THAT(ir, HasSubstr("loc(\"0\")"));
+}
+
+TEST_F(ContainerTest, SequentialNamesTheModuleThatTakesOtherArguments) {
+  // One argument where the first module takes two.
+  Sequential first{Masked(), ReLU()};
+  EXPECT_THAT([&] { trace(first, {TensorSpec({4})}); },
+              ThrowsMessage<Error>(
+                  StrEq("Sequential: module \"0\" (Masked) has no forward "
+                        "that takes and returns one Tensor")));
+  // Two arguments where it takes one.
+  Sequential relu(ReLU(), Linear(4, 4));
+  EXPECT_THAT([&] { trace(relu, kMaskedSpecs); },
+              ThrowsMessage<Error>(
+                  StrEq("Sequential: module \"0\" (ReLU) has no forward that "
+                        "takes 2 Tensors and returns one Tensor")));
+  // A later module is given the one output of the one before.
+  Sequential later{ReLU(), Masked()};
+  EXPECT_THAT([&] { trace(later, {TensorSpec({4})}); },
+              ThrowsMessage<Error>(
+                  StrEq("Sequential: module \"1\" (Masked) has no forward "
+                        "that takes and returns one Tensor")));
 }
 
 TEST_F(ContainerTest, SequentialSubclassIsASequentialUnderItsName) {
@@ -262,6 +334,20 @@ TEST_F(ContainerTest, ModuleListCallsAreLocatedAtTheElement) {
   EXPECT_THAT(ir, HasSubstr("loc(\"layers.1\")"));
 }
 
+TEST_F(ContainerTest, ModuleListElementsTakeSeveralArguments) {
+  MaskedStack stack;
+  EXPECT_TRUE(stack->layers[0].is_callable(2));
+  EXPECT_FALSE(stack->layers[0].is_callable(1));
+  EXPECT_FALSE(stack->layers[0].is_callable());
+  Tensor x = Tensor::from_vector<float>({1, 2, 3, 4}, {4});
+  Tensor mask = Tensor::from_vector<float>({2, 1, 0, -1}, {4});
+  // ((x * mask + b) * mask + b), b = (1, -2, 3, -4)
+  EXPECT_THAT(compiledOutput(stack, x, mask), ElementsAre(7, -2, 3, 4));
+  std::string ir = trace(stack, kMaskedSpecs).to_string(true);
+  EXPECT_THAT(ir, HasSubstr("loc(\"layers.0\")"));
+  EXPECT_THAT(ir, HasSubstr("loc(\"layers.1\")"));
+}
+
 TEST_F(ContainerTest, ModuleListReprIsPyTorchs) {
   ModuleList list(Linear(2, 2), Linear(2, 2), ReLU());
   EXPECT_EQ(repr(*list),
@@ -288,6 +374,11 @@ TEST_F(ContainerTest, AnyModuleWithoutSingleTensorForwardCannotBeCalled) {
               ThrowsMessage<Error>(
                   StrEq("ModuleList has no forward that takes and returns one "
                         "Tensor; call it through ptr<ModuleListImpl>() or its "
+                        "holder")));
+  EXPECT_THAT([&] { outer[1](Tensor::zeros({1}), Tensor::zeros({1})); },
+              ThrowsMessage<Error>(
+                  StrEq("ReLU has no forward that takes 2 Tensors and returns "
+                        "one Tensor; call it through ptr<ReLUImpl>() or its "
                         "holder")));
 }
 

@@ -17,6 +17,7 @@
 
 #include "nn/Frontend/ModuleHolder.h"
 
+#include <array>
 #include <functional>
 #include <initializer_list>
 #include <ranges>
@@ -31,18 +32,33 @@ namespace nn {
 // AnyModule
 //===----------------------------------------------------------------------===//
 
+namespace detail {
+template <typename T, size_t> using Repeat = T;
+/// Whether holder `H` can be called with N Tensors and return one.
+template <typename H, typename Indices> struct TakesTensors;
+template <typename H, size_t... I>
+struct TakesTensors<H, std::index_sequence<I...>>
+    : std::is_invocable_r<Tensor, const H &, Repeat<const Tensor &, I>...> {};
+template <typename... Ts>
+inline constexpr bool
+    tensors_v = (std::is_convertible_v<const Ts &, const Tensor &> && ...);
+} // namespace detail
+
 /// Any module, type-erased (libtorch's AnyModule): the module, and how to
-/// call its forward through its holder when that forward takes and returns
-/// one Tensor.
+/// call its forward through its holder (hooks included) when that forward
+/// takes one to kMaxArguments Tensors and returns one Tensor, as
+/// TransformerEncoderLayer's forward(src, mask) does.
+///   for (const nn::AnyModule &layer : *layers) x = layer(x, mask);
 class AnyModule {
 public:
+  /// The most Tensor arguments a forward is called with through AnyModule.
+  static constexpr size_t kMaxArguments = 4;
+
   template <typename C>
   AnyModule(ModuleHolder<C> holder) : module_(holder.ptr()) {
     if (!module_)
       throw Error("AnyModule: the module holder is empty");
-    if constexpr (std::is_invocable_r_v<Tensor, const ModuleHolder<C> &,
-                                        const Tensor &>)
-      call_ = [holder](const Tensor &x) -> Tensor { return holder(x); };
+    bind_calls(holder, std::make_index_sequence<kMaxArguments + 1>());
   }
   template <typename C>
   AnyModule(std::shared_ptr<C> module) : AnyModule(ModuleHolder<C>(module)) {}
@@ -64,15 +80,47 @@ public:
   Module &operator*() const { return *module_; }
 
   /// Whether the module's forward takes and returns one Tensor.
-  bool is_callable() const { return static_cast<bool>(call_); }
-  /// Calls the module's forward through its holder; nn::Error when
-  /// !is_callable() (reach other forwards with ptr<T>()).
-  Tensor forward(const Tensor &input) const;
-  Tensor operator()(const Tensor &input) const { return forward(input); }
+  bool is_callable() const { return is_callable(1); }
+  /// Whether it takes `arguments` Tensors and returns one.
+  bool is_callable(size_t arguments) const {
+    return arguments < calls_.size() && static_cast<bool>(calls_[arguments]);
+  }
+  /// Calls the module's forward through its holder; nn::Error naming the
+  /// module when it takes no such arguments (reach other forwards with
+  /// ptr<T>()).
+  template <typename... Rest,
+            typename = std::enable_if_t<detail::tensors_v<Rest...>>>
+  Tensor forward(const Tensor &input, const Rest &...rest) const {
+    return call({input, rest...});
+  }
+  template <typename... Rest,
+            typename = std::enable_if_t<detail::tensors_v<Rest...>>>
+  Tensor operator()(const Tensor &input, const Rest &...rest) const {
+    return call({input, rest...});
+  }
+  /// The same with the arguments in a vector.
+  Tensor call(const std::vector<Tensor> &inputs) const;
 
 private:
+  using Call = std::function<Tensor(const std::vector<Tensor> &)>;
+
+  template <typename C, size_t... N>
+  void bind_calls(const ModuleHolder<C> &holder, std::index_sequence<N...>) {
+    (bind_call<N>(holder, std::make_index_sequence<N>()), ...);
+  }
+  template <size_t N, typename C, size_t... I>
+  void bind_call(const ModuleHolder<C> &holder, std::index_sequence<I...>) {
+    if constexpr (N > 0 &&
+                  detail::TakesTensors<ModuleHolder<C>,
+                                       std::index_sequence<I...>>::value)
+      calls_[N] = [holder](const std::vector<Tensor> &in) -> Tensor {
+        return holder(in[I]...);
+      };
+  }
+
   std::shared_ptr<Module> module_;
-  std::function<Tensor(const Tensor &)> call_;
+  /// calls_[n]: the forward of n Tensors, when there is one.
+  std::array<Call, kMaxArguments + 1> calls_;
 };
 
 namespace detail {
@@ -157,13 +205,25 @@ public:
   /// Appends under `name`, which must be new.
   void push_back(std::string name, AnyModule module);
 
-  Tensor forward(const Tensor &input);
+  /// The modules in order, each one's output the next one's input. The
+  /// first is given all the arguments (libtorch's Sequential does the
+  /// same: Sequential(layer_taking_x_and_mask, ReLU())->forward(x, mask)).
+  Tensor forward(const Tensor &input) { return chain({input}); }
+  template <typename... Rest,
+            typename = std::enable_if_t<sizeof...(Rest) != 0 &&
+                                        detail::tensors_v<Rest...>>>
+  Tensor forward(const Tensor &input, const Rest &...rest) {
+    return chain({input, rest...});
+  }
 
 protected:
   /// An empty Sequential printed and named in errors as `name`: what a
   /// subclass's `Cloneable("Name")` calls.
   explicit SequentialImpl(std::string name)
       : Cloneable(name), ModuleSequence(name) {}
+
+private:
+  Tensor chain(const std::vector<Tensor> &inputs);
 };
 class Sequential : public ModuleHolder<SequentialImpl> {
 public:
