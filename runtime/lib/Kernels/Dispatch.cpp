@@ -65,6 +65,25 @@ Isa detect() {
 }
 #endif
 
+#ifdef NN_KERNELS_FORCE_AVX512
+bool halfWidthAvx512() { return false; } // the emulation tests the AVX-512 path
+#else
+/// AMD family 0x19 with AVX-512 is Zen 4 (Zen 3, the same family, has
+/// none), whose AVX-512 instructions run on its 256-bit units.
+bool halfWidthAvx512() {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(0, &a, &b, &c, &d))
+    return false;
+  bool amd = b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163;
+  if (!amd || !__get_cpuid(1, &a, &b, &c, &d))
+    return false;
+  unsigned family = (a >> 8) & 0xf;
+  if (family == 0xf)
+    family += (a >> 20) & 0xff;
+  return family == 0x19;
+}
+#endif
+
 /// The names NN_MAX_ISA accepts (any case), by level.
 constexpr struct {
   const char *name;
@@ -486,6 +505,16 @@ nn_rt::ConvArgs convShape(int64_t C, int64_t H, int64_t W, int64_t O,
 } // namespace
 
 namespace nn_rt {
+
+bool avx512OnHalfWidthUnits() {
+  static std::atomic<int> half{-1}; // -1: not asked yet
+  int known = half.load(std::memory_order_relaxed);
+  if (known < 0) {
+    known = halfWidthAvx512();
+    half.store(known, std::memory_order_relaxed);
+  }
+  return known;
+}
 
 IsaLevel isaLevel() {
   switch (isa()) {

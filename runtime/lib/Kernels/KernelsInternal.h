@@ -329,6 +329,9 @@ void scaleRow(float *x, int64_t n, float factor);
 /// (Dispatch.cpp, from CPUID and XGETBV at the first call).
 enum class IsaLevel { scalar, avx2, avx512 };
 IsaLevel isaLevel();
+/// Whether this CPU executes AVX-512 on 256-bit units (AMD's Zen 4), so
+/// that its AVX-512 peak is no higher than its AVX2 one.
+bool avx512OnHalfWidthUnits();
 
 /// The implicit-GEMM convolution (im2col gathered while packing) over the
 /// thread pool, weights packed here (Dispatch.cpp).
@@ -392,6 +395,14 @@ bool vectorWindow(const ConvArgs &cv);
 /// (the implicit GEMM takes the rest: the plain 1x1 case that needs no
 /// gather, and rows much narrower than a vector).
 bool directConvApplies(const ConvArgs &cv);
+/// The instruction set of the direct kernel's tiles: isaLevel(), except
+/// AVX2 where AVX-512 runs on half-width units (avx512OnHalfWidthUnits).
+/// Both sum every output over channels, then taps, in the same order.
+IsaLevel directConvIsa();
+/// Tests: the direct kernel's tiles in `isa` (never above isaLevel()) until
+/// clearDirectConvIsa(). Weights packed under one must be run under it.
+void setDirectConvIsa(IsaLevel isa);
+void clearDirectConvIsa();
 /// The direct kernel's two tile shapes (DirectConvImpl.h): vectors of a
 /// row's output pixels by broadcast output channels, or vectors of output
 /// channels by broadcast pixels.

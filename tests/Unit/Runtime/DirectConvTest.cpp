@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -41,6 +42,30 @@ enum class Path {
   gemm
 };
 
+/// The instruction sets the direct kernel's tiles can run in on this CPU:
+/// its own, and AVX2's too where it has AVX-512 (which the dispatcher takes
+/// on CPUs that run AVX-512 on half-width units).
+std::vector<nn_rt::IsaLevel> tileIsas() {
+  if (nn_rt::isaLevel() == nn_rt::IsaLevel::avx512)
+    return {nn_rt::IsaLevel::avx512, nn_rt::IsaLevel::avx2};
+  return {nn_rt::isaLevel()};
+}
+
+/// The direct kernel's tiles in one instruction set while it lives.
+class TileIsa {
+public:
+  explicit TileIsa(nn_rt::IsaLevel isa) { nn_rt::setDirectConvIsa(isa); }
+  ~TileIsa() { nn_rt::clearDirectConvIsa(); }
+  TileIsa(const TileIsa &) = delete;
+  TileIsa &operator=(const TileIsa &) = delete;
+};
+
+const char *isaName(nn_rt::IsaLevel isa) {
+  return isa == nn_rt::IsaLevel::avx512 ? "avx512"
+         : isa == nn_rt::IsaLevel::avx2 ? "avx2"
+                                        : "scalar";
+}
+
 nn_rt::DirectTiles tilesOf(Path path) {
   return path == Path::directChannels || path == Path::directChannelsPrepacked
              ? nn_rt::DirectTiles::channels
@@ -56,6 +81,15 @@ protected:
   /// nothing was written past the output.
   void check(const ConvWindow &w, Path path, const nn_rt_epilogue &ep,
              const std::vector<float> &in, const std::vector<float> &weight) {
+    std::vector<float> out = run(w, path, ep, in, weight);
+    expectConvNear(out, referenceConv(w, 1, in, weight, ep), w);
+  }
+
+  /// `w`'s output through `path`, after checking that nothing was written
+  /// past it.
+  std::vector<float> run(const ConvWindow &w, Path path,
+                         const nn_rt_epilogue &ep, const std::vector<float> &in,
+                         const std::vector<float> &weight) {
     const size_t size = w.N * w.O * w.OH() * w.OW(), guard = 64;
     std::vector<float> out(size + guard, NAN);
     nn_rt::ConvArgs cv = nn_rt::convArgs(
@@ -88,9 +122,9 @@ protected:
       break;
     }
     for (size_t i = size; i < size + guard; ++i)
-      ASSERT_TRUE(std::isnan(out[i])) << "written " << i - size << " past";
+      EXPECT_TRUE(std::isnan(out[i])) << "written " << i - size << " past";
     out.resize(size);
-    expectConvNear(out, referenceConv(w, 1, in, weight, ep), w);
+    return out;
   }
 
   std::mt19937 rng{7};
@@ -158,12 +192,45 @@ TEST_P(DirectConvTest, EveryPathMatchesLoops) {
       // Every window here is one the direct kernel can run, whether or not
       // the dispatcher would choose it for this geometry.
       ASSERT_TRUE(nn_rt::vectorWindow(cv));
-      for (Path path : {Path::directPixels, Path::directPixelsPrepacked,
-                        Path::directChannels, Path::directChannelsPrepacked})
-        check(w, path, ep, in, weight);
+      for (nn_rt::IsaLevel isa : tileIsas()) {
+        SCOPED_TRACE(isaName(isa));
+        TileIsa scope(isa);
+        for (Path path : {Path::directPixels, Path::directPixelsPrepacked,
+                          Path::directChannels, Path::directChannelsPrepacked})
+          check(w, path, ep, in, weight);
+      }
     }
     check(w, Path::gemm, ep, in, weight);
     check(w, Path::entry, ep, in, weight);
+  }
+}
+
+/// The tiles' instruction set changes no bit of any output (so the
+/// dispatcher may run either): both sum every output over its channels,
+/// then its taps, in one order, and apply the epilogue alike.
+TEST_P(DirectConvTest, TileIsasGiveTheSameBits) {
+  if (tileIsas().size() < 2)
+    GTEST_SKIP() << "the tiles have one instruction set on this CPU";
+  for (const ConvWindow &w : kConvWindows) {
+    SCOPED_TRACE(::testing::Message() << w);
+    auto in = randomVector(w.N * w.C * w.H * w.W, rng);
+    auto weight = randomVector(w.O * w.C * w.KH * w.KW, rng);
+    auto bias = randomVector(w.O, rng);
+    nn_rt_epilogue ep = {};
+    ep.addends[0] = {bias.data(), 0, 1, 0};
+    ep.activation = NN_RT_ACT_RELU;
+    for (Path path : {Path::directPixels, Path::directChannels}) {
+      std::vector<std::vector<float>> outs;
+      for (nn_rt::IsaLevel isa : tileIsas()) {
+        TileIsa scope(isa);
+        outs.push_back(run(w, path, ep, in, weight));
+      }
+      for (size_t i = 1; i < outs.size(); ++i)
+        EXPECT_EQ(0, std::memcmp(outs[0].data(), outs[i].data(),
+                                 outs[0].size() * sizeof(float)))
+            << (path == Path::directPixels ? "pixel" : "channel")
+            << " tiles differ between instruction sets";
+    }
   }
 }
 
@@ -172,7 +239,8 @@ TEST_P(DirectConvTest, EveryPathMatchesLoops) {
 TEST_P(DirectConvTest, TilesFollowTheLanesTheyFill) {
   if (nn_rt::isaLevel() == nn_rt::IsaLevel::scalar)
     GTEST_SKIP() << "no vector kernels on this CPU";
-  const bool avx512 = nn_rt::isaLevel() == nn_rt::IsaLevel::avx512;
+  // In the instruction set the dispatcher runs the tiles in.
+  const bool avx512 = nn_rt::directConvIsa() == nn_rt::IsaLevel::avx512;
   auto args = [](int64_t size, int64_t C, int64_t O) {
     nn_rt_epilogue ep = {};
     return nn_rt::convArgs(1, C, size, size, nullptr, O, 3, 3, nullptr, 1, 1, 1,
@@ -199,8 +267,12 @@ TEST_P(DirectConvTest, TilesFollowTheLanesTheyFill) {
 /// every way a vector can end in the dropped columns, of the image's last
 /// row too) at strides 1 and 2, 1 to 5 rows.
 TEST_P(DirectConvTest, EveryRowWidthMatchesLoops) {
-  const int64_t widest =
-      nn_rt::directConvTileWidth() + nn_rt::directConvVectorWidth() + 1;
+  int64_t widest = 0;
+  for (nn_rt::IsaLevel isa : tileIsas()) {
+    TileIsa scope(isa);
+    widest = std::max(widest, nn_rt::directConvTileWidth() +
+                                  nn_rt::directConvVectorWidth() + 1);
+  }
   for (int64_t stride : {1, 2})
     for (int64_t H : {1, 2, 5})
       for (int64_t W = 1; W <= widest; ++W) {
@@ -215,8 +287,12 @@ TEST_P(DirectConvTest, EveryRowWidthMatchesLoops) {
         ep.activation = NN_RT_ACT_LEAKY_RELU;
         ep.slope = 0.25f;
         if (nn_rt::isaLevel() != nn_rt::IsaLevel::scalar) {
-          check(w, Path::directPixels, ep, in, weight);
-          check(w, Path::directChannels, ep, in, weight);
+          for (nn_rt::IsaLevel isa : tileIsas()) {
+            SCOPED_TRACE(isaName(isa));
+            TileIsa scope(isa);
+            check(w, Path::directPixels, ep, in, weight);
+            check(w, Path::directChannels, ep, in, weight);
+          }
         }
         check(w, Path::entry, ep, in, weight);
       }
@@ -246,8 +322,12 @@ TEST_P(DirectConvTest, EveryEpilogueMatchesLoops) {
     SCOPED_TRACE(describeEpilogue(ep));
     check(w, Path::entry, ep, in, weight);
     if (nn_rt::isaLevel() != nn_rt::IsaLevel::scalar) {
-      check(w, Path::directPixels, ep, in, weight);
-      check(w, Path::directChannels, ep, in, weight);
+      for (nn_rt::IsaLevel isa : tileIsas()) {
+        SCOPED_TRACE(isaName(isa));
+        TileIsa scope(isa);
+        check(w, Path::directPixels, ep, in, weight);
+        check(w, Path::directChannels, ep, in, weight);
+      }
     }
   }
 }
