@@ -72,6 +72,23 @@ nn_rt::DirectTiles tilesOf(Path path) {
              : nn_rt::DirectTiles::pixels;
 }
 
+/// A window's random input and weights, and an epilogue of a random bias
+/// per output channel and relu.
+struct WindowData {
+  WindowData(const ConvWindow &w, std::mt19937 &rng)
+      : in(randomVector(w.N * w.C * w.H * w.W, rng)),
+        weight(randomVector(w.O * w.C * w.KH * w.KW, rng)),
+        bias(randomVector(w.O, rng)) {
+    ep.addends[0] = {bias.data(), 0, 1, 0};
+    ep.activation = NN_RT_ACT_RELU;
+  }
+  WindowData(const WindowData &) = delete; // ep points into bias
+  WindowData &operator=(const WindowData &) = delete;
+
+  std::vector<float> in, weight, bias;
+  nn_rt_epilogue ep = {};
+};
+
 class DirectConvTest : public ::testing::TestWithParam<int> {
 protected:
   void SetUp() override { nn_rt_set_num_threads(GetParam()); }
@@ -83,6 +100,21 @@ protected:
              const std::vector<float> &in, const std::vector<float> &weight) {
     std::vector<float> out = run(w, path, ep, in, weight);
     expectConvNear(out, referenceConv(w, 1, in, weight, ep), w);
+  }
+
+  /// check() of both direct tile shapes in every instruction set the tiles
+  /// have on this CPU (none without vector tiles).
+  void checkDirectTiles(const ConvWindow &w, const nn_rt_epilogue &ep,
+                        const std::vector<float> &in,
+                        const std::vector<float> &weight) {
+    if (nn_rt::isaLevel() == nn_rt::IsaLevel::scalar)
+      return;
+    for (nn_rt::IsaLevel isa : tileIsas()) {
+      SCOPED_TRACE(isaName(isa));
+      TileIsa scope(isa);
+      check(w, Path::directPixels, ep, in, weight);
+      check(w, Path::directChannels, ep, in, weight);
+    }
   }
 
   /// `w`'s output through `path`, after checking that nothing was written
@@ -178,12 +210,9 @@ const ConvWindow kConvWindows[] = {
 TEST_P(DirectConvTest, EveryPathMatchesLoops) {
   for (const ConvWindow &w : kConvWindows) {
     SCOPED_TRACE(::testing::Message() << w);
-    auto in = randomVector(w.N * w.C * w.H * w.W, rng);
-    auto weight = randomVector(w.O * w.C * w.KH * w.KW, rng);
-    auto bias = randomVector(w.O, rng);
-    nn_rt_epilogue ep = {};
-    ep.addends[0] = {bias.data(), 0, 1, 0};
-    ep.activation = NN_RT_ACT_RELU;
+    const WindowData d(w, rng);
+    const auto &in = d.in, &weight = d.weight;
+    const nn_rt_epilogue &ep = d.ep;
     nn_rt::ConvArgs cv{w.N,       w.C,      w.H,       w.W,         nullptr,
                        w.O,       w.KH,     w.KW,      nullptr,     w.strideH,
                        w.strideW, w.padTop, w.padLeft, w.dilationH, w.dilationW,
@@ -213,12 +242,9 @@ TEST_P(DirectConvTest, TileIsasGiveTheSameBits) {
     GTEST_SKIP() << "the tiles have one instruction set on this CPU";
   for (const ConvWindow &w : kConvWindows) {
     SCOPED_TRACE(::testing::Message() << w);
-    auto in = randomVector(w.N * w.C * w.H * w.W, rng);
-    auto weight = randomVector(w.O * w.C * w.KH * w.KW, rng);
-    auto bias = randomVector(w.O, rng);
-    nn_rt_epilogue ep = {};
-    ep.addends[0] = {bias.data(), 0, 1, 0};
-    ep.activation = NN_RT_ACT_RELU;
+    const WindowData d(w, rng);
+    const auto &in = d.in, &weight = d.weight;
+    const nn_rt_epilogue &ep = d.ep;
     for (Path path : {Path::directPixels, Path::directChannels}) {
       std::vector<std::vector<float>> outs;
       for (nn_rt::IsaLevel isa : tileIsas()) {
@@ -286,14 +312,7 @@ TEST_P(DirectConvTest, EveryRowWidthMatchesLoops) {
         ep.addends[0] = {bias.data(), 0, 1, 0};
         ep.activation = NN_RT_ACT_LEAKY_RELU;
         ep.slope = 0.25f;
-        if (nn_rt::isaLevel() != nn_rt::IsaLevel::scalar) {
-          for (nn_rt::IsaLevel isa : tileIsas()) {
-            SCOPED_TRACE(isaName(isa));
-            TileIsa scope(isa);
-            check(w, Path::directPixels, ep, in, weight);
-            check(w, Path::directChannels, ep, in, weight);
-          }
-        }
+        checkDirectTiles(w, ep, in, weight);
         check(w, Path::entry, ep, in, weight);
       }
 }
@@ -321,14 +340,7 @@ TEST_P(DirectConvTest, EveryEpilogueMatchesLoops) {
         testEpilogue({}, {}, NN_RT_ACT_LEAKY_RELU)}) {
     SCOPED_TRACE(describeEpilogue(ep));
     check(w, Path::entry, ep, in, weight);
-    if (nn_rt::isaLevel() != nn_rt::IsaLevel::scalar) {
-      for (nn_rt::IsaLevel isa : tileIsas()) {
-        SCOPED_TRACE(isaName(isa));
-        TileIsa scope(isa);
-        check(w, Path::directPixels, ep, in, weight);
-        check(w, Path::directChannels, ep, in, weight);
-      }
-    }
+    checkDirectTiles(w, ep, in, weight);
   }
 }
 
