@@ -383,8 +383,8 @@ bool directConvApplies(const ConvArgs &cv) {
   // GEMM 3% slower, hence the margin.
   int64_t gemmColumns =
       isaLevel() == IsaLevel::avx512 ? avx512::nr() : avx2::nr();
-  double direct = pixelTileUse(cv) > channelTileUse(cv) ? pixelTileUse(cv)
-                                                        : channelTileUse(cv);
+  double pixels = pixelTileUse(cv), channels = channelTileUse(cv);
+  double direct = pixels > channels ? pixels : channels;
   return laneUse(cv.OH * cv.OW, gemmColumns) <= 1.25 * direct;
 }
 

@@ -319,12 +319,17 @@ void convChunk(void *ctx, int64_t begin, int64_t end) {
   }
 }
 
-/// How much longer than an even share the largest of `parts` shares of
-/// `size` is when shares are whole multiples of `unit`.
-double shareExcess(int64_t size, int64_t parts, int64_t unit) {
+/// The largest of `parts` shares of `size` when shares are whole multiples
+/// of `unit` (all of `size` at most).
+int64_t largestShare(int64_t size, int64_t parts, int64_t unit) {
   int64_t share = (size + parts - 1) / parts;
   share = (share + unit - 1) / unit * unit;
-  return double(share < size ? share : size) * double(parts) / double(size);
+  return share < size ? share : size;
+}
+
+/// How much longer than an even share that largest share is.
+double shareExcess(int64_t size, int64_t parts, int64_t unit) {
+  return double(largestShare(size, parts, unit)) * double(parts) / double(size);
 }
 
 /// The convolution's weights in the chosen ISA's packed layout, in the
@@ -358,12 +363,9 @@ void runConv(const nn_rt::ConvArgs &cv) {
                 OH = cv.OH, OW = cv.OW;
   int64_t threads = nn_rt_get_num_threads();
   int64_t pixels = OH * OW;
-  if (threads <= 1 || double(N) * O * pixels * C * KH * KW < kMinParallelWork) {
-    for (int64_t image = 0; image < N; ++image)
-      convRange(cv, image, 0, pixels, 0, O);
-    return;
-  }
-  ConvSplit split{&cv, pixels, O};
+  ConvSplit split{&cv, pixels, O}; // whole images
+  if (threads <= 1 || double(N) * O * pixels * C * KH * KW < kMinParallelWork)
+    return convChunk(&split, 0, split.chunks());
   if (N % threads != 0 && N < 4 * threads) {
     // Few images: also split each image, in whole register tiles, along
     // its pixels (each thread packs only its own columns of the im2col
@@ -375,9 +377,9 @@ void runConv(const nn_rt::ConvArgs &cv) {
     tile(mr, nr);
     int64_t perImage = (threads + N - 1) / N;
     if (shareExcess(O, perImage, mr) * 1.1 < shareExcess(pixels, perImage, nr))
-      split.channels = ((O + perImage - 1) / perImage + mr - 1) / mr * mr;
+      split.channels = largestShare(O, perImage, mr);
     else
-      split.pixels = ((pixels + perImage - 1) / perImage + nr - 1) / nr * nr;
+      split.pixels = largestShare(pixels, perImage, nr);
   }
   nn_rt::parallelFor(split.chunks(), convChunk, &split, nn_rt::gemmScratch());
 }
