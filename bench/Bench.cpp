@@ -446,14 +446,21 @@ Runner *prepare(Workload &w, Impl impl, int threads, std::string &error) {
 
 /// Keeps `model` alive in the workload (eval, seeded weights) with its
 /// inputs and state: the runner factories' shared pieces.
-void adoptState(Workload &w, std::shared_ptr<nn::Module> model,
-                std::vector<nn::Tensor> inputs, uint32_t seed) {
+/// `model`, its weights set, in eval mode, and `inputs` as the workload's;
+/// the anchors get copies of its state.
+void keep(Workload &w, std::shared_ptr<nn::Module> model,
+          std::vector<nn::Tensor> inputs) {
   w.model = std::move(model);
   w.model->eval();
-  randomize(*w.model, seed);
   w.inputs = std::move(inputs);
   w.state = w.model->state_dict();
   w.hostWeights = hostState(w.state);
+}
+
+void adoptState(Workload &w, std::shared_ptr<nn::Module> model,
+                std::vector<nn::Tensor> inputs, uint32_t seed) {
+  randomize(*model, seed);
+  keep(w, std::move(model), std::move(inputs));
 }
 
 /// adoptState, and nn's runner traces `holder`'s one-argument forward.
@@ -470,11 +477,8 @@ template <typename Holder>
 void adoptZoo(Workload &w, Holder holder, double gain, int64_t batch) {
   holder->load_state_dict(nn::testing::deterministicState(*holder, gain),
                           /*strict=*/true);
-  w.model = holder.ptr();
-  w.model->eval();
-  w.inputs = {nn::testing::deterministicImages({batch, 3, 224, 224})};
-  w.state = w.model->state_dict();
-  w.hostWeights = hostState(w.state);
+  keep(w, holder.ptr(),
+       {nn::testing::deterministicImages({batch, 3, 224, 224})});
   w.make[Impl::nn] = [&w, holder](int) { return compileNN(holder, w.inputs); };
 }
 
