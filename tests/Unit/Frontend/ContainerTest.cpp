@@ -192,6 +192,11 @@ TEST_F(ContainerTest, SequentialNamesTheModuleThatTakesOtherArguments) {
               ThrowsMessage<Error>(
                   StrEq("Sequential: module \"0\" (ReLU) has no forward that "
                         "takes 2 Tensors and returns one Tensor")));
+  // An empty Sequential returns its one input.
+  Sequential empty;
+  EXPECT_THAT([&] { trace(empty, kMaskedSpecs); },
+              ThrowsMessage<Error>(StrEq("Sequential is empty: it returns its "
+                                         "one input, and was given 2")));
   // A later module is given the one output of the one before.
   Sequential later{ReLU(), Masked()};
   EXPECT_THAT([&] { trace(later, {TensorSpec({4})}); },
