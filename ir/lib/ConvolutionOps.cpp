@@ -53,12 +53,36 @@ LogicalResult checkWindowAttr(std::optional<Location> loc, StringRef opName,
   return success();
 }
 
+/// How PyTorch's documentation names a channels-first layout of `rank`
+/// spatial dimensions.
+StringRef layoutOf(int64_t rank) {
+  return rank == 1   ? "[N, C, L]"
+         : rank == 2 ? "[N, C, H, W]"
+                     : "[N, C, D, H, W]";
+}
+
+/// The op's name as torch.nn.functional spells it for `rank` spatial
+/// dimensions: "conv" -> "conv3d".
+std::string rankedName(StringRef base, int64_t rank) {
+  return (base + Twine(rank) + "d").str();
+}
+
 /// Checks `input` is [N, C, spatial...] with `rank` spatial dimensions.
 LogicalResult checkChannelsFirst(std::optional<Location> loc, StringRef opName,
                                  RankedTensorType input, int64_t rank) {
   if (input.getRank() != rank + 2)
     return emitOptionalError(loc, opName, ": input must be ", rank + 2, "-D ",
-                             rank == 1 ? "[N, C, L]" : "[N, C, H, W]", ", got ",
+                             layoutOf(rank), ", got ", shapeOf(input));
+  return success();
+}
+
+/// Checks `input` is [N, C, spatial...] with 1 to 3 spatial dimensions, as
+/// the convolutions take.
+LogicalResult checkConvInput(std::optional<Location> loc, StringRef opName,
+                             RankedTensorType input) {
+  if (input.getRank() < 3 || input.getRank() > 5)
+    return emitOptionalError(loc, opName, ": input must be ", layoutOf(1), ", ",
+                             layoutOf(2), " or ", layoutOf(3), ", got ",
                              shapeOf(input));
   return success();
 }
@@ -108,13 +132,10 @@ ConvOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
                          SmallVectorImpl<Type> &inferredReturnTypes) {
   auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
   auto weight = llvm::cast<RankedTensorType>(adaptor.getWeight().getType());
-  if (input.getRank() != 3 && input.getRank() != 4)
-    return emitOptionalError(loc,
-                             "conv: input must be [N, C, L] or "
-                             "[N, C, H, W], got ",
-                             shapeOf(input));
+  if (failed(checkConvInput(loc, "conv", input)))
+    return failure();
   int64_t rank = input.getRank() - 2;
-  std::string name = rank == 1 ? "conv1d" : "conv2d";
+  std::string name = rankedName("conv", rank);
   std::string shapes =
       " (input " + shapeOf(input) + ", weight " + shapeOf(weight) + ")";
   if (weight.getRank() != input.getRank())
@@ -181,26 +202,29 @@ LogicalResult
 ConvTransposeOp::inferReturnTypes(MLIRContext *context,
                                   std::optional<Location> loc, Adaptor adaptor,
                                   SmallVectorImpl<Type> &inferredReturnTypes) {
-  StringRef name = "conv_transpose2d";
   auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
   auto weight = llvm::cast<RankedTensorType>(adaptor.getWeight().getType());
-  if (failed(checkChannelsFirst(loc, name, input, 2)))
+  if (failed(checkConvInput(loc, "conv_transpose", input)))
     return failure();
+  int64_t rank = input.getRank() - 2;
+  std::string name = rankedName("conv_transpose", rank);
   std::string shapes =
       " (input " + shapeOf(input) + ", weight " + shapeOf(weight) + ")";
-  if (weight.getRank() != 4)
-    return emitOptionalError(
-        loc, name, ": weight must be 4-D [in, out / groups, kh, kw]", shapes);
+  if (weight.getRank() != input.getRank())
+    return emitOptionalError(loc, name, ": weight must be ", input.getRank(),
+                             "-D [in, out / groups, kernel...] like the input",
+                             shapes);
   int64_t groups = adaptor.getGroups();
   if (groups < 1)
     return emitOptionalError(loc, name, ": groups must be >= 1, got ", groups);
-  if (failed(checkWindowAttr(loc, name, "stride", adaptor.getStride(), 2, 1)) ||
-      failed(checkWindowAttr(loc, name, "padding", adaptor.getPadding(), 2, 0,
-                             /*allowLowHigh=*/true)) ||
+  if (failed(
+          checkWindowAttr(loc, name, "stride", adaptor.getStride(), rank, 1)) ||
+      failed(checkWindowAttr(loc, name, "padding", adaptor.getPadding(), rank,
+                             0, /*allowLowHigh=*/true)) ||
       failed(checkWindowAttr(loc, name, "output_padding",
-                             adaptor.getOutputPadding(), 2, 0)) ||
-      failed(
-          checkWindowAttr(loc, name, "dilation", adaptor.getDilation(), 2, 1)))
+                             adaptor.getOutputPadding(), rank, 0)) ||
+      failed(checkWindowAttr(loc, name, "dilation", adaptor.getDilation(), rank,
+                             1)))
     return failure();
   int64_t channels = input.getDimSize(1);
   if (weight.getDimSize(0) != channels)
@@ -217,10 +241,10 @@ ConvTransposeOp::inferReturnTypes(MLIRContext *context,
   if (failed(elementType) ||
       failed(checkBias(loc, name, adaptor.getBias(), out, input, weight)))
     return failure();
-  SmallVector<int64_t> lo = padLow(adaptor.getPadding(), 2),
-                       hi = padHigh(adaptor.getPadding(), 2);
+  SmallVector<int64_t> lo = padLow(adaptor.getPadding(), rank),
+                       hi = padHigh(adaptor.getPadding(), rank);
   SmallVector<int64_t> shape = {input.getDimSize(0), out};
-  for (int64_t i = 0; i < 2; ++i) {
+  for (int64_t i = 0; i < rank; ++i) {
     int64_t s = adaptor.getStride()[i], d = adaptor.getDilation()[i],
             op = adaptor.getOutputPadding()[i];
     if (op >= s && op >= d)

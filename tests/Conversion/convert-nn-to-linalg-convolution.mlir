@@ -75,6 +75,61 @@ func.func @conv_transpose2d(%x: tensor<1x4x5x5xf32>, %w: tensor<4x2x3x3xf32>, %b
 
 // -----
 
+// conv3d, groups 1: padded like conv2d, then linalg.conv_3d_ncdhw_fcdhw.
+// CHECK-LABEL: func.func @conv3d
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 1, 1] [2, 3, 5, 7, 7] [1, 1, 1, 1, 1] : tensor<2x3x5x7x7xf32> into tensor<2x3x5x9x9xf32>
+// CHECK: linalg.conv_3d_ncdhw_fcdhw {dilations = dense<1> : tensor<3xi64>, strides = dense<[1, 2, 2]> : tensor<3xi64>} ins(%{{.*}}, %{{.*}} : tensor<2x3x5x9x9xf32>, tensor<8x3x3x3x3xf32>) outs(%{{.*}} : tensor<2x8x3x4x4xf32>)
+// CHECK-NOT: nn.
+func.func @conv3d(%x: tensor<2x3x5x7x7xf32>, %w: tensor<8x3x3x3x3xf32>, %b: tensor<8xf32>) -> tensor<2x8x3x4x4xf32> {
+  %y = nn.conv %x, %w, %b stride [1, 2, 2] padding [0, 1, 1] dilation [1, 1, 1] groups 1 : (tensor<2x3x5x7x7xf32>, tensor<8x3x3x3x3xf32>, tensor<8xf32>) -> tensor<2x8x3x4x4xf32>
+  return %y : tensor<2x8x3x4x4xf32>
+}
+
+// -----
+
+// Depthwise 3-D: linalg.depthwise_conv_3d_ncdhw_cdhw on the weight without
+// its unit dimension.
+// CHECK-LABEL: func.func @depthwise3d
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3], [4]] : tensor<3x1x1x3x3xf32> into tensor<3x1x3x3xf32>
+// CHECK: linalg.depthwise_conv_3d_ncdhw_cdhw
+func.func @depthwise3d(%x: tensor<1x3x4x7x7xf32>, %w: tensor<3x1x1x3x3xf32>) -> tensor<1x3x4x5x5xf32> {
+  %y = nn.conv %x, %w stride [1, 1, 1] padding [0, 0, 0] dilation [1, 1, 1] groups 3 : (tensor<1x3x4x7x7xf32>, tensor<3x1x1x3x3xf32>) -> tensor<1x3x4x5x5xf32>
+  return %y : tensor<1x3x4x5x5xf32>
+}
+
+// -----
+
+// Grouped 3-D has no named linalg op: one linalg.generic on [N, G, C/G, ...]
+// views, iterating (n, g, f, od, oh, ow) in parallel and (c, kd, kh, kw) as
+// reductions; the input read at o * stride + k * dilation.
+// CHECK-DAG: #[[IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d0, d1, d6, d3 + d7 * 2, d4 * 2 + d8, d5 * 2 + d9)>
+// CHECK-DAG: #[[W:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d1, d2, d6, d7, d8, d9)>
+// CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d0, d1, d2, d3, d4, d5)>
+// CHECK-LABEL: func.func @grouped3d
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2], [3], [4], [5]] {{.*}} : tensor<1x4x6x9x9xf32> into tensor<1x2x2x6x9x9xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2], [3], [4], [5]] {{.*}} : tensor<6x2x3x3x3xf32> into tensor<2x3x2x3x3x3xf32>
+// CHECK: %[[CONV:.+]] = linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]}
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: tensor.collapse_shape %[[CONV]] {{\[\[}}0], [1, 2], [3], [4], [5]] : tensor<1x2x3x2x4x4xf32> into tensor<1x6x2x4x4xf32>
+func.func @grouped3d(%x: tensor<1x4x6x7x7xf32>, %w: tensor<6x2x3x3x3xf32>) -> tensor<1x6x2x4x4xf32> {
+  %y = nn.conv %x, %w stride [1, 2, 2] padding [0, 1, 1] dilation [2, 1, 1] groups 2 : (tensor<1x4x6x7x7xf32>, tensor<6x2x3x3x3xf32>) -> tensor<1x6x2x4x4xf32>
+  return %y : tensor<1x6x2x4x4xf32>
+}
+
+// -----
+
+// conv_transpose3d: as conv_transpose2d, one more dimension throughout.
+// CHECK-LABEL: func.func @conv_transpose3d
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 1, 1, 1] [1, 4, 2, 3, 3] [1, 1, 2, 2, 2] : tensor<1x4x2x3x3xf32> into tensor<1x4x5x8x8xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<4x2x3x3x3xf32>) outs(%{{.*}} : tensor<2x4x3x3x3xf32>)
+// CHECK: linalg.conv_3d_ncdhw_fcdhw {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4x5x8x8xf32>, tensor<2x4x3x3x3xf32>) outs(%{{.*}} : tensor<1x2x3x6x6xf32>)
+// CHECK-NOT: nn.
+func.func @conv_transpose3d(%x: tensor<1x4x2x3x3xf32>, %w: tensor<4x2x3x3x3xf32>) -> tensor<1x2x3x6x6xf32> {
+  %y = nn.conv_transpose %x, %w stride [2, 2, 2] padding [1, 1, 1] output_padding [0, 1, 1] dilation [1, 1, 1] groups 1 : (tensor<1x4x2x3x3xf32>, tensor<4x2x3x3x3xf32>) -> tensor<1x2x3x6x6xf32>
+  return %y : tensor<1x2x3x6x6xf32>
+}
+
 // max_pool2d: -inf padding (one more high row/column for ceil_mode) and
 // linalg.pooling_nchw_max into a -inf fill.
 // CHECK-LABEL: func.func @max_pool2d

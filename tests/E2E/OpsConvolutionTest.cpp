@@ -22,7 +22,10 @@ constexpr Tolerance kBilinearTol = {1e-5, 1e-5};
 
 using F2 = F::Conv2dFuncOptions;
 using F1 = F::Conv1dFuncOptions;
+using F3 = F::Conv3dFuncOptions;
 using FT = F::ConvTranspose2dFuncOptions;
+using FT1 = F::ConvTranspose1dFuncOptions;
+using FT3 = F::ConvTranspose3dFuncOptions;
 
 const OpCase kConvolutionCases[] = {
     // conv2d
@@ -310,6 +313,68 @@ const OpCase kConvolutionCases[] = {
                                          .align_corners(true))};
      },
      kBilinearTol},
+    // conv3d
+    {"convolution", "conv3d_1x2x5x6x7_k3",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv3d(in[0], in[1], F3().bias(in[2]))};
+     },
+     kConv},
+    {"convolution", "conv3d_stride2x1x2_pad1x0x1_dilation1x2x1",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv3d(
+           in[0], in[1],
+           F3().bias(in[2]).stride({2, 1, 2}).padding({1, 0, 1}).dilation(
+               {1, 2, 1}))};
+     },
+     kConv},
+    {"convolution", "conv3d_groups2",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv3d(in[0], in[1], F3().groups(2).padding(1))};
+     },
+     kConv},
+    {"convolution", "conv3d_depthwise",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv3d(in[0], in[1],
+                         F3().bias(in[2]).groups(3).stride(2).padding(1))};
+     },
+     kConv},
+    {"convolution", "conv3d_same_k2x3x4",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv3d(in[0], in[1], F3().padding(kSame))};
+     },
+     kConv},
+    {"convolution", "conv3d_k1x3x3",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv3d(in[0], in[1], F3().padding({0, 1, 1}))};
+     },
+     kConv},
+    {"convolution", "conv3d_plane_1x2x4x9x9_k3",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv3d(in[0], in[1], F3().bias(in[2]).padding(1))};
+     },
+     kConv},
+    // conv_transpose1d / conv_transpose3d
+    {"convolution", "conv_transpose3d_stride2_pad1_outpad1",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv_transpose3d(
+           in[0], in[1],
+           FT3().bias(in[2]).stride(2).padding(1).output_padding(1))};
+     },
+     kConv},
+    {"convolution", "conv_transpose3d_groups2_dilation2_crops",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv_transpose3d(
+           in[0], in[1],
+           FT3().stride({1, 2, 1}).padding({2, 5, 3}).groups(2).dilation(2))};
+     },
+     kConv},
+    {"convolution", "conv_transpose1d_stride2_pad1_outpad1",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv_transpose1d(
+           in[0], in[1],
+           FT1().bias(in[2]).stride(2).padding(1).output_padding(1))};
+     },
+     kConv},
 };
 INSTANTIATE_TEST_SUITE_P(Convolution, OpGoldenTest,
                          ::testing::ValuesIn(kConvolutionCases), caseName);
@@ -362,6 +427,28 @@ TEST(ConvolutionLayers, ConvTranspose2dMatchesPyTorch) {
           ConvTranspose2dOptions(4, 2, 3).stride(2).padding(1).output_padding(
               1)),
       "layer_conv_transpose2d", kConv);
+}
+
+TEST(ConvolutionLayers, Conv3dMatchesPyTorch) {
+  expectLayerMatches(
+      Conv3d(
+          Conv3dOptions(2, 3, {2, 3, 3}).stride({1, 2, 2}).padding({0, 1, 1})),
+      "layer_conv3d", kConv);
+}
+
+TEST(ConvolutionLayers, ConvTranspose3dWithoutBiasMatchesPyTorch) {
+  expectLayerMatches(ConvTranspose3d(ConvTranspose3dOptions(3, 2, 3)
+                                         .stride(2)
+                                         .padding(1)
+                                         .output_padding({0, 1, 1})
+                                         .bias(false)),
+                     "layer_conv_transpose3d", kConv);
+}
+
+TEST(ConvolutionLayers, ConvTranspose1dMatchesPyTorch) {
+  expectLayerMatches(
+      ConvTranspose1d(ConvTranspose1dOptions(3, 2, 4).stride(3).dilation(2)),
+      "layer_conv_transpose1d", kConv);
 }
 
 // The ahead-of-time path: the padded, strided convolution loads from a

@@ -248,6 +248,8 @@ const LayerCase kLayerCases[] = {
      }},
     {"GroupNorm_3x6x7",
      [] { return layer(GroupNorm(GroupNormOptions(2, 6).eps(1e-3))); }},
+    {"BatchNorm3d_train_2x3x3x4x5", [] { return layer(BatchNorm3d(3)); }, true,
+     2},
 };
 INSTANTIATE_TEST_SUITE_P(NormalizationLayers, LayerGoldenTest,
                          ::testing::ValuesIn(kLayerCases), layerCaseName);

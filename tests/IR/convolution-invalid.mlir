@@ -1,7 +1,7 @@
 // RUN: nn-opt %s -split-input-file -verify-diagnostics
 
 func.func @conv_input_rank(%x: tensor<2x3xf32>, %w: tensor<4x3x3xf32>) -> tensor<2x4x1xf32> {
-  // expected-error @+2 {{conv: input must be [N, C, L] or [N, C, H, W], got 2x3}}
+  // expected-error @+2 {{conv: input must be [N, C, L], [N, C, H, W] or [N, C, D, H, W], got 2x3}}
   // expected-error @+1 {{failed to infer returned types}}
   %y = nn.conv %x, %w stride [1] padding [0] dilation [1] groups 1 : (tensor<2x3xf32>, tensor<4x3x3xf32>) -> tensor<2x4x1xf32>
   return %y : tensor<2x4x1xf32>
@@ -135,17 +135,17 @@ func.func @conv_result(%x: tensor<1x3x7x7xf32>, %w: tensor<4x3x3x3xf32>) -> tens
 
 // -----
 
-func.func @conv_transpose_input_rank(%x: tensor<1x4x5xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x2x7x7xf32> {
-  // expected-error @+2 {{conv_transpose2d: input must be 4-D [N, C, H, W], got 1x4x5}}
+func.func @conv_transpose_input_rank(%x: tensor<1x4x5x5x5x5xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x2x7x7xf32> {
+  // expected-error @+2 {{conv_transpose: input must be [N, C, L], [N, C, H, W] or [N, C, D, H, W], got 1x4x5x5x5x5}}
   // expected-error @+1 {{failed to infer returned types}}
-  %y = nn.conv_transpose %x, %w stride [1, 1] padding [0, 0] output_padding [0, 0] dilation [1, 1] groups 1 : (tensor<1x4x5xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x7x7xf32>
+  %y = nn.conv_transpose %x, %w stride [1, 1] padding [0, 0] output_padding [0, 0] dilation [1, 1] groups 1 : (tensor<1x4x5x5x5x5xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x7x7xf32>
   return %y : tensor<1x2x7x7xf32>
 }
 
 // -----
 
 func.func @conv_transpose_weight_rank(%x: tensor<1x4x5x5xf32>, %w: tensor<4x2x3xf32>) -> tensor<1x2x7x7xf32> {
-  // expected-error @+2 {{conv_transpose2d: weight must be 4-D [in, out / groups, kh, kw] (input 1x4x5x5, weight 4x2x3)}}
+  // expected-error @+2 {{conv_transpose2d: weight must be 4-D [in, out / groups, kernel...] like the input (input 1x4x5x5, weight 4x2x3)}}
   // expected-error @+1 {{failed to infer returned types}}
   %y = nn.conv_transpose %x, %w stride [1, 1] padding [0, 0] output_padding [0, 0] dilation [1, 1] groups 1 : (tensor<1x4x5x5xf32>, tensor<4x2x3xf32>) -> tensor<1x2x7x7xf32>
   return %y : tensor<1x2x7x7xf32>
@@ -329,4 +329,58 @@ func.func @max_pool2d_size_overflows(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x4x4x
   // expected-error @+1 {{failed to infer returned types}}
   %y = nn.max_pool2d %x kernel [2, 2] stride [2, 2] padding [9223372036854775807, 0] dilation [1, 1] : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
   return %y : tensor<1x3x4x4xf32>
+}
+
+// -----
+
+func.func @conv3d_weight_rank(%x: tensor<1x3x5x7x7xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x3x5x5xf32> {
+  // expected-error @+2 {{conv3d: weight must be 5-D [out, in / groups, kernel...] like the input (input 1x3x5x7x7, weight 4x3x3x3)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = nn.conv %x, %w stride [1, 1, 1] padding [0, 0, 0] dilation [1, 1, 1] groups 1 : (tensor<1x3x5x7x7xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x3x5x5xf32>
+  return %y : tensor<1x4x3x5x5xf32>
+}
+
+// -----
+
+func.func @conv3d_stride_count(%x: tensor<1x3x5x7x7xf32>, %w: tensor<4x3x3x3x3xf32>) -> tensor<1x4x3x5x5xf32> {
+  // expected-error @+2 {{conv3d: stride must have 3 entries, got [1, 1]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = nn.conv %x, %w stride [1, 1] padding [0, 0, 0] dilation [1, 1, 1] groups 1 : (tensor<1x3x5x7x7xf32>, tensor<4x3x3x3x3xf32>) -> tensor<1x4x3x5x5xf32>
+  return %y : tensor<1x4x3x5x5xf32>
+}
+
+// -----
+
+func.func @conv3d_kernel_too_deep(%x: tensor<1x3x2x7x7xf32>, %w: tensor<4x3x3x3x3xf32>) -> tensor<1x4x1x5x5xf32> {
+  // expected-error @+2 {{conv3d: the (dilated) kernel is larger than the padded input in dimension 2 (input 1x3x2x7x7, weight 4x3x3x3x3)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = nn.conv %x, %w stride [1, 1, 1] padding [0, 0, 0] dilation [1, 1, 1] groups 1 : (tensor<1x3x2x7x7xf32>, tensor<4x3x3x3x3xf32>) -> tensor<1x4x1x5x5xf32>
+  return %y : tensor<1x4x1x5x5xf32>
+}
+
+// -----
+
+func.func @conv3d_groups(%x: tensor<1x3x5x7x7xf32>, %w: tensor<4x1x3x3x3xf32>) -> tensor<1x4x3x5x5xf32> {
+  // expected-error @+2 {{conv3d: input has 3 channels, not divisible by groups 2 (input 1x3x5x7x7, weight 4x1x3x3x3)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = nn.conv %x, %w stride [1, 1, 1] padding [0, 0, 0] dilation [1, 1, 1] groups 2 : (tensor<1x3x5x7x7xf32>, tensor<4x1x3x3x3xf32>) -> tensor<1x4x3x5x5xf32>
+  return %y : tensor<1x4x3x5x5xf32>
+}
+
+// -----
+
+func.func @conv_transpose3d_output_padding(%x: tensor<1x4x2x3x3xf32>, %w: tensor<4x2x3x3x3xf32>) -> tensor<1x2x5x7x7xf32> {
+  // expected-error @+2 {{conv_transpose3d: output_padding must have 3 entries, got [1, 1]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = nn.conv_transpose %x, %w stride [2, 2, 2] padding [1, 1, 1] output_padding [1, 1] dilation [1, 1, 1] groups 1 : (tensor<1x4x2x3x3xf32>, tensor<4x2x3x3x3xf32>) -> tensor<1x2x5x7x7xf32>
+  return %y : tensor<1x2x5x7x7xf32>
+}
+
+// -----
+
+func.func @conv_transpose1d_no_output(%x: tensor<1x4x1xf32>, %w: tensor<4x2x1xf32>) -> tensor<1x2x1xf32> {
+  // expected-error @+2 {{conv_transpose1d: padding [1] leaves no output in dimension 2 (input 1x4x1, weight 4x2x1)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = nn.conv_transpose %x, %w stride [1] padding [1] output_padding [0] dilation [1] groups 1 : (tensor<1x4x1xf32>, tensor<4x2x1xf32>) -> tensor<1x2x1xf32>
+  return %y : tensor<1x2x1xf32>
 }

@@ -33,6 +33,22 @@ func.func @conv_transpose2d(%x: tensor<1x4x5x5xf32>, %w: tensor<4x2x3x3xf32>, %b
   return %y : tensor<1x2x10x10xf32>
 }
 
+// CHECK-LABEL: func.func @conv3d
+// CHECK: nn.conv %{{.*}}, %{{.*}} stride [1, 2, 2] padding [0, 1, 1] dilation [1, 1, 1] groups 2 : (tensor<2x4x5x7x7xf32>, tensor<6x2x3x3x3xf32>) -> tensor<2x6x3x4x4xf32>
+func.func @conv3d(%x: tensor<2x4x5x7x7xf32>, %w: tensor<6x2x3x3x3xf32>) -> tensor<2x6x3x4x4xf32> {
+  %y = nn.conv %x, %w stride [1, 2, 2] padding [0, 1, 1] dilation [1, 1, 1] groups 2 : (tensor<2x4x5x7x7xf32>, tensor<6x2x3x3x3xf32>) -> tensor<2x6x3x4x4xf32>
+  return %y : tensor<2x6x3x4x4xf32>
+}
+
+// CHECK-LABEL: func.func @conv_transpose1d_3d
+// CHECK: nn.conv_transpose %{{.*}}, %{{.*}} stride [3] padding [0] output_padding [1] dilation [2] groups 1 : (tensor<2x3x5xf32>, tensor<3x2x4xf32>) -> tensor<2x2x20xf32>
+// CHECK: nn.conv_transpose %{{.*}}, %{{.*}} stride [2, 2, 2] padding [1, 1, 1] output_padding [0, 1, 1] dilation [1, 1, 1] groups 1 : (tensor<1x4x2x3x3xf32>, tensor<4x2x3x3x3xf32>) -> tensor<1x2x3x6x6xf32>
+func.func @conv_transpose1d_3d(%x: tensor<2x3x5xf32>, %w: tensor<3x2x4xf32>, %x3: tensor<1x4x2x3x3xf32>, %w3: tensor<4x2x3x3x3xf32>) -> (tensor<2x2x20xf32>, tensor<1x2x3x6x6xf32>) {
+  %y = nn.conv_transpose %x, %w stride [3] padding [0] output_padding [1] dilation [2] groups 1 : (tensor<2x3x5xf32>, tensor<3x2x4xf32>) -> tensor<2x2x20xf32>
+  %y3 = nn.conv_transpose %x3, %w3 stride [2, 2, 2] padding [1, 1, 1] output_padding [0, 1, 1] dilation [1, 1, 1] groups 1 : (tensor<1x4x2x3x3xf32>, tensor<4x2x3x3x3xf32>) -> tensor<1x2x3x6x6xf32>
+  return %y, %y3 : tensor<2x2x20xf32>, tensor<1x2x3x6x6xf32>
+}
+
 // CHECK-LABEL: func.func @max_pool2d
 // CHECK: nn.max_pool2d %{{.*}} kernel [3, 3] stride [2, 2] padding [1, 1] dilation [1, 1] ceil_mode : (tensor<1x3x8x8xf32>) -> tensor<1x3x5x5xf32>
 func.func @max_pool2d(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x5x5xf32> {

@@ -107,3 +107,31 @@ func.func @forward(%input: tensor<2x3x8x8xf32>) -> tensor<f32> {
 // CHECK: %[[HW:.*]] = nn.index_select %[[H]], %{{.*}} dim 3
 // CHECK: %[[K:.*]] = nn.transpose %[[HW]] 0, 1
 // CHECK: nn.conv %{{.*}}, %[[K]] stride [1, 1] padding [1, 1, 1, 1] dilation [1, 1] groups 1 : (tensor<2x4x8x8xf32>, tensor<3x4x3x3xf32>) -> tensor<2x3x8x8xf32>
+
+// -----
+
+// A 3-D convolution differentiates as a 2-D one, one more spatial dimension
+// in every step: the strided input gradient a 3-D transposed convolution,
+// the stride-1 one the kernel flipped in all three dimensions, and the
+// weight gradient, over an output of fewer than 256 positions, one 3-D
+// convolution of the regrouped input with the output's gradient.
+nn.parameter @w : tensor<4x3x3x3x3xf32>
+nn.parameter @s : tensor<4x3x1x3x3xf32>
+// CHECK-LABEL: func.func @forward
+func.func @forward(%x: tensor<1x3x4x6x6xf32>) -> tensor<f32> {
+  %w = nn.load @w : tensor<4x3x3x3x3xf32>
+  %s = nn.load @s : tensor<4x3x1x3x3xf32>
+  %y = nn.conv %x, %w stride [1, 1, 1] padding [1, 1, 1] dilation [1, 1, 1] groups 1 : (tensor<1x3x4x6x6xf32>, tensor<4x3x3x3x3xf32>) -> tensor<1x4x4x6x6xf32>
+  %z = nn.conv %x, %s stride [1, 2, 2] padding [0, 1, 1] dilation [1, 1, 1] groups 1 : (tensor<1x3x4x6x6xf32>, tensor<4x3x1x3x3xf32>) -> tensor<1x4x4x3x3xf32>
+  %a = nn.sum %y dims [] : (tensor<1x4x4x6x6xf32>) -> tensor<f32>
+  %b = nn.sum %z dims [] : (tensor<1x4x4x3x3xf32>) -> tensor<f32>
+  %l = nn.add %a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+// The strided convolution, differentiated first:
+// CHECK: nn.conv_transpose %{{.*}}, %{{.*}} stride [1, 2, 2] padding [0, 1, 1, 0, 1, 1] output_padding [0, 1, 1] dilation [1, 1, 1] groups 1 : (tensor<1x4x4x3x3xf32>, tensor<4x3x1x3x3xf32>) -> tensor<1x3x4x6x6xf32>
+// CHECK: nn.conv %{{.*}}, %{{.*}} stride [1, 1, 1] padding [0, 1, 1, 0, 1, 1] dilation [1, 2, 2] groups 1 : (tensor<3x1x4x6x6xf32>, tensor<4x1x4x3x3xf32>) -> tensor<3x4x1x4x4xf32>
+// CHECK: nn.index_select %{{.*}} dim 2
+// CHECK: nn.index_select %{{.*}} dim 3
+// CHECK: nn.index_select %{{.*}} dim 4
+// CHECK: nn.conv %{{.*}}, %{{.*}} stride [1, 1, 1] padding [1, 1, 1, 1, 1, 1] dilation [1, 1, 1] groups 1 : (tensor<1x4x4x6x6xf32>, tensor<3x4x3x3x3xf32>) -> tensor<1x3x4x6x6xf32>

@@ -4,11 +4,12 @@
 // Lowerings of the ops in NNConvolutionOps.td.
 //
 // * nn.conv: zero padding (see insertIntoFilled for why not tensor.pad),
-//   the bias broadcast as the
-//   accumulator init, then linalg.conv_{1d_ncw_fcw,2d_nchw_fchw} (groups 1),
-//   linalg.depthwise_conv_{1d_ncw_cw,2d_nchw_chw} (groups == in == out
-//   channels) or linalg.conv_2d_ngchw_gfchw on [N, G, C/G, ...] views
-//   (other groups; 1-D lifted to 2-D with a unit height). f16/bf16
+//   the bias broadcast as the accumulator init, then
+//   linalg.conv_{1d_ncw_fcw,2d_nchw_fchw,3d_ncdhw_fcdhw} (groups 1),
+//   linalg.depthwise_conv_{1d_ncw_cw,2d_nchw_chw,3d_ncdhw_cdhw} (groups ==
+//   in == out channels) or, for other groups, linalg.conv_2d_ngchw_gfchw on
+//   [N, G, C/G, ...] views (1-D lifted to 2-D with a unit height; 3-D, which
+//   has no named op, one linalg.generic on the same views). f16/bf16
 //   convolutions accumulate in f32 (the named ops widen their inputs to the
 //   f32 init) and round the result once to the storage type.
 // * nn.conv_transpose: a stride-1 nn.conv (lowered in turn) over the input
@@ -134,23 +135,64 @@ Value reshape(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> shape,
 // nn.conv
 //===----------------------------------------------------------------------===//
 
-/// The named linalg convolution of `rank` spatial dimensions (Op2D or Op1D)
-/// of `input` and `weight`, accumulated onto `init`.
-template <typename Op2D, typename Op1D>
+/// The named linalg convolution of `rank` spatial dimensions (Op3D, Op2D or
+/// Op1D) of `input` and `weight`, accumulated onto `init`.
+template <typename Op3D, typename Op2D, typename Op1D>
 Value namedConv(OpBuilder &b, Location loc, int64_t rank,
                 RankedTensorType resultType, Value input, Value weight,
                 Value init, ArrayRef<int64_t> stride,
                 ArrayRef<int64_t> dilation) {
   auto strides = b.getI64TensorAttr(stride);
   auto dilations = b.getI64TensorAttr(dilation);
-  if (rank == 2)
-    return b
-        .create<Op2D>(loc, resultType, ValueRange{input, weight}, init, strides,
-                      dilations)
+  SmallVector<Value, 2> operands = {input, weight};
+  if (rank == 3)
+    return b.create<Op3D>(loc, resultType, operands, init, strides, dilations)
         .getResult(0);
+  if (rank == 2)
+    return b.create<Op2D>(loc, resultType, operands, init, strides, dilations)
+        .getResult(0);
+  return b.create<Op1D>(loc, resultType, operands, init, strides, dilations)
+      .getResult(0);
+}
+
+/// A grouped convolution of any spatial rank as one linalg.generic (linalg
+/// has no named grouped convolution beyond 2-D): `input` [N, G, C/G, s...],
+/// `weight` [G, F, C/G, k...] accumulated onto `init` [N, G, F, o...], the
+/// products computed in `init`'s element type. Iterates (n, g, f, o..., c,
+/// k...).
+Value genericGroupedConv(OpBuilder &b, Location loc, Value input, Value weight,
+                         Value init, ArrayRef<int64_t> stride,
+                         ArrayRef<int64_t> dilation) {
+  MLIRContext *ctx = b.getContext();
+  auto initType = llvm::cast<RankedTensorType>(init.getType());
+  int64_t rank = static_cast<int64_t>(stride.size());
+  int64_t loops = 4 + 2 * rank;
+  auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  AffineExpr n = dim(0), g = dim(1), f = dim(2), c = dim(3 + rank);
+  SmallVector<AffineExpr> in = {n, g, c}, w = {g, f, c}, out = {n, g, f};
+  for (int64_t i = 0; i < rank; ++i) {
+    AffineExpr o = dim(3 + i), k = dim(4 + rank + i);
+    in.push_back(o * stride[i] + k * dilation[i]);
+    w.push_back(k);
+    out.push_back(o);
+  }
+  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, in, ctx),
+                                 AffineMap::get(loops, 0, w, ctx),
+                                 AffineMap::get(loops, 0, out, ctx)};
+  SmallVector<utils::IteratorType> iterators(3 + rank,
+                                             utils::IteratorType::parallel);
+  iterators.append(1 + rank, utils::IteratorType::reduction);
+  Type acc = initType.getElementType();
   return b
-      .create<Op1D>(loc, resultType, ValueRange{input, weight}, init, strides,
-                    dilations)
+      .create<linalg::GenericOp>(
+          loc, initType, ValueRange{input, weight}, init, maps, iterators,
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            Value product =
+                nb.create<arith::MulFOp>(nl, convertFloat(nb, nl, args[0], acc),
+                                         convertFloat(nb, nl, args[1], acc));
+            nb.create<linalg::YieldOp>(
+                nl, nb.create<arith::AddFOp>(nl, args[2], product).getResult());
+          })
       .getResult(0);
 }
 
@@ -169,8 +211,8 @@ struct ConvOpLowering : public OpRewritePattern<ConvOp> {
         !weightType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "needs static shapes");
     int64_t rank = op.getSpatialRank();
-    if (rank != 1 && rank != 2)
-      return rewriter.notifyMatchFailure(op, "only 1-D and 2-D convolution");
+    if (rank < 1 || rank > 3)
+      return rewriter.notifyMatchFailure(op, "only 1-D to 3-D convolution");
     int64_t groups = op.getGroups();
     int64_t channels = inputType.getDimSize(1);
     int64_t out = weightType.getDimSize(0);
@@ -191,9 +233,10 @@ struct ConvOpLowering : public OpRewritePattern<ConvOp> {
 
     Value result;
     if (groups == 1) {
-      result = namedConv<linalg::Conv2DNchwFchwOp, linalg::Conv1DNcwFcwOp>(
-          rewriter, loc, rank, resultType, input, weight, init, stride,
-          dilation);
+      result = namedConv<linalg::Conv3DNcdhwFcdhwOp, linalg::Conv2DNchwFchwOp,
+                         linalg::Conv1DNcwFcwOp>(rewriter, loc, rank,
+                                                 resultType, input, weight,
+                                                 init, stride, dilation);
     } else if (groups == channels && out == channels) {
       // Depthwise: drop the unit in-channels-per-group dimension of the
       // weight ([C, 1, k...] -> [C, k...]).
@@ -204,10 +247,35 @@ struct ConvOpLowering : public OpRewritePattern<ConvOp> {
       for (int64_t i = 0; i < rank; ++i)
         merge.push_back({2 + i});
       weight = reshape(rewriter, loc, weight, shape, merge);
-      result = namedConv<linalg::DepthwiseConv2DNchwChwOp,
+      result = namedConv<linalg::DepthwiseConv3DNcdhwCdhwOp,
+                         linalg::DepthwiseConv2DNchwChwOp,
                          linalg::DepthwiseConv1DNcwCwOp>(
           rewriter, loc, rank, resultType, input, weight, init, stride,
           dilation);
+    } else if (rank == 3) {
+      // Grouped 3-D: [N, G, C/G, ...] views and one linalg.generic.
+      ArrayRef<int64_t> inShape =
+          llvm::cast<RankedTensorType>(input.getType()).getShape();
+      ArrayRef<int64_t> wShape = weightType.getShape(),
+                        outShape = resultType.getShape();
+      SmallVector<ReassociationIndices> split = {{0}, {1, 2}, {3}, {4}, {5}},
+                                        splitW = {{0, 1}, {2}, {3}, {4}, {5}};
+      auto grouped = [&](ArrayRef<int64_t> s, int64_t perGroup) {
+        return SmallVector<int64_t>{s[0], groups, perGroup, s[2], s[3], s[4]};
+      };
+      SmallVector<int64_t> groupedOut = grouped(outShape, out / groups);
+      // (Built one by one: argument evaluation order is unspecified.)
+      Value groupedInput = reshape(rewriter, loc, input,
+                                   grouped(inShape, channels / groups), split);
+      Value groupedWeight = reshape(
+          rewriter, loc, weight,
+          {groups, out / groups, wShape[1], wShape[2], wShape[3], wShape[4]},
+          splitW);
+      Value groupedInit = reshape(rewriter, loc, init, groupedOut, split);
+      Value conv =
+          genericGroupedConv(rewriter, loc, groupedInput, groupedWeight,
+                             groupedInit, stride, dilation);
+      result = reshape(rewriter, loc, conv, outShape, split);
     } else {
       // Grouped: 1-D is lifted to 2-D with a unit height first.
       auto inType = llvm::cast<RankedTensorType>(input.getType());
@@ -270,9 +338,11 @@ struct ConvTransposeOpLowering : public OpRewritePattern<ConvTransposeOp> {
     auto weightType =
         llvm::dyn_cast<RankedTensorType>(op.getWeight().getType());
     if (!inputType || !weightType || !inputType.hasStaticShape() ||
-        !weightType.hasStaticShape() || inputType.getRank() != 4 ||
-        weightType.getRank() != 4)
-      return rewriter.notifyMatchFailure(op, "needs static 4-D operands");
+        !weightType.hasStaticShape() || inputType.getRank() < 3 ||
+        inputType.getRank() > 5 || weightType.getRank() != inputType.getRank())
+      return rewriter.notifyMatchFailure(op,
+                                         "needs static 3-D to 5-D operands");
+    int64_t rank = inputType.getRank() - 2;
     int64_t groups = op.getGroups();
     int64_t channels = inputType.getDimSize(1);
     if (groups < 1 || channels % groups || weightType.getDimSize(0) != channels)
@@ -282,74 +352,74 @@ struct ConvTransposeOpLowering : public OpRewritePattern<ConvTransposeOp> {
 
     // 1. Interleave with stride - 1 zeros and pad (or crop) by
     //    dilation * (k - 1) - padding, output_padding more on the high side.
-    SmallVector<int64_t> lo = padLow(op.getPadding(), 2),
-                         hi = padHigh(op.getPadding(), 2);
-    SmallVector<int64_t> padLo(2), padHi(2), spread(2), full(2);
-    for (int64_t i = 0; i < 2; ++i) {
+    SmallVector<int64_t> lo = padLow(op.getPadding(), rank),
+                         hi = padHigh(op.getPadding(), rank);
+    SmallVector<int64_t> padLo(rank), padHi(rank), spread(rank), full(rank);
+    SmallVector<int64_t> canvas = {inputType.getDimSize(0), channels}, at;
+    bool crops = false;
+    for (int64_t i = 0; i < rank; ++i) {
       int64_t k = weightType.getDimSize(2 + i);
       int64_t d = op.getDilation()[i], s = op.getStride()[i];
       padLo[i] = d * (k - 1) - lo[i];
       padHi[i] = d * (k - 1) - hi[i] + op.getOutputPadding()[i];
       spread[i] = (inputType.getDimSize(2 + i) - 1) * s + 1;
       full[i] = spread[i] + padLo[i] + padHi[i];
-    }
-    SmallVector<int64_t> canvas = {inputType.getDimSize(0), channels};
-    for (int64_t i = 0; i < 2; ++i)
       canvas.push_back(spread[i] + std::max<int64_t>(padLo[i], 0) +
                        std::max<int64_t>(padHi[i], 0));
+      at.push_back(std::max<int64_t>(padLo[i], 0));
+      crops |= padLo[i] < 0 || padHi[i] < 0;
+    }
     Value zero = floatConstant(rewriter, loc, elementType, 0.0);
-    SmallVector<int64_t> at = {std::max<int64_t>(padLo[0], 0),
-                               std::max<int64_t>(padLo[1], 0)};
     SmallVector<int64_t> stride(op.getStride());
     Value input = insertIntoFilled(rewriter, loc, op.getInput(), canvas, zero,
                                    at, stride);
-    if (padLo[0] < 0 || padLo[1] < 0 || padHi[0] < 0 || padHi[1] < 0) {
+    if (crops) {
       SmallVector<OpFoldResult> cropOffsets = {rewriter.getIndexAttr(0),
                                                rewriter.getIndexAttr(0)},
                                 cropSizes = {rewriter.getIndexAttr(canvas[0]),
                                              rewriter.getIndexAttr(canvas[1])},
-                                ones(4, rewriter.getIndexAttr(1));
-      for (int64_t i = 0; i < 2; ++i) {
+                                ones(rank + 2, rewriter.getIndexAttr(1));
+      SmallVector<int64_t> cropShape = {canvas[0], canvas[1]};
+      for (int64_t i = 0; i < rank; ++i) {
         cropOffsets.push_back(
             rewriter.getIndexAttr(std::max<int64_t>(-padLo[i], 0)));
         cropSizes.push_back(rewriter.getIndexAttr(full[i]));
+        cropShape.push_back(full[i]);
       }
-      SmallVector<int64_t> cropShape = {canvas[0], canvas[1], full[0], full[1]};
       input = rewriter.create<tensor::ExtractSliceOp>(
           loc, RankedTensorType::get(cropShape, elementType), input,
           cropOffsets, cropSizes, ones);
     }
 
-    // 2. The kernel as a convolution's: [O, C/G, kh, kw] with
-    //    w'[o, c, i, j] = w[(o / (O/G)) * (C/G) + c, o mod (O/G), kh-1-i,
-    //    kw-1-j].
+    // 2. The kernel as a convolution's: [O, C/G, k...] with
+    //    w'[o, c, i...] = w[(o / (O/G)) * (C/G) + c, o mod (O/G), k-1-i...].
     int64_t outPerGroup = weightType.getDimSize(1);
     int64_t inPerGroup = channels / groups;
-    int64_t kh = weightType.getDimSize(2), kw = weightType.getDimSize(3);
-    SmallVector<int64_t> convWeightShape = {outPerGroup * groups, inPerGroup,
-                                            kh, kw};
-    AffineExpr o = getAffineDimExpr(0, ctx), c = getAffineDimExpr(1, ctx),
-               i = getAffineDimExpr(2, ctx), j = getAffineDimExpr(3, ctx);
-    SmallVector<AffineMap> maps = {
-        AffineMap::get(4, 0,
-                       {o.floorDiv(outPerGroup) * inPerGroup + c,
-                        o % outPerGroup, kh - 1 - i, kw - 1 - j},
-                       ctx),
-        rewriter.getMultiDimIdentityMap(4)};
+    SmallVector<int64_t> convWeightShape = {outPerGroup * groups, inPerGroup};
+    AffineExpr o = getAffineDimExpr(0, ctx), c = getAffineDimExpr(1, ctx);
+    SmallVector<AffineExpr> source = {o.floorDiv(outPerGroup) * inPerGroup + c,
+                                      o % outPerGroup};
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t k = weightType.getDimSize(2 + i);
+      convWeightShape.push_back(k);
+      source.push_back(k - 1 - getAffineDimExpr(2 + i, ctx));
+    }
+    SmallVector<AffineMap> maps = {AffineMap::get(rank + 2, 0, source, ctx),
+                                   rewriter.getMultiDimIdentityMap(rank + 2)};
     Value empty =
         rewriter.create<tensor::EmptyOp>(loc, convWeightShape, elementType);
     Value weight = rewriter
                        .create<linalg::GenericOp>(
                            loc, empty.getType(), op.getWeight(), empty, maps,
                            SmallVector<utils::IteratorType>(
-                               4, utils::IteratorType::parallel),
+                               rank + 2, utils::IteratorType::parallel),
                            [](OpBuilder &nb, Location nl, ValueRange args) {
                              nb.create<linalg::YieldOp>(nl, args[0]);
                            })
                        .getResult(0);
 
     // 3. A stride-1 convolution, lowered by ConvOpLowering.
-    int64_t zeroPad[] = {0, 0}, unitStride[] = {1, 1};
+    SmallVector<int64_t> zeroPad(rank, 0), unitStride(rank, 1);
     Value result =
         rewriter.create<ConvOp>(loc, op.getType(), input, weight, op.getBias(),
                                 rewriter.getDenseI64ArrayAttr(unitStride),

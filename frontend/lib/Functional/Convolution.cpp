@@ -22,7 +22,7 @@ using detail::TraceContext;
 
 namespace {
 
-/// conv1d / conv2d: resolves the padding mode and records nn.conv.
+/// conv1d / conv2d / conv3d: resolves the padding mode and records nn.conv.
 template <size_t D>
 Tensor convolution(const char *name, const Tensor &input, const Tensor &weight,
                    const ConvFuncOptions<D> &options) {
@@ -70,6 +70,30 @@ Tensor convolution(const char *name, const Tensor &input, const Tensor &weight,
       t.builder.getI64IntegerAttr(options.groups()));
 }
 
+/// conv_transpose1d / 2d / 3d: records nn.conv_transpose.
+template <size_t D>
+Tensor transposedConvolution(const char *name, const Tensor &input,
+                             const Tensor &weight,
+                             const ConvTransposeFuncOptions<D> &options) {
+  TraceContext &t = TraceContext::current(name);
+  mlir::Value x = t.valueOf(input, name, "input");
+  mlir::Value w = t.valueOf(weight, name, "weight");
+  mlir::Value b = options.bias().defined()
+                      ? t.valueOf(options.bias(), name, "bias")
+                      : mlir::Value();
+  if (input.dim() != static_cast<int64_t>(D) + 2)
+    t.fail(std::string(name) + ": input must be " + std::to_string(D + 2) +
+           "-D (batched), got " + shape_str(input.shape()));
+  auto &builder = t.builder;
+  return t.emit<mlir::nn::ConvTransposeOp>(
+      x.getType(), x, w, b,
+      builder.getDenseI64ArrayAttr(options.stride().vec()),
+      builder.getDenseI64ArrayAttr(options.padding().vec()),
+      builder.getDenseI64ArrayAttr(options.output_padding().vec()),
+      builder.getDenseI64ArrayAttr(options.dilation().vec()),
+      builder.getI64IntegerAttr(options.groups()));
+}
+
 mlir::UnitAttr flag(TraceContext &t, bool on) {
   return on ? t.builder.getUnitAttr() : mlir::UnitAttr();
 }
@@ -86,23 +110,24 @@ Tensor conv2d(const Tensor &input, const Tensor &weight,
   return convolution<2>("conv2d", input, weight, options);
 }
 
+Tensor conv3d(const Tensor &input, const Tensor &weight,
+              const Conv3dFuncOptions &options) {
+  return convolution<3>("conv3d", input, weight, options);
+}
+
+Tensor conv_transpose1d(const Tensor &input, const Tensor &weight,
+                        const ConvTranspose1dFuncOptions &options) {
+  return transposedConvolution<1>("conv_transpose1d", input, weight, options);
+}
+
 Tensor conv_transpose2d(const Tensor &input, const Tensor &weight,
                         const ConvTranspose2dFuncOptions &options) {
-  const char *name = "conv_transpose2d";
-  TraceContext &t = TraceContext::current(name);
-  mlir::Value x = t.valueOf(input, name, "input");
-  mlir::Value w = t.valueOf(weight, name, "weight");
-  mlir::Value b = options.bias().defined()
-                      ? t.valueOf(options.bias(), name, "bias")
-                      : mlir::Value();
-  auto &builder = t.builder;
-  return t.emit<mlir::nn::ConvTransposeOp>(
-      x.getType(), x, w, b,
-      builder.getDenseI64ArrayAttr(options.stride().vec()),
-      builder.getDenseI64ArrayAttr(options.padding().vec()),
-      builder.getDenseI64ArrayAttr(options.output_padding().vec()),
-      builder.getDenseI64ArrayAttr(options.dilation().vec()),
-      builder.getI64IntegerAttr(options.groups()));
+  return transposedConvolution<2>("conv_transpose2d", input, weight, options);
+}
+
+Tensor conv_transpose3d(const Tensor &input, const Tensor &weight,
+                        const ConvTranspose3dFuncOptions &options) {
+  return transposedConvolution<3>("conv_transpose3d", input, weight, options);
 }
 
 Tensor max_pool2d(const Tensor &input, const MaxPool2dFuncOptions &options) {

@@ -1,4 +1,4 @@
-//===- BatchNorm.cpp - BatchNorm1d and BatchNorm2d ------------------------===//
+//===- BatchNorm.cpp - BatchNorm1d, 2d and 3d -----------------------------===//
 
 #include "nn/Modules/BatchNorm.h"
 
@@ -79,6 +79,13 @@ void BatchNorm2dImpl::check_input_dim(const Tensor &input) const {
   if (input.dim() != 4)
     detail::TraceContext::current("BatchNorm2d")
         .fail("BatchNorm2d: expected 4D input (got " +
+              std::to_string(input.dim()) + "D input)");
+}
+
+void BatchNorm3dImpl::check_input_dim(const Tensor &input) const {
+  if (input.dim() != 5)
+    detail::TraceContext::current("BatchNorm3d")
+        .fail("BatchNorm3d: expected 5D input (got " +
               std::to_string(input.dim()) + "D input)");
 }
 

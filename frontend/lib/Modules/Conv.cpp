@@ -39,31 +39,54 @@ template <size_t D> bool all(const ExpandingArray<D> &a, int64_t v) {
   return a == ExpandingArray<D>(v);
 }
 
+/// "Conv3d", "ConvTranspose1d": the layer's name for `D` dimensions.
+template <size_t D> std::string layerName(const char *base) {
+  return base + std::to_string(D) + "d";
+}
+
+/// [dim0, dim1, kernel_size...]: a convolution layer's weight shape.
+template <size_t D>
+Shape weightShape(int64_t dim0, int64_t dim1,
+                  const ExpandingArray<D> &kernelSize) {
+  Shape shape = {dim0, dim1};
+  for (size_t i = 0; i < D; ++i)
+    shape.push_back(kernelSize[i]);
+  return shape;
+}
+
+/// Registers `weight` and `bias` (or an empty "bias" when `withBias` is
+/// false) on `module`, shaped for `outChannels`, and initializes them.
+void registerConvParameters(Module &module, Tensor &weight, Tensor &bias,
+                            Shape shape, int64_t outChannels, bool withBias) {
+  weight = Tensor::zeros(shape);
+  module.register_parameter("weight", &weight);
+  if (withBias) {
+    bias = Tensor::zeros({outChannels});
+    module.register_parameter("bias", &bias);
+  } else {
+    module.register_parameter("bias", nullptr);
+  }
+  resetConvParameters(weight, bias);
+}
+
 } // namespace
 
 template <size_t D>
 ConvNdImpl<D>::ConvNdImpl(const ConvOptions<D> &options_)
-    : Module(D == 1 ? "Conv1d" : "Conv2d"), options(options_) {
-  const char *layer = D == 1 ? "Conv1d" : "Conv2d";
-  checkChannels(layer, options.in_channels(), options.out_channels(),
+    : Module(layerName<D>("Conv")), options(options_) {
+  std::string layer = layerName<D>("Conv");
+  checkChannels(layer.c_str(), options.in_channels(), options.out_channels(),
                 options.groups());
   if (std::holds_alternative<kSame_t>(options.padding()) &&
       !all(options.stride(), 1))
-    throw Error(std::string(layer) +
+    throw Error(layer +
                 ": padding='same' is not supported for strided convolutions");
-  Shape shape = {options.out_channels(),
-                 options.in_channels() / options.groups()};
-  for (size_t i = 0; i < D; ++i)
-    shape.push_back(options.kernel_size()[i]);
-  weight = Tensor::zeros(shape);
-  register_parameter("weight", &weight);
-  if (options.bias()) {
-    bias = Tensor::zeros({options.out_channels()});
-    register_parameter("bias", &bias);
-  } else {
-    register_parameter("bias", nullptr);
-  }
-  reset_parameters();
+  registerConvParameters(
+      *this, weight, bias,
+      weightShape<D>(options.out_channels(),
+                     options.in_channels() / options.groups(),
+                     options.kernel_size()),
+      options.out_channels(), options.bias());
 }
 
 template <size_t D> void ConvNdImpl<D>::reset_parameters() {
@@ -79,8 +102,10 @@ template <size_t D> Tensor ConvNdImpl<D>::forward(const Tensor &input) {
       .groups(options.groups());
   if constexpr (D == 1)
     return F::conv1d(input, weight, f);
-  else
+  else if constexpr (D == 2)
     return F::conv2d(input, weight, f);
+  else
+    return F::conv3d(input, weight, f);
 }
 
 template <size_t D> std::string ConvNdImpl<D>::extra_repr() const {
@@ -107,40 +132,45 @@ template <size_t D> std::string ConvNdImpl<D>::extra_repr() const {
 
 template class ConvNdImpl<1>;
 template class ConvNdImpl<2>;
+template class ConvNdImpl<3>;
 
-ConvTranspose2dImpl::ConvTranspose2dImpl(const ConvTranspose2dOptions &options_)
-    : Cloneable("ConvTranspose2d"), options(options_) {
-  checkChannels("ConvTranspose2d", options.in_channels(),
+template <size_t D>
+ConvTransposeNdImpl<D>::ConvTransposeNdImpl(
+    const ConvTransposeOptions<D> &options_)
+    : Module(layerName<D>("ConvTranspose")), options(options_) {
+  checkChannels(layerName<D>("ConvTranspose").c_str(), options.in_channels(),
                 options.out_channels(), options.groups());
-  weight = Tensor::zeros({options.in_channels(),
-                          options.out_channels() / options.groups(),
-                          options.kernel_size()[0], options.kernel_size()[1]});
-  register_parameter("weight", &weight);
-  if (options.bias()) {
-    bias = Tensor::zeros({options.out_channels()});
-    register_parameter("bias", &bias);
-  } else {
-    register_parameter("bias", nullptr);
-  }
-  reset_parameters();
+  registerConvParameters(
+      *this, weight, bias,
+      weightShape<D>(options.in_channels(),
+                     options.out_channels() / options.groups(),
+                     options.kernel_size()),
+      options.out_channels(), options.bias());
 }
 
-void ConvTranspose2dImpl::reset_parameters() {
+template <size_t D> void ConvTransposeNdImpl<D>::reset_parameters() {
   resetConvParameters(weight, bias);
 }
 
-Tensor ConvTranspose2dImpl::forward(const Tensor &input) {
-  return F::conv_transpose2d(input, weight,
-                             F::ConvTranspose2dFuncOptions()
-                                 .bias(bias)
-                                 .stride(options.stride())
-                                 .padding(options.padding())
-                                 .output_padding(options.output_padding())
-                                 .groups(options.groups())
-                                 .dilation(options.dilation()));
+template <size_t D>
+Tensor ConvTransposeNdImpl<D>::forward(const Tensor &input) {
+  ConvTransposeFuncOptions<D> f;
+  f.bias(bias)
+      .stride(options.stride())
+      .padding(options.padding())
+      .output_padding(options.output_padding())
+      .groups(options.groups())
+      .dilation(options.dilation());
+  if constexpr (D == 1)
+    return F::conv_transpose1d(input, weight, f);
+  else if constexpr (D == 2)
+    return F::conv_transpose2d(input, weight, f);
+  else
+    return F::conv_transpose3d(input, weight, f);
 }
 
-std::string ConvTranspose2dImpl::extra_repr() const {
+template <size_t D> std::string ConvTransposeNdImpl<D>::extra_repr() const {
+  // torch.nn.modules.conv._ConvNd.extra_repr
   std::string s = std::to_string(options.in_channels()) + ", " +
                   std::to_string(options.out_channels()) +
                   ", kernel_size=" + options.kernel_size().repr() +
@@ -157,5 +187,9 @@ std::string ConvTranspose2dImpl::extra_repr() const {
     s += ", bias=False";
   return s;
 }
+
+template class ConvTransposeNdImpl<1>;
+template class ConvTransposeNdImpl<2>;
+template class ConvTransposeNdImpl<3>;
 
 } // namespace nn

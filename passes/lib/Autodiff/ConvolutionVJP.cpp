@@ -11,7 +11,8 @@
 //             cropped to the kernel and transposed back
 //   dbias = Σ dy over N and the spatial dims
 //
-// A 1-D convolution is lifted to 2-D (a unit height). Pooling spreads each
+// A 1-D convolution is lifted to 2-D (a unit height); 3-D differentiates
+// the same way, one more spatial dimension in every step. Pooling spreads each
 // output's gradient back over its window, one kernel offset at a time: to
 // every element for average pooling (divided as the forward divided), to
 // the first maximum of the window (row-major scan, as PyTorch) for max
@@ -32,27 +33,30 @@ using namespace mlir::nn;
 
 namespace {
 
-/// `v` [N, C, L] as [N, C, 1, L] (or unchanged when already 2-D spatial).
+/// `v` [N, C, L] as [N, C, 1, L] (unchanged when 2-D or 3-D spatial).
 Value lift(GradBuilder &g, Value v) {
   ArrayRef<int64_t> s = shapeOf(v);
-  if (s.size() == 4)
+  if (s.size() != 3)
     return v;
   return g.reshape(v, {s[0], s[1], 1, s[2]});
 }
 
-/// A 1-D window attribute as 2-D, the height's entry `unit`.
+/// A 1-D window attribute as 2-D, the height's entry `unit` (unchanged
+/// when `rank` is 2 or 3).
 SmallVector<int64_t> lift(ArrayRef<int64_t> values, int64_t rank,
                           int64_t unit) {
-  if (rank == 2)
+  if (rank != 1)
     return SmallVector<int64_t>(values);
   if (values.size() == 2) // [lo, hi]
     return {unit, values[0], unit, values[1]};
   return {unit, values[0]};
 }
 
-/// The `op`'s padding [lo_h, lo_w, hi_h, hi_w] for a 2-D convolution.
+/// A padding attribute's entries: all low sides, then all high sides.
 SmallVector<int64_t> lowHigh(ArrayRef<int64_t> lo, ArrayRef<int64_t> hi) {
-  return {lo[0], lo[1], hi[0], hi[1]};
+  SmallVector<int64_t> both(lo);
+  llvm::append_range(both, hi);
+  return both;
 }
 
 /// `x` padded with `value` by `lo` before and `hi` after along `dim`.
@@ -123,23 +127,30 @@ Value adaptiveMatrix(GradBuilder &g, Value like, int64_t out, int64_t in) {
   return matrix(g, like, out, in, values);
 }
 
-/// The gradient of the weight (shaped `weightShape`, 2-D spatial) of a
-/// convolution of `input` [N, C_in, H, W] whose output's gradient is `dout`
-/// [N, C_out, OH, OW]: `input` regrouped as [C_in/g, g·N, H, W] convolved
-/// with `dout` as a [C_out, N, OH, OW] weight (stride and dilation swap
-/// roles), cropped to the kernel and transposed to [C_out, C_in/g, ...].
+/// The gradient of the weight (shaped `weightShape`) of a convolution of
+/// `input` [N, C_in, spatial...] whose output's gradient is `dout`
+/// [N, C_out, out...]: `input` regrouped as [C_in/g, g·N, spatial...]
+/// convolved with `dout` as a [C_out, N, out...] weight (stride and
+/// dilation swap roles), cropped to the kernel and transposed to
+/// [C_out, C_in/g, ...].
 Value convWeightGrad(GradBuilder &g, Value input, Value dout,
                      ArrayRef<int64_t> weightShape, ArrayRef<int64_t> stride,
                      ArrayRef<int64_t> lo, ArrayRef<int64_t> hi,
                      ArrayRef<int64_t> dilation, int64_t groups) {
   ArrayRef<int64_t> xs = shapeOf(input), ys = shapeOf(dout);
+  int64_t rank = static_cast<int64_t>(xs.size()) - 2;
   int64_t n = xs[0], perGroup = xs[1] / groups;
+  SmallVector<int64_t> split = {n, groups, perGroup},
+                       swapped = {perGroup, groups * n}, order = {2, 1, 0};
+  for (int64_t i = 0; i < rank; ++i) {
+    split.push_back(xs[2 + i]);
+    swapped.push_back(xs[2 + i]);
+    order.push_back(3 + i);
+  }
   Value regrouped =
-      g.reshape(g.permute(g.reshape(input, {n, groups, perGroup, xs[2], xs[3]}),
-                          {2, 1, 0, 3, 4}),
-                {perGroup, groups * n, xs[2], xs[3]});
+      g.reshape(g.permute(g.reshape(input, split), order), swapped);
   SmallVector<int64_t> corrShape = {perGroup, ys[1]};
-  for (int i = 0; i < 2; ++i)
+  for (int64_t i = 0; i < rank; ++i)
     corrShape.push_back(
         (xs[2 + i] + lo[i] + hi[i] - stride[i] * (ys[2 + i] - 1) - 1) /
             dilation[i] +
@@ -153,16 +164,17 @@ Value convWeightGrad(GradBuilder &g, Value input, Value dout,
       regrouped, g.transpose(dout, 0, 1), Value(),
       b.getDenseI64ArrayAttr(dilation), b.getDenseI64ArrayAttr(lowHigh(lo, hi)),
       b.getDenseI64ArrayAttr(stride), b.getI64IntegerAttr(groups));
-  Value cropped =
-      g.slice(g.slice(corr, 2, 0, weightShape[2]), 3, 0, weightShape[3]);
+  Value cropped = corr;
+  for (int64_t i = 0; i < rank; ++i)
+    cropped = g.slice(cropped, 2 + i, 0, weightShape[2 + i]);
   return g.transpose(cropped, 0, 1);
 }
 
-/// The weight gradient of an ungrouped convolution, 2-D spatial, as one
-/// GEMM per kernel offset: with `input` [N, C, H, W] padded and laid out
-/// [N, H', W', C], the rows the offset (a, b) reads form an [N·OH·OW, C]
-/// matrix, and dW[:, :, a, b] = dy as [O, N·OH·OW] times it. These run on
-/// the GEMM kernels; convWeightGrad's convolution, whose kernel is the
+/// The weight gradient of an ungrouped convolution as one GEMM per kernel
+/// offset: with `input` [N, C, spatial...] padded and laid out
+/// [N, spatial'..., C], the rows the offset reads form an [N·out..., C]
+/// matrix, and dW[:, :, offset] = dy as [O, N·out...] times it. These run
+/// on the GEMM kernels; convWeightGrad's convolution, whose kernel is the
 /// output's whole plane, runs far below peak on the convolution kernel
 /// once the plane is large.
 Value convWeightGradGemm(GradBuilder &g, Value input, Value dout,
@@ -170,30 +182,43 @@ Value convWeightGradGemm(GradBuilder &g, Value input, Value dout,
                          ArrayRef<int64_t> stride, ArrayRef<int64_t> lo,
                          ArrayRef<int64_t> hi, ArrayRef<int64_t> dilation) {
   ArrayRef<int64_t> ys = shapeOf(dout);
-  int64_t n = ys[0], out = ys[1], oh = ys[2], ow = ys[3];
-  int64_t channels = shapeOf(input)[1];
-  Value canvas = g.permute(
-      padded(g, padded(g, input, 2, lo[0], hi[0], 0.0), 3, lo[1], hi[1], 0.0),
-      {0, 2, 3, 1});
-  Value dyRows = g.reshape(g.permute(dout, {1, 0, 2, 3}), {out, n * oh * ow});
+  int64_t rank = static_cast<int64_t>(ys.size()) - 2;
+  int64_t out = ys[1], channels = shapeOf(input)[1], rows = ys[0];
+  Value canvas = input;
+  SmallVector<int64_t> lastC = {0}, outFirst = {1, 0};
+  for (int64_t i = 0; i < rank; ++i) {
+    canvas = padded(g, canvas, 2 + i, lo[i], hi[i], 0.0);
+    lastC.push_back(2 + i);
+    outFirst.push_back(2 + i);
+    rows *= ys[2 + i];
+  }
+  lastC.push_back(1);
+  canvas = g.permute(canvas, lastC);
+  Value dyRows = g.reshape(g.permute(dout, outFirst), {out, rows});
+  // Every kernel offset, row-major.
+  SmallVector<int64_t> offset(rank, 0);
   SmallVector<Value> columns;
-  for (int64_t a = 0; a < weightShape[2]; ++a)
-    for (int64_t b = 0; b < weightShape[3]; ++b) {
-      Value rows = g.slice(
-          g.slice(canvas, 1, a * dilation[0],
-                  a * dilation[0] + (oh - 1) * stride[0] + 1, stride[0]),
-          2, b * dilation[1], b * dilation[1] + (ow - 1) * stride[1] + 1,
-          stride[1]);
-      Value product =
-          g.matmul(dyRows, g.reshape(rows, {n * oh * ow, channels}));
-      columns.push_back(g.reshape(product, {out, channels, 1}));
+  while (true) {
+    Value taps = canvas;
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t first = offset[i] * dilation[i];
+      taps = g.slice(taps, 1 + i, first,
+                     first + (ys[2 + i] - 1) * stride[i] + 1, stride[i]);
     }
+    Value product = g.matmul(dyRows, g.reshape(taps, {rows, channels}));
+    columns.push_back(g.reshape(product, {out, channels, 1}));
+    int64_t i = rank - 1;
+    while (i >= 0 && ++offset[i] == weightShape[2 + i])
+      offset[i--] = 0;
+    if (i < 0)
+      break;
+  }
   return g.reshape(g.cat(columns, 2), weightShape);
 }
 
-/// The output plane (OH·OW) from which an ungrouped convolution's weight
-/// gradient is computed by GEMMs (convWeightGradGemm) rather than one
-/// convolution.
+/// The output plane (the product of the output's spatial sizes) from which an
+/// ungrouped convolution's weight gradient is computed by GEMMs
+/// (convWeightGradGemm) rather than one convolution.
 constexpr int64_t kGemmWeightGradPlane = 256;
 
 /// `x` reversed along `dim` (an index_select of a constant index).
@@ -211,8 +236,8 @@ Value reversed(GradBuilder &g, Value x, int64_t dim) {
                                  b.getI64IntegerAttr(dim));
 }
 
-/// The gradient of a stride-1, ungrouped convolution's input, 2-D spatial:
-/// the convolution of `dout` with the kernel flipped in space and its
+/// The gradient of a stride-1, ungrouped convolution's input: the
+/// convolution of `dout` with the kernel flipped in space and its
 /// channels swapped, padded by dilation·(k - 1) less the forward's padding.
 /// (The transposed convolution computes the same sums, but as generated
 /// loops; this goes to the convolution kernels.) Null when the forward's
@@ -221,18 +246,22 @@ Value convInputGradStride1(GradBuilder &g, Value dout, Value weight,
                            Type inputType, ArrayRef<int64_t> lo,
                            ArrayRef<int64_t> hi, ArrayRef<int64_t> dilation) {
   ArrayRef<int64_t> ws = shapeOf(weight);
-  SmallVector<int64_t> padLo(2), padHi(2);
-  for (int i = 0; i < 2; ++i) {
+  int64_t rank = static_cast<int64_t>(ws.size()) - 2;
+  SmallVector<int64_t> padLo(rank), padHi(rank);
+  for (int64_t i = 0; i < rank; ++i) {
     int64_t reach = dilation[i] * (ws[2 + i] - 1);
     padLo[i] = reach - lo[i];
     padHi[i] = reach - hi[i];
     if (padLo[i] < 0 || padHi[i] < 0)
       return Value();
   }
-  Value kernel = g.transpose(reversed(g, reversed(g, weight, 2), 3), 0, 1);
+  Value kernel = weight;
+  for (int64_t i = 0; i < rank; ++i)
+    kernel = reversed(g, kernel, 2 + i);
+  kernel = g.transpose(kernel, 0, 1);
   OpBuilder &b = g.builder();
   return b.create<ConvOp>(g.location(), inputType, dout, kernel, Value(),
-                          b.getDenseI64ArrayAttr({1, 1}),
+                          b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)),
                           b.getDenseI64ArrayAttr(lowHigh(padLo, padHi)),
                           b.getDenseI64ArrayAttr(dilation),
                           b.getI64IntegerAttr(1));
@@ -286,26 +315,28 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
     Value x = op.getInput(), w = op.getWeight();
     int64_t rank = shapeOf(x).size() - 2;
     int64_t groups = op.getGroupsAttr().getInt();
+    // A 1-D convolution differentiates as a 2-D one of unit height, which
+    // the convolution kernels take.
+    int64_t lifted = std::max<int64_t>(rank, 2);
     SmallVector<int64_t> stride = lift(op.getStride(), rank, 1),
-                         dilation = lift(op.getDilation(), rank, 1);
-    SmallVector<int64_t> lo = lift(padLow(op.getPadding(), rank), 2, 0),
-                         hi = lift(padHigh(op.getPadding(), rank), 2, 0);
-    if (rank == 1) {
-      lo = {0, padLow(op.getPadding(), 1)[0]};
-      hi = {0, padHigh(op.getPadding(), 1)[0]};
-    }
+                         dilation = lift(op.getDilation(), rank, 1),
+                         lo = lift(padLow(op.getPadding(), rank), rank, 0),
+                         hi = lift(padHigh(op.getPadding(), rank), rank, 0);
     Value x2 = lift(g, x), w2 = lift(g, w), dy2 = lift(g, dy);
     ArrayRef<int64_t> xs = shapeOf(x2), ws = shapeOf(w2), ys = shapeOf(dy2);
     // dx: the transposed convolution, output_padding making up the rows
     // and columns no window reached.
-    SmallVector<int64_t> outputPadding(2);
-    for (int i = 0; i < 2; ++i)
+    SmallVector<int64_t> outputPadding(lifted);
+    int64_t plane = 1;
+    for (int64_t i = 0; i < lifted; ++i) {
       outputPadding[i] =
           xs[2 + i] - ((ys[2 + i] - 1) * stride[i] - lo[i] - hi[i] +
                        dilation[i] * (ws[2 + i] - 1) + 1);
+      plane *= ys[2 + i];
+    }
     OpBuilder &b = g.builder();
     Value dinput;
-    if (groups == 1 && stride[0] == 1 && stride[1] == 1)
+    if (groups == 1 && llvm::all_of(stride, [](int64_t s) { return s == 1; }))
       dinput = convInputGradStride1(g, dy2, w2, x2.getType(), lo, hi, dilation);
     if (!dinput)
       dinput = b.create<ConvTransposeOp>(
@@ -317,7 +348,7 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
     dx[0] = g.reshape(dinput, shapeOf(x));
     // A large output plane: the GEMMs. (A small one, as in the tests'
     // cases, is cheaper as one convolution, and compiles faster.)
-    bool gemm = groups == 1 && ys[2] * ys[3] >= kGemmWeightGradPlane;
+    bool gemm = groups == 1 && plane >= kGemmWeightGradPlane;
     dx[1] = g.reshape(
         gemm ? convWeightGradGemm(g, x2, dy2, ws, stride, lo, hi, dilation)
              : convWeightGrad(g, x2, dy2, ws, stride, lo, hi, dilation, groups),
@@ -334,13 +365,14 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
                                 MutableArrayRef<Value> dx) -> LogicalResult {
     Value x = op.getInput(), w = op.getWeight();
     ArrayRef<int64_t> xs = shapeOf(x), ws = shapeOf(w);
+    int64_t rank = static_cast<int64_t>(xs.size()) - 2;
     SmallVector<int64_t> stride(op.getStride()), dilation(op.getDilation());
-    SmallVector<int64_t> lo = padLow(op.getPadding(), 2),
-                         hi = padHigh(op.getPadding(), 2);
+    SmallVector<int64_t> lo = padLow(op.getPadding(), rank),
+                         hi = padHigh(op.getPadding(), rank);
     int64_t groups = op.getGroupsAttr().getInt();
     SmallVector<int64_t> convShape = {xs[0], xs[1]};
     ArrayRef<int64_t> ys = shapeOf(dy);
-    for (int i = 0; i < 2; ++i)
+    for (int64_t i = 0; i < rank; ++i)
       convShape.push_back(
           (ys[2 + i] + lo[i] + hi[i] - dilation[i] * (ws[2 + i] - 1) - 1) /
               stride[i] +
@@ -354,7 +386,9 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
         dy, w, Value(), b.getDenseI64ArrayAttr(stride),
         b.getDenseI64ArrayAttr(lowHigh(lo, hi)),
         b.getDenseI64ArrayAttr(dilation), b.getI64IntegerAttr(groups));
-    dx[0] = g.slice(g.slice(conv, 2, 0, xs[2]), 3, 0, xs[3]);
+    for (int64_t i = 0; i < rank; ++i)
+      conv = g.slice(conv, 2 + i, 0, xs[2 + i]);
+    dx[0] = conv;
     dx[1] = convWeightGrad(g, dy, x, ws, stride, lo, hi, dilation, groups);
     if (op.getBias())
       dx[2] = biasGrad(g, dy);

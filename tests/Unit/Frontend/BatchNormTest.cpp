@@ -1,4 +1,4 @@
-//===- BatchNormTest.cpp - BatchNorm1d/2d parameters, buffers, repr -------===//
+//===- BatchNormTest.cpp - BatchNorm1d/2d/3d parameters, buffers, repr ----===//
 //
 // Expected strings are PyTorch 1.13's, from
 //   python3 -c "import torch; m = torch.nn.BatchNorm2d(32); print(m);
@@ -65,6 +65,23 @@ TEST(BatchNormTest, RejectsWrongRankWithModulePath) {
   } catch (const Error &e) {
     EXPECT_EQ(std::string(e.what()),
               "0: BatchNorm2d: expected 4D input (got 3D input)");
+  }
+}
+
+TEST(BatchNormTest, BatchNorm3dMatchesPyTorch) {
+  BatchNorm3d bn(16);
+  EXPECT_EQ(repr(bn), "BatchNorm3d(16, eps=1e-05, momentum=0.1, affine=True, "
+                      "track_running_stats=True)");
+  EXPECT_EQ(stateSummary(*bn),
+            "weight:16:float32;bias:16:float32;running_mean:16:float32;"
+            "running_var:16:float32;num_batches_tracked:scalar:int64;");
+  Sequential model(BatchNorm3d(3));
+  try {
+    trace(model, {TensorSpec({2, 3, 4, 5})});
+    FAIL() << "expected nn::Error";
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()),
+              "0: BatchNorm3d: expected 5D input (got 4D input)");
   }
 }
 

@@ -95,6 +95,36 @@ TEST_F(ConvolutionLayersTest, ConvTranspose2dMatchesPyTorch) {
                            "bias=False)");
 }
 
+TEST_F(ConvolutionLayersTest, Conv3dMatchesPyTorch) {
+  Conv3d conv(Conv3dOptions(2, 4, {1, 3, 3})
+                  .stride({1, 2, 2})
+                  .padding({0, 1, 1})
+                  .bias(false));
+  EXPECT_THAT(stateShapes(*conv), ElementsAre("weight:4x2x1x3x3"));
+  EXPECT_EQ(repr(conv), "Conv3d(2, 4, kernel_size=(1, 3, 3), stride=(1, 2, 2), "
+                        "padding=(0, 1, 1), bias=False)");
+  Conv3d same(Conv3dOptions(4, 4, 3).padding(kSame).groups(4));
+  EXPECT_THAT(stateShapes(*same), ElementsAre("weight:4x1x3x3x3", "bias:4"));
+  EXPECT_EQ(repr(same), "Conv3d(4, 4, kernel_size=(3, 3, 3), "
+                        "stride=(1, 1, 1), padding=same, groups=4)");
+  EXPECT_THROW(Conv3d(Conv3dOptions(4, 4, 3).padding(kSame).stride(2)), Error);
+}
+
+TEST_F(ConvolutionLayersTest, ConvTranspose1dAnd3dMatchPyTorch) {
+  ConvTranspose3d up(
+      ConvTranspose3dOptions(4, 2, 3).stride(2).padding(1).output_padding(1));
+  EXPECT_THAT(stateShapes(*up), ElementsAre("weight:4x2x3x3x3", "bias:2"));
+  EXPECT_EQ(repr(up), "ConvTranspose3d(4, 2, kernel_size=(3, 3, 3), "
+                      "stride=(2, 2, 2), padding=(1, 1, 1), "
+                      "output_padding=(1, 1, 1))");
+  ConvTranspose1d grouped(
+      ConvTranspose1dOptions(3, 6, 4).stride(3).dilation(2).groups(3).bias(
+          false));
+  EXPECT_THAT(stateShapes(*grouped), ElementsAre("weight:3x2x4"));
+  EXPECT_EQ(repr(grouped), "ConvTranspose1d(3, 6, kernel_size=(4,), "
+                           "stride=(3,), dilation=(2,), groups=3, bias=False)");
+}
+
 TEST_F(ConvolutionLayersTest, ConvInitializationFollowsPyTorchBounds) {
   // kaiming_uniform_(a=√5) gives U(±1/√fan_in) for the weight as well.
   Conv2d conv(Conv2dOptions(3, 8, 3));

@@ -130,3 +130,32 @@ def cases():
         (r(2, 3, 34, 20), r(4, 3, 3, 2), r(4))
     yield "conv1d_plane_2x3x300_k3", \
         lambda x, w: F.conv1d(x, w, padding=2), (r(2, 3, 300), r(5, 3, 3))
+    # conv3d and the 1-D and 3-D transposed convolutions (appended last:
+    # earlier cases keep their random draws)
+    yield "conv3d_1x2x5x6x7_k3", F.conv3d, (r(1, 2, 5, 6, 7), r(3, 2, 3, 3, 3), r(3))
+    yield "conv3d_stride2x1x2_pad1x0x1_dilation1x2x1", \
+        lambda x, w, b: F.conv3d(x, w, b, stride=(2, 1, 2), padding=(1, 0, 1), dilation=(1, 2, 1)), \
+        (r(2, 3, 7, 7, 9), r(4, 3, 3, 2, 3), r(4))
+    yield "conv3d_groups2", lambda x, w: F.conv3d(x, w, groups=2, padding=1), (r(1, 4, 3, 5, 5), r(6, 2, 3, 3, 3))
+    yield "conv3d_depthwise", \
+        lambda x, w, b: F.conv3d(x, w, b, groups=3, stride=2, padding=1), (r(1, 3, 5, 7, 7), r(3, 1, 3, 3, 3), r(3))
+    yield "conv3d_same_k2x3x4", lambda x, w: F.conv3d(x, w, padding="same"), (r(1, 2, 3, 5, 7), r(2, 2, 2, 3, 4))
+    yield "conv3d_k1x3x3", lambda x, w: F.conv3d(x, w, padding=(0, 1, 1)), (r(2, 3, 4, 5, 5), r(4, 3, 1, 3, 3))
+    # an output of 256 positions or more: the weight's gradient as GEMMs
+    yield "conv3d_plane_1x2x4x9x9_k3", \
+        lambda x, w, b: F.conv3d(x, w, b, padding=1), (r(1, 2, 4, 9, 9), r(3, 2, 3, 3, 3), r(3))
+    yield "conv_transpose3d_stride2_pad1_outpad1", \
+        lambda x, w, b: F.conv_transpose3d(x, w, b, stride=2, padding=1, output_padding=1), \
+        (r(1, 3, 3, 4, 5), r(3, 2, 3, 3, 3), r(2))
+    yield "conv_transpose3d_groups2_dilation2_crops", \
+        lambda x, w: F.conv_transpose3d(x, w, stride=(1, 2, 1), padding=(2, 5, 3), groups=2, dilation=2), \
+        (r(1, 4, 3, 5, 4), r(4, 1, 2, 3, 3))
+    yield "conv_transpose1d_stride2_pad1_outpad1", \
+        lambda x, w, b: F.conv_transpose1d(x, w, b, stride=2, padding=1, output_padding=1), \
+        (r(2, 3, 7), r(3, 4, 3), r(4))
+    yield layer_case("layer_conv3d", nn.Conv3d(2, 3, (2, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1)),
+                     r(2, 2, 4, 7, 7))
+    yield layer_case("layer_conv_transpose3d",
+                     nn.ConvTranspose3d(3, 2, 3, stride=2, padding=1, output_padding=(0, 1, 1), bias=False),
+                     r(1, 3, 2, 3, 3))
+    yield layer_case("layer_conv_transpose1d", nn.ConvTranspose1d(3, 2, 4, stride=3, dilation=2), r(2, 3, 5))

@@ -122,6 +122,9 @@ def cases():
     yield "LayerNorm_2x7x3x17", _module_fn(ln), (torch.randn(2, 7, 3, 17),) + _state(ln)
     gn = torch.nn.GroupNorm(2, 6, eps=1e-3)
     yield "GroupNorm_3x6x7", _module_fn(gn), (torch.randn(3, 6, 7),) + _state(gn)
+    bn3t = torch.nn.BatchNorm3d(3)
+    yield "BatchNorm3d_train_2x3x3x4x5", _bn_train_two_steps(bn3t), \
+        (torch.randn(2, 3, 3, 4, 5), torch.randn(2, 3, 3, 4, 5) * 2 + 1) + _state(bn3t)
 
 
 def _module_fn(module, train=False):

@@ -7,7 +7,7 @@
 //   F::max_pool2d(x, F::MaxPool2dFuncOptions(2));
 //   F::interpolate(x, F::InterpolateFuncOptions().size({14,
 //   14}).mode(nn::kBilinear));
-// Inputs are batched ([N, C, L] / [N, C, H, W]).
+// Inputs are batched ([N, C, L] / [N, C, H, W] / [N, C, D, H, W]).
 //
 //===----------------------------------------------------------------------===//
 #ifndef NN_FUNCTIONAL_CONVOLUTION_H
@@ -24,9 +24,17 @@ Tensor conv1d(const Tensor &input, const Tensor &weight,
 /// torch.nn.functional.conv2d; padding kValid / kSame need stride 1.
 Tensor conv2d(const Tensor &input, const Tensor &weight,
               const Conv2dFuncOptions &options = {});
-/// torch.nn.functional.conv_transpose2d; weight is [in, out / groups, kh, kw].
+/// torch.nn.functional.conv3d; padding kValid / kSame need stride 1.
+Tensor conv3d(const Tensor &input, const Tensor &weight,
+              const Conv3dFuncOptions &options = {});
+/// torch.nn.functional.conv_transpose1d / 2d / 3d; weight is
+/// [in, out / groups, kernel...].
+Tensor conv_transpose1d(const Tensor &input, const Tensor &weight,
+                        const ConvTranspose1dFuncOptions &options = {});
 Tensor conv_transpose2d(const Tensor &input, const Tensor &weight,
                         const ConvTranspose2dFuncOptions &options = {});
+Tensor conv_transpose3d(const Tensor &input, const Tensor &weight,
+                        const ConvTranspose3dFuncOptions &options = {});
 
 /// torch.nn.functional.max_pool2d (without return_indices).
 Tensor max_pool2d(const Tensor &input, const MaxPool2dFuncOptions &options);

@@ -1,4 +1,4 @@
-//===- BatchNorm.h - BatchNorm1d and BatchNorm2d ----------------*- C++ -*-===//
+//===- BatchNorm.h - BatchNorm1d, 2d and 3d ---------------------*- C++ -*-===//
 #ifndef NN_MODULES_BATCHNORM_H
 #define NN_MODULES_BATCHNORM_H
 
@@ -7,7 +7,7 @@
 
 namespace nn {
 
-/// What BatchNorm1d and BatchNorm2d share: parameters, buffers (under
+/// What BatchNorm1d, 2d and 3d share: parameters, buffers (under
 /// PyTorch's names), initialization, repr, and a forward that normalizes with
 /// batch statistics while training (updating the running statistics and
 /// num_batches_tracked in the compiled forward) and with the running ones in
@@ -62,6 +62,19 @@ protected:
   void check_input_dim(const Tensor &input) const override;
 };
 NN_MODULE(BatchNorm2d);
+
+/// Over [N, C, D, H, W]:  BatchNorm3d bn(16);
+class BatchNorm3dImpl : public Cloneable<BatchNorm3dImpl, BatchNormImplBase> {
+public:
+  explicit BatchNorm3dImpl(const BatchNormOptions &options)
+      : Cloneable("BatchNorm3d", options) {}
+  explicit BatchNorm3dImpl(int64_t num_features)
+      : BatchNorm3dImpl(BatchNormOptions(num_features)) {}
+
+protected:
+  void check_input_dim(const Tensor &input) const override;
+};
+NN_MODULE(BatchNorm3d);
 
 } // namespace nn
 

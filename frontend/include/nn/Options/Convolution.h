@@ -119,6 +119,7 @@ template <size_t D> struct ConvOptions {
 
 using Conv1dOptions = ConvOptions<1>;
 using Conv2dOptions = ConvOptions<2>;
+using Conv3dOptions = ConvOptions<3>;
 
 /// F::conv_transpose2d(x, w, F::ConvTranspose2dFuncOptions().stride(2))
 template <size_t D> struct ConvTransposeFuncOptions {
@@ -148,7 +149,9 @@ template <size_t D> struct ConvTransposeOptions {
   NN_ARG(ExpandingArray<D>, dilation) = 1;
 };
 
+using ConvTranspose1dOptions = ConvTransposeOptions<1>;
 using ConvTranspose2dOptions = ConvTransposeOptions<2>;
+using ConvTranspose3dOptions = ConvTransposeOptions<3>;
 
 //===----------------------------------------------------------------------===//
 // Pooling
@@ -221,7 +224,10 @@ struct UpsampleOptions {
 namespace functional {
 using Conv1dFuncOptions = ConvFuncOptions<1>;
 using Conv2dFuncOptions = ConvFuncOptions<2>;
+using Conv3dFuncOptions = ConvFuncOptions<3>;
+using ConvTranspose1dFuncOptions = ConvTransposeFuncOptions<1>;
 using ConvTranspose2dFuncOptions = ConvTransposeFuncOptions<2>;
+using ConvTranspose3dFuncOptions = ConvTransposeFuncOptions<3>;
 using MaxPool2dFuncOptions = MaxPool2dOptions;
 using AvgPool2dFuncOptions = AvgPool2dOptions;
 using AdaptiveAvgPool2dFuncOptions = AdaptiveAvgPool2dOptions;

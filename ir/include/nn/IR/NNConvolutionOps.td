@@ -20,9 +20,9 @@ include "nn/IR/NNOpBase.td"
 //===----------------------------------------------------------------------===//
 
 def NN_ConvOp : NN_Op<"conv", [Pure, InferTypeOpAdaptor]> {
-  let summary = "1-D or 2-D convolution, as torch.nn.functional.conv1d / conv2d";
+  let summary = "1-D, 2-D or 3-D convolution, as torch.nn.functional.conv1d / conv2d / conv3d";
   let description = [{
-    `input` is `[N, C, L]` or `[N, C, H, W]`, `weight` is
+    `input` is `[N, C, L]`, `[N, C, H, W]` or `[N, C, D, H, W]`, `weight` is
     `[O, C / groups, k...]`, the optional `bias` is `[O]`. `stride`,
     `padding` (zeros) and `dilation` hold one entry per spatial dimension
     (`padding` may hold low sides then high sides); `groups` divides both `C`
@@ -45,7 +45,7 @@ def NN_ConvOp : NN_Op<"conv", [Pure, InferTypeOpAdaptor]> {
     `:` functional-type(operands, results)
   }];
   let extraClassDeclaration = [{
-    /// Number of spatial dimensions (1 or 2).
+    /// Number of spatial dimensions (1, 2 or 3).
     int64_t getSpatialRank() {
       return llvm::cast<RankedTensorType>(getInput().getType()).getRank() - 2;
     }
@@ -53,11 +53,12 @@ def NN_ConvOp : NN_Op<"conv", [Pure, InferTypeOpAdaptor]> {
 }
 
 def NN_ConvTransposeOp : NN_Op<"conv_transpose", [Pure, InferTypeOpAdaptor]> {
-  let summary = "2-D transposed convolution, as torch.nn.functional.conv_transpose2d";
+  let summary = "1-D, 2-D or 3-D transposed convolution, as torch.nn.functional.conv_transpose1d / 2d / 3d";
   let description = [{
     The gradient of `nn.conv` with respect to its input. `input` is
-    `[N, C, H, W]`, `weight` is `[C, O / groups, kh, kw]` (PyTorch's layout),
-    the optional `bias` is `[O]`. Each output size is
+    `[N, C, spatial...]` with 1 to 3 spatial dimensions, `weight` is
+    `[C, O / groups, k...]` (PyTorch's layout), the optional `bias` is `[O]`.
+    Window attributes hold one entry per spatial dimension. Each output size is
     `(in - 1) * stride - pad_lo - pad_hi + dilation * (k - 1) + output_padding + 1`;
     `output_padding` must be smaller than `stride` or `dilation`.
 
