@@ -49,6 +49,7 @@ public:
 void setTorchThreads(int threads);
 std::unique_ptr<Runner> torchMLP(const NamedTensors &w, HostTensor x);
 std::unique_ptr<Runner> torchConvBnRelu(const NamedTensors &w, HostTensor x);
+std::unique_ptr<Runner> torchConv3dBnRelu(const NamedTensors &w, HostTensor x);
 /// ResidualBlocks applied in order, one per key prefix of `blocks` ("0.",
 /// "1." for a Sequential of two; "" for a lone block).
 std::unique_ptr<Runner> torchResidual(const NamedTensors &w, HostTensor x,

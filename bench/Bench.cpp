@@ -59,6 +59,22 @@ public:
 };
 NN_MODULE(ConvBnRelu);
 
+/// W10: W2's layer in 3-D, as in a video network's first stage (torchvision's
+/// r3d_18): conv3d 3x3x3 (no bias) + BatchNorm3d (eval) + ReLU.
+class Conv3dBnReluImpl : public nn::Module {
+public:
+  Conv3dBnReluImpl() : Module("Conv3dBnRelu") {
+    conv = register_module(
+        "conv",
+        nn::Conv3d(nn::Conv3dOptions(64, 64, 3).padding(1).bias(false)));
+    bn = register_module("bn", nn::BatchNorm3d(64));
+  }
+  nn::Tensor forward(const nn::Tensor &x) { return nn::F::relu(bn(conv(x))); }
+  nn::Conv3d conv{nullptr};
+  nn::BatchNorm3d bn{nullptr};
+};
+NN_MODULE(Conv3dBnRelu);
+
 /// W3: ResNet's BasicBlock with 64 channels, stride 1, no downsampling.
 /// Kept local to the bench (a seed model is being added elsewhere).
 class ResidualBlockImpl : public nn::Cloneable<ResidualBlockImpl> {
@@ -711,6 +727,14 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
       return bench::torchLayerNorm(w.hostWeights, host(w.inputs[0]));
     };
   });
+  // W10: a 3x3x3 convolution over 8 frames of 28x28, 64 channels.
+  add("W10_conv3d_bn_relu", 2.0 * 64 * 64 * 27 * 8 * 28 * 28, 0,
+      [](Workload &w) {
+        adopt(w, Conv3dBnRelu(), {randomTensor({1, 64, 8, 28, 28}, 20)}, 10);
+        w.make[Impl::libtorch] = [&w](int) {
+          return bench::torchConv3dBnRelu(w.hostWeights, host(w.inputs[0]));
+        };
+      });
   // W7: what nn-optimize's fusion (and batch-norm folding) buys on the
   // ResNet-style block of the seed models, in one run: the same model
   // compiled with the full pipeline, without nn-fuse, and without nn-fuse

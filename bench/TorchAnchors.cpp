@@ -191,6 +191,18 @@ std::unique_ptr<Runner> torchConvBnRelu(const NamedTensors &w, HostTensor x) {
   });
 }
 
+std::unique_ptr<Runner> torchConv3dBnRelu(const NamedTensors &w, HostTensor x) {
+  auto in = toTorch(x);
+  auto cw = at(w, "conv.weight");
+  auto g = at(w, "bn.weight"), beta = at(w, "bn.bias");
+  auto mean = at(w, "bn.running_mean"), var = at(w, "bn.running_var");
+  return std::make_unique<TorchRunner>([=] {
+    auto y = torch::conv3d(in, cw, {}, 1, 1);
+    y = torch::batch_norm(y, g, beta, mean, var, false, 0.1, 1e-5, false);
+    return torch::relu(y);
+  });
+}
+
 std::unique_ptr<Runner> torchResidual(const NamedTensors &w, HostTensor x,
                                       const std::vector<std::string> &blocks) {
   auto in = toTorch(x);

@@ -525,6 +525,7 @@ detail::optimizePipelineOptions(const OptimizeOptions &options) {
   pipeline->foldBatchNorm = options.fold_batchnorm;
   pipeline->foldScalarMul = options.fold_scalar_mul;
   pipeline->mergeLinears = options.merge_linears;
+  pipeline->decomposeConv3d = options.decompose_conv3d;
   pipeline->fuse = options.fuse;
   return pipeline;
 }

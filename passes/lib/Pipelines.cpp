@@ -44,6 +44,11 @@ void mlir::nn::buildOptimizePipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createFoldScalarMulPass());
   if (options.mergeLinears)
     pm.addNestedPass<func::FuncOp>(createMergeLinearsPass());
+  // 3-D convolutions become 2-D ones (the CPU kernels are 2-D) after the
+  // batch norm after them was folded, and before fusion, which folds their
+  // sum into the kernels' epilogues.
+  if (options.decomposeConv3d)
+    pm.addNestedPass<func::FuncOp>(createDecomposeConv3dPass());
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createFusePass());
   pm.addPass(createCanonicalizerPass());
@@ -54,6 +59,7 @@ void mlir::nn::registerTransformsPasses() {
   PassPipelineRegistration<OptimizePipelineOptions>(
       "nn-optimize",
       "The default nn graph pipeline: clean-up, tie-weights, "
-      "fold-batchnorm, fold-scalar-mul, merge-linears, fuse, clean-up",
+      "fold-batchnorm, fold-scalar-mul, merge-linears, decompose-conv3d, "
+      "fuse, clean-up",
       buildOptimizePipeline);
 }

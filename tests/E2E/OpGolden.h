@@ -52,6 +52,11 @@ inline void PrintTo(const OpCase &c, std::ostream *os) {
 /// Test-name generator for INSTANTIATE_TEST_SUITE_P.
 std::string caseName(const ::testing::TestParamInfo<OpCase> &info);
 
+/// Traces `c`, compiles it with `options`, runs it on the golden's inputs
+/// and compares with its outputs (what OpGoldenTest does with the default
+/// options).
+void expectMatchesGolden(const OpCase &c, const CompileOptions &options);
+
 /// Expects `actual` to match `expected` (shape, dtype, values) within
 /// `tolerance`; `what` names it in failures.
 void expectClose(const Tensor &actual, const Tensor &expected,

@@ -379,6 +379,23 @@ const OpCase kConvolutionCases[] = {
 INSTANTIATE_TEST_SUITE_P(Convolution, OpGoldenTest,
                          ::testing::ValuesIn(kConvolutionCases), caseName);
 
+// nn-decompose-conv3d turns every 3-D convolution above into 2-D ones; the
+// 3-D lowering itself (linalg.conv_3d_ncdhw_fcdhw, the grouped generic)
+// runs when the pass is off.
+TEST(Conv3dWithoutDecomposition, MatchesPyTorch) {
+  CompileOptions options;
+  options.optimize_options.decompose_conv3d = false;
+  int checked = 0;
+  for (const OpCase &c : kConvolutionCases) {
+    if (c.name.rfind("conv3d", 0) != 0)
+      continue;
+    SCOPED_TRACE(c.name);
+    expectMatchesGolden(c, options);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 7);
+}
+
 //===----------------------------------------------------------------------===//
 // Layers: PyTorch's weights loaded by state_dict name, traced, compiled, run.
 //===----------------------------------------------------------------------===//

@@ -56,6 +56,9 @@ struct OptimizeOptions {
   bool fold_scalar_mul = true;
   /// Merge linears of one input into one (nn-merge-linears).
   bool merge_linears = true;
+  /// Compute 3-D convolutions as sums of 2-D ones, which run on the
+  /// convolution kernels (nn-decompose-conv3d).
+  bool decompose_conv3d = true;
   /// Run the fusion pass (nn-fuse).
   bool fuse = true;
 };

@@ -110,6 +110,32 @@ TEST_F(ConvolutionLayersTest, Conv3dMatchesPyTorch) {
   EXPECT_THROW(Conv3d(Conv3dOptions(4, 4, 3).padding(kSame).stride(2)), Error);
 }
 
+// nn-optimize computes a 3-D convolution as 2-D ones over the batch of
+// depth slices (one per kernel depth offset), unless told not to.
+TEST_F(ConvolutionLayersTest, Conv3dOptimizesIntoTwoDConvolutions) {
+  Conv3d conv(Conv3dOptions(2, 4, 3).padding(1));
+  const std::string conv3d = "-> tensor<1x4x4x6x6xf32>";
+  const std::string conv2d = "-> tensor<4x4x6x6xf32>";
+  // The nn.conv lines of `ir` whose result type ends `result`.
+  auto count = [](const std::string &ir, const std::string &result) {
+    size_t n = 0;
+    std::istringstream lines(ir);
+    for (std::string line; std::getline(lines, line);)
+      n += line.find("nn.conv ") != std::string::npos &&
+           line.find(result) != std::string::npos;
+    return n;
+  };
+  TracedModule traced = trace(conv, {TensorSpec({1, 2, 4, 6, 6})});
+  OptimizeOptions keep;
+  keep.decompose_conv3d = false;
+  std::string kept = traced.clone().optimize(keep).to_string();
+  EXPECT_EQ(count(kept, conv3d), 1u) << kept;
+  EXPECT_EQ(count(kept, conv2d), 0u) << kept;
+  std::string split = traced.optimize().to_string();
+  EXPECT_EQ(count(split, conv3d), 0u) << split;
+  EXPECT_EQ(count(split, conv2d), 3u) << split;
+}
+
 TEST_F(ConvolutionLayersTest, ConvTranspose1dAnd3dMatchPyTorch) {
   ConvTranspose3d up(
       ConvTranspose3dOptions(4, 2, 3).stride(2).padding(1).output_padding(1));

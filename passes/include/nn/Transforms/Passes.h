@@ -32,13 +32,16 @@ struct OptimizePipelineOptions
   Option<bool> mergeLinears{*this, "merge-linears",
                             llvm::cl::desc("Run nn-merge-linears"),
                             llvm::cl::init(true)};
+  Option<bool> decomposeConv3d{*this, "decompose-conv3d",
+                               llvm::cl::desc("Run nn-decompose-conv3d"),
+                               llvm::cl::init(true)};
   Option<bool> fuse{*this, "fuse", llvm::cl::desc("Run nn-fuse"),
                     llvm::cl::init(true)};
 };
 
 /// The default graph optimization pipeline: canonicalize and CSE,
 /// nn-tie-weights, nn-fold-batchnorm, nn-fold-scalar-mul, nn-merge-linears,
-/// nn-fuse, canonicalize. Used by
+/// nn-decompose-conv3d, nn-fuse, canonicalize. Used by
 /// nn-compile, the frontend and lit.
 void buildOptimizePipeline(OpPassManager &pm,
                            const OptimizePipelineOptions &options);

@@ -67,7 +67,7 @@ def FoldBatchNormPass : Pass<"nn-fold-batchnorm", "::mlir::func::FuncOp"> {
   let description = [{
     `nn.batch_norm` (the evaluation form: given statistics, no running-stat
     update; `nn.batch_norm_training` is never touched) applied to the only
-    use of an `nn.conv` (1-D or 2-D, any groups) or of an `nn.linear` with a
+    use of an `nn.conv` (1-D to 3-D, any groups) or of an `nn.linear` with a
     `[N, C]` result becomes that op with
 
         s  = gamma / sqrt(var + eps)            (per output channel)
@@ -114,6 +114,55 @@ def FoldBatchNormPass : Pass<"nn-fold-batchnorm", "::mlir::func::FuncOp"> {
     %b2 = nn.add %4, %b : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
     %y = nn.conv %x, %w2, %b2 stride [1, 1] padding [0, 0] dilation [1, 1] groups 1
         : (tensor<1x3x4x4xf32>, tensor<8x3x1x1xf32>, tensor<8xf32>) -> tensor<1x8x4x4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::nn::NNDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def DecomposeConv3dPass : Pass<"nn-decompose-conv3d", "::mlir::func::FuncOp"> {
+  let summary = "Compute each 3-D convolution as a sum of 2-D convolutions over depth slices";
+  let description = [{
+    A 3-D convolution is, for each depth offset `kd` of its kernel, a 2-D
+    convolution of the input's depth slices `od * sd + kd * dd` (padded
+    depth) with the kernel's slice `w[:, :, kd]`, summed over `kd`:
+
+        y[n, :, od] = Σ_kd conv2d(x[n, :, od·sd + kd·dd - pd], w[:, :, kd])
+
+    With the input laid out `[N, D', C, H, W]` (its depth zero-padded, then
+    permuted once), the slices of one `kd`, every `sd`-th, are the `N · OD`
+    images of one 2-D convolution. The pass emits those `KD` convolutions
+    (height and width keep their stride, padding and dilation; groups are
+    unchanged; the first carries the bias), their sum, and one permute back
+    to `[N, O, OD, OH, OW]`. The 2-D convolutions then take the CPU
+    backend's convolution kernels and nn-fuse folds each `add` into the
+    epilogue of the convolution before it, where the 3-D convolution alone
+    would lower to generated loops (linalg.conv_3d_ncdhw_fcdhw), about 15×
+    slower on W10 of bench/.
+
+    It runs in nn-optimize after nn-fold-batchnorm (which folds a
+    BatchNorm3d into the 3-D convolution first) and before nn-fuse.
+    Convolutions with dynamic shapes are left alone.
+
+    Before:
+    ```mlir
+    %y = nn.conv %x, %w stride [1, 1, 1] padding [1, 0, 0] dilation [1, 1, 1] groups 1
+        : (tensor<1x2x4x5x5xf32>, tensor<3x2x2x1x1xf32>) -> tensor<1x3x5x5x5xf32>
+    ```
+    After (the zero constants and the second depth offset elided):
+    ```mlir
+    %p = nn.permute %x [0, 2, 1, 3, 4] : (tensor<1x2x4x5x5xf32>) -> tensor<1x4x2x5x5xf32>
+    %c = nn.cat %z0, %p, %z1 dim 1 : (...) -> tensor<1x6x2x5x5xf32>
+    %s0 = nn.slice %c dim 1 [0 : 5 : 1] : (...) -> tensor<1x5x2x5x5xf32>
+    %i0 = nn.reshape %s0 [5, 2, 5, 5] : (...) -> tensor<5x2x5x5xf32>
+    %w0 = nn.slice %w dim 2 [0 : 1 : 1] : (...) -> tensor<3x2x1x1x1xf32>
+    %k0 = nn.reshape %w0 [3, 2, 1, 1] : (...) -> tensor<3x2x1x1xf32>
+    %y0 = nn.conv %i0, %k0 stride [1, 1] padding [0, 0] dilation [1, 1] groups 1
+        : (tensor<5x2x5x5xf32>, tensor<3x2x1x1xf32>) -> tensor<5x3x5x5xf32>
+    ...
+    %sum = nn.add %y0, %y1 : (...) -> tensor<5x3x5x5xf32>
+    %r = nn.reshape %sum [1, 5, 3, 5, 5] : (...) -> tensor<1x5x3x5x5xf32>
+    %y = nn.permute %r [0, 2, 1, 3, 4] : (...) -> tensor<1x3x5x5x5xf32>
     ```
   }];
   let dependentDialects = ["::mlir::nn::NNDialect",
