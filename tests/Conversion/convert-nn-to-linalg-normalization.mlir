@@ -147,7 +147,7 @@ func.func @batch_norm_training(%x: tensor<4x3x5xf32>, %m: tensor<3xf32>, %v: ten
 
 // -----
 
-// A float sum of everything over 65,536 terms or more sums partials over
+// A float sum of everything over 4,096 terms or more sums partials over
 // its leading loops first (here 8 x 64 of them), as losses do.
 // CHECK-LABEL: func.func @sum_all_large
 // CHECK: %[[PARTIAL:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}} : tensor<8x64x56x56xf32>) outs(%{{.*}} : tensor<8x64xf32>)
@@ -155,4 +155,30 @@ func.func @batch_norm_training(%x: tensor<4x3x5xf32>, %m: tensor<3xf32>, %v: ten
 func.func @sum_all_large(%x: tensor<8x64x56x56xf32>) -> tensor<f32> {
   %s = nn.sum %x dims [] : (tensor<8x64x56x56xf32>) -> tensor<f32>
   return %s : tensor<f32>
+}
+
+// -----
+
+// Any long float sum does: a batch norm's statistics over N, H and W (2 x
+// 112 x 112 terms per channel) sum each row first (the trailing reduced
+// dim), then the N x H row sums; the squared deviations likewise.
+// CHECK-LABEL: func.func @batch_norm_statistics
+// CHECK: %[[ROWS:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<2x3x112x112xf32>) outs(%{{.*}} : tensor<2x3x112xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction"]} ins(%[[ROWS]] : tensor<2x3x112xf32>) outs(%{{.*}} : tensor<3xf32>)
+// CHECK: %[[SQUARES:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<2x3x112x112xf32>, tensor<3xf32>) outs(%{{.*}} : tensor<2x3x112xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction"]} ins(%[[SQUARES]] : tensor<2x3x112xf32>) outs(%{{.*}} : tensor<3xf32>)
+func.func @batch_norm_statistics(%x: tensor<2x3x112x112xf32>) -> tensor<3xf32> {
+  %v = nn.var %x dims [0, 2, 3] correction = 0 : (tensor<2x3x112x112xf32>) -> tensor<3xf32>
+  return %v : tensor<3xf32>
+}
+
+// -----
+
+// A short one (below 4,096 terms) stays one pass.
+// CHECK-LABEL: func.func @short_sum
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%{{.*}} : tensor<2x3x40x40xf32>) outs(%{{.*}} : tensor<3xf32>)
+// CHECK-NOT: linalg.generic
+func.func @short_sum(%x: tensor<2x3x40x40xf32>) -> tensor<3xf32> {
+  %s = nn.sum %x dims [0, 2, 3] : (tensor<2x3x40x40xf32>) -> tensor<3xf32>
+  return %s : tensor<3xf32>
 }

@@ -254,6 +254,37 @@ const LayerCase kLayerCases[] = {
 INSTANTIATE_TEST_SUITE_P(NormalizationLayers, LayerGoldenTest,
                          ::testing::ValuesIn(kLayerCases), layerCaseName);
 
+// A long float sum keeps partial sums (NNToLinalg/Normalization.cpp): a
+// batch norm's per-channel sum over 2x112x112 values with a common offset,
+// which one float32 accumulator summed to 6e-6 of the answer, stays within
+// 2e-6 of the float64 sum (PyTorch accumulates it in double).
+TEST(LongSums, ChannelSumsOfABatchAreAccurate) {
+  Tensor x = Tensor::zeros({2, 64, 112, 112});
+  float *data = x.data_ptr<float>();
+  uint32_t state = 12345;
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    state = state * 1664525u + 1013904223u;
+    data[i] = 0.7f + static_cast<float>(state >> 8) / 16777216.0f - 0.5f;
+  }
+  Module root("sums");
+  TracedModule traced =
+      trace(root, {TensorSpec(x.shape())}, [](const std::vector<Tensor> &in) {
+        return std::vector<Tensor>{F::sum(in[0], {0, 2, 3})};
+      });
+  auto out = compile(traced)->run({x});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const float *sums = (*out)[0].data_ptr<float>();
+  const int64_t plane = 112 * 112;
+  for (int64_t c = 0; c < 64; ++c) {
+    double exact = 0;
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t i = 0; i < plane; ++i)
+        exact += data[(n * 64 + c) * plane + i];
+    EXPECT_LE(std::abs(sums[c] - exact), 2e-6 * std::abs(exact))
+        << "channel " << c;
+  }
+}
+
 } // namespace
 
 std::vector<OpCase> normalizationOpCases() {

@@ -27,6 +27,22 @@ tests/reference/goldens/architectures/<model>/:
                         differ in size by 1000x between images (and its
                         error with them).
 
+  train.safetensors     one forward and backward in training mode: every
+                        batch norm normalizing with the batch's statistics
+                        and updating its running ones, every other module in
+                        eval mode (dropout's masks are not PyTorch's), on
+                        two images or sequences, of loss = sum(output.0 * R) with R =
+                        uniform("train.R"). As the gradients of a whole
+                        network would be tens of megabytes, each is kept as
+                        two float64 summaries, in named_parameters order
+                        (metadata "parameters": those with a gradient): "grad.dot" = sum(g * P),
+                        P = uniform("train.<name>"), and "grad.norm" =
+                        |g|_2; the updated running statistics likewise
+                        ("buffer.dot", "buffer.norm", metadata "buffers"),
+                        and "loss". Each is the float64 answer, with
+                        "<key>.pytorch_error": how far PyTorch's float32
+                        run is from it.
+
 Every weight and the input (images or token ids) are the deterministic
 values of deterministic_values.py, which tests/E2E/ZooWeights.h computes bit for bit
 alike from the same keys, so no weights file is committed (resnet18's
@@ -77,6 +93,14 @@ MODELS = {
 }
 
 
+# The training case's input: two images or sequences. (At 224x224 the last
+# stages' batch norms average 2x7x7 values per channel; smaller images leave
+# them so few that float32's gradients lose most of their digits.)
+TRAIN_INPUTS = {name: ("images", (2, 3, 224, 224)) if spec[0] == "images"
+                else ("tokens", (2,) + spec[1][1:], spec[2])
+                for name, (_, _, spec) in MODELS.items()}
+
+
 def example_input(spec):
     if spec[0] == "images":
         return deterministic_values.images(spec[1])
@@ -93,6 +117,74 @@ def keys_text(state):
         dtype = str(tensor.dtype).replace("torch.", "")
         lines.append(f"{key} {dtype} {list(tensor.shape)}\n")
     return "".join(lines)
+
+
+def train_mode(model):
+    """Batch norms train (batch statistics, running ones updated); the rest
+    evaluates, so dropout is off."""
+    model.eval()
+    for module in model.modules():
+        if isinstance(module, torch.nn.modules.batchnorm._BatchNorm):
+            module.train()
+    return model
+
+
+def summaries(named, prefix):
+    """(dot, norm) per tensor of `named`, in float64."""
+    dots, norms = [], []
+    for name, tensor in named:
+        t = tensor.double()
+        pattern = deterministic_values.uniform(prefix + name, t.shape).double()
+        dots.append((t * pattern).sum())
+        norms.append(t.norm())
+    if not dots:
+        return torch.zeros(0, dtype=torch.float64), torch.zeros(
+            0, dtype=torch.float64)
+    return torch.stack(dots), torch.stack(norms)
+
+
+def train_run(make, gain, spec, dtype):
+    """loss, gradient and running-statistic summaries of one training-mode
+    forward and backward, in `dtype`."""
+    model = make()
+    model.load_state_dict(
+        deterministic_values.state_dict_like(model.state_dict(), gain))
+    train_mode(model).to(dtype)
+    inputs = example_input(spec)
+    if inputs.is_floating_point():
+        inputs = inputs.to(dtype)
+    out = as_tuple(model(inputs))[0]
+    weight = deterministic_values.uniform("train.R", out.shape).to(dtype)
+    loss = (out * weight).sum()
+    loss.backward()
+    # A parameter the loss does not reach (BERT's pooler: output.1 only)
+    # has no gradient, None as in PyTorch.
+    params = [(n, p.grad) for n, p in model.named_parameters()
+              if p.grad is not None]
+    buffers = [(n, b) for n, b in model.named_buffers()
+               if n.endswith("running_mean") or n.endswith("running_var")]
+    return ([n for n, _ in params], [n for n, _ in buffers], list(out.shape),
+            loss.double(),
+            summaries(params, "train."), summaries(buffers, "train."))
+
+
+def train_golden(make, gain, spec):
+    names, buffer_names, shape, loss, grads, stats = train_run(
+        make, gain, spec, torch.float64)
+    _, _, _, loss32, grads32, stats32 = train_run(make, gain, spec,
+                                                  torch.float32)
+    values = {"loss": (loss.reshape(1), loss32.reshape(1))}
+    for kind, answer, ours in (("grad", grads, grads32),
+                               ("buffer", stats, stats32)):
+        values[kind + ".dot"] = (answer[0], ours[0])
+        values[kind + ".norm"] = (answer[1], ours[1])
+    tensors = {}
+    for key, (answer, ours) in values.items():
+        tensors[key] = answer.detach()
+        tensors[key + ".pytorch_error"] = (ours - answer).abs().detach()
+    return tensors, {"parameters": ",".join(names),
+                     "buffers": ",".join(buffer_names),
+                     "output_shape": ",".join(map(str, shape))}
 
 
 def generate(out):
@@ -130,6 +222,11 @@ def generate(out):
             {k: v.contiguous() for k, v in outputs.items()},
             os.path.join(folder, "outputs.safetensors"))
         written.append(os.path.join(name, "outputs.safetensors"))
+        tensors, metadata = train_golden(make, gain, TRAIN_INPUTS[name])
+        safetensors_io.save_file(tensors,
+                                 os.path.join(folder, "train.safetensors"),
+                                 metadata)
+        written.append(os.path.join(name, "train.safetensors"))
     return written
 
 
@@ -140,6 +237,10 @@ def main():
     # outputs, float64 answers rounded to float32, pin the generator.
     def tolerance_of(name):
         if name.endswith(".pytorch_error"):
+            # A training case's gradients (through up to 50 batch norms)
+            # lose more digits, and how many varies more from CPU to CPU.
+            if name.startswith(("grad.", "buffer.", "loss")):
+                return {"rtol": 10.0, "atol": 1e-3}
             return {"rtol": 1.0, "atol": 1e-3}
         return None
 

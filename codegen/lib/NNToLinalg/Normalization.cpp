@@ -145,23 +145,51 @@ Value expandToKeepdim(OpBuilder &b, Location loc, Value value,
 /// Kinds of plain reductions.
 enum class Reduction { sum, max, min };
 
+/// The dims of a long float sum over `mask` (of `extents`) that a first
+/// pass sums, keeping a partial sum for each index of the other reduced
+/// dims, which a second pass sums; empty when one pass is accurate enough.
+/// The first pass takes the trailing reduced dims (partialSumLoops has the
+/// rule): a batch norm's statistics over [N, H, W] sum each row, then the
+/// N·H row sums.
+SmallVector<bool> firstPassOfSum(ArrayRef<int64_t> extents,
+                                 ArrayRef<bool> mask) {
+  SmallVector<int64_t> reducedExtents;
+  for (auto [extent, reduced] : llvm::zip(extents, mask))
+    if (reduced)
+      reducedExtents.push_back(extent);
+  int64_t leading = partialSumLoops(reducedExtents);
+  if (leading == 0)
+    return {};
+  SmallVector<bool> first(mask);
+  for (size_t d = 0, seen = 0; d < first.size(); ++d)
+    if (mask[d] && static_cast<int64_t>(seen++) < leading)
+      first[d] = false;
+  return first;
+}
+
+/// What a sum over `mask` leaves to its second pass: the dims of the first
+/// pass's partials (those `first` does not reduce) that `mask` reduces.
+SmallVector<bool> secondPassOfSum(ArrayRef<bool> mask, ArrayRef<bool> first) {
+  SmallVector<bool> second;
+  for (auto [reduced, firstReduces] : llvm::zip(mask, first))
+    if (!firstReduces)
+      second.push_back(reduced);
+  return second;
+}
+
 /// The reduction of `input` over `mask` into a tensor of the kept dims.
 Value buildReduction(OpBuilder &b, Location loc, Value input,
                      ArrayRef<bool> mask, Reduction kind) {
   auto type = llvm::cast<RankedTensorType>(input.getType());
   Type element = type.getElementType();
   bool isFloat = llvm::isa<FloatType>(element);
-  // A long float sum of everything: partial sums first (partialSumLoops).
-  if (kind == Reduction::sum && isFloat &&
-      llvm::all_of(mask, [](bool reduced) { return reduced; })) {
-    if (int64_t kept = partialSumLoops(type.getShape())) {
-      SmallVector<bool> partialMask(mask);
-      for (int64_t d = 0; d < kept; ++d)
-        partialMask[d] = false;
-      Value partials = buildReduction(b, loc, input, partialMask, kind);
-      return buildReduction(b, loc, partials, SmallVector<bool>(kept, true),
-                            kind);
-    }
+  // A long float sum: partial sums first (firstPassOfSum).
+  if (kind == Reduction::sum && isFloat) {
+    SmallVector<bool> first = firstPassOfSum(type.getShape(), mask);
+    if (!first.empty())
+      return buildReduction(b, loc,
+                            buildReduction(b, loc, input, first, kind),
+                            secondPassOfSum(mask, first), kind);
   }
   RankedTensorType outType = keptType(type, mask);
   TypedAttr init;
@@ -227,15 +255,22 @@ std::pair<Value, Value> buildMeanAndSquaredDeviations(OpBuilder &b,
   Value mean =
       divideBy(b, loc, buildReduction(b, loc, input, mask, Reduction::sum),
                static_cast<double>(reducedCount(type, mask)));
-  SmallVector<int64_t> kept = loopsWhere(mask, false);
+  // Summed in two passes when long (firstPassOfSum), as buildReduction.
+  SmallVector<bool> first = firstPassOfSum(type.getShape(), mask);
+  ArrayRef<bool> firstMask = first.empty() ? mask : ArrayRef<bool>(first);
+  SmallVector<int64_t> partialLoops = loopsWhere(firstMask, false);
   Value squares = buildGeneric(
-      b, loc, rank, mask, {{input, allLoops(rank)}, {mean, kept}},
-      {{buildZeroFilled(b, loc, keptType(type, mask)), kept}},
+      b, loc, rank, firstMask,
+      {{input, allLoops(rank)}, {mean, loopsWhere(mask, false)}},
+      {{buildZeroFilled(b, loc, keptType(type, firstMask)), partialLoops}},
       [](OpBuilder &nb, Location nl, ValueRange args) -> SmallVector<Value> {
         Value d = nb.create<arith::SubFOp>(nl, args[0], args[1]);
         Value sq = nb.create<arith::MulFOp>(nl, d, d);
         return {nb.create<arith::AddFOp>(nl, args[2], sq)};
       })[0];
+  if (!first.empty())
+    squares = buildReduction(b, loc, squares, secondPassOfSum(mask, first),
+                             Reduction::sum);
   return {mean, squares};
 }
 

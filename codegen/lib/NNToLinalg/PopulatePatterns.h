@@ -132,9 +132,10 @@ struct Indexed {
   SmallVector<int64_t> loops;
 };
 
-/// How many leading loops of a full float sum over `extents` keep a partial
-/// sum each (0: one accumulator), so a long sum stays accurate; the partials
-/// are summed after (Loss.cpp has the rule).
+/// How many leading loops of a float sum over `extents` keep a partial sum
+/// each (0: one accumulator), so a long sum stays accurate; the partials are
+/// summed after (Loss.cpp has the rule; Normalization.cpp applies it to the
+/// reduced dims of any reduction).
 int64_t partialSumLoops(ArrayRef<int64_t> extents);
 
 using GenericBody =
