@@ -187,8 +187,7 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
   if (kind == Reduction::sum && isFloat) {
     SmallVector<bool> first = firstPassOfSum(type.getShape(), mask);
     if (!first.empty())
-      return buildReduction(b, loc,
-                            buildReduction(b, loc, input, first, kind),
+      return buildReduction(b, loc, buildReduction(b, loc, input, first, kind),
                             secondPassOfSum(mask, first), kind);
   }
   RankedTensorType outType = keptType(type, mask);

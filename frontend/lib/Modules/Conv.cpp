@@ -39,6 +39,32 @@ template <size_t D> bool all(const ExpandingArray<D> &a, int64_t v) {
   return a == ExpandingArray<D>(v);
 }
 
+/// torch.nn.modules.conv._ConvNd.extra_repr: the options that differ from
+/// their defaults after the channels, kernel and stride. `padding` is
+/// printed as given (empty: the default); `outputPadding` only for the
+/// transposed layers.
+template <size_t D>
+std::string
+convRepr(int64_t in, int64_t out, const ExpandingArray<D> &kernel,
+         const ExpandingArray<D> &stride, const std::string &padding,
+         const ExpandingArray<D> &dilation,
+         const ExpandingArray<D> *outputPadding, int64_t groups, bool bias) {
+  std::string s = std::to_string(in) + ", " + std::to_string(out) +
+                  ", kernel_size=" + kernel.repr() +
+                  ", stride=" + stride.repr();
+  if (!padding.empty())
+    s += ", padding=" + padding;
+  if (!all(dilation, 1))
+    s += ", dilation=" + dilation.repr();
+  if (outputPadding && !all(*outputPadding, 0))
+    s += ", output_padding=" + outputPadding->repr();
+  if (groups != 1)
+    s += ", groups=" + std::to_string(groups);
+  if (!bias)
+    s += ", bias=False";
+  return s;
+}
+
 /// "Conv3d", "ConvTranspose1d": the layer's name for `D` dimensions.
 template <size_t D> std::string layerName(const char *base) {
   return base + std::to_string(D) + "d";
@@ -109,25 +135,16 @@ template <size_t D> Tensor ConvNdImpl<D>::forward(const Tensor &input) {
 }
 
 template <size_t D> std::string ConvNdImpl<D>::extra_repr() const {
-  // torch.nn.modules.conv._ConvNd.extra_repr
-  std::string s = std::to_string(options.in_channels()) + ", " +
-                  std::to_string(options.out_channels()) +
-                  ", kernel_size=" + options.kernel_size().repr() +
-                  ", stride=" + options.stride().repr();
-  if (auto *pad = std::get_if<ExpandingArray<D>>(&options.padding())) {
-    if (!all(*pad, 0))
-      s += ", padding=" + pad->repr();
-  } else {
-    s += std::holds_alternative<kSame_t>(options.padding()) ? ", padding=same"
-                                                            : ", padding=valid";
-  }
-  if (!all(options.dilation(), 1))
-    s += ", dilation=" + options.dilation().repr();
-  if (options.groups() != 1)
-    s += ", groups=" + std::to_string(options.groups());
-  if (!options.bias())
-    s += ", bias=False";
-  return s;
+  std::string padding;
+  if (auto *pad = std::get_if<ExpandingArray<D>>(&options.padding()))
+    padding = all(*pad, 0) ? "" : pad->repr();
+  else
+    padding =
+        std::holds_alternative<kSame_t>(options.padding()) ? "same" : "valid";
+  return convRepr<D>(options.in_channels(), options.out_channels(),
+                     options.kernel_size(), options.stride(), padding,
+                     options.dilation(), nullptr, options.groups(),
+                     options.bias());
 }
 
 template class ConvNdImpl<1>;
@@ -170,22 +187,11 @@ Tensor ConvTransposeNdImpl<D>::forward(const Tensor &input) {
 }
 
 template <size_t D> std::string ConvTransposeNdImpl<D>::extra_repr() const {
-  // torch.nn.modules.conv._ConvNd.extra_repr
-  std::string s = std::to_string(options.in_channels()) + ", " +
-                  std::to_string(options.out_channels()) +
-                  ", kernel_size=" + options.kernel_size().repr() +
-                  ", stride=" + options.stride().repr();
-  if (!all(options.padding(), 0))
-    s += ", padding=" + options.padding().repr();
-  if (!all(options.dilation(), 1))
-    s += ", dilation=" + options.dilation().repr();
-  if (!all(options.output_padding(), 0))
-    s += ", output_padding=" + options.output_padding().repr();
-  if (options.groups() != 1)
-    s += ", groups=" + std::to_string(options.groups());
-  if (!options.bias())
-    s += ", bias=False";
-  return s;
+  return convRepr<D>(options.in_channels(), options.out_channels(),
+                     options.kernel_size(), options.stride(),
+                     all(options.padding(), 0) ? "" : options.padding().repr(),
+                     options.dilation(), &options.output_padding(),
+                     options.groups(), options.bias());
 }
 
 template class ConvTransposeNdImpl<1>;
