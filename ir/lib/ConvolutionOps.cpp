@@ -76,15 +76,40 @@ LogicalResult checkChannelsFirst(std::optional<Location> loc, StringRef opName,
   return success();
 }
 
-/// Checks `input` is [N, C, spatial...] with 1 to 3 spatial dimensions, as
-/// the convolutions take.
-LogicalResult checkConvInput(std::optional<Location> loc, StringRef opName,
-                             RankedTensorType input) {
+/// What nn.conv and nn.conv_transpose check alike: `input` is [N, C,
+/// spatial...] with 1 to 3 spatial dimensions, `weight` (laid out as
+/// `weightLayout` says) has its rank, groups >= 1, and each window
+/// attribute one entry per spatial dimension (`padding` may give low then
+/// high sides; `outputPadding` only for the transposed convolution).
+/// Returns the op's name for its rank ("conv3d", "conv_transpose1d"), which
+/// every further message starts with.
+FailureOr<std::string>
+checkConvOperands(std::optional<Location> loc, StringRef base,
+                  StringRef weightLayout, RankedTensorType input,
+                  RankedTensorType weight, int64_t groups,
+                  ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                  std::optional<ArrayRef<int64_t>> outputPadding,
+                  ArrayRef<int64_t> dilation) {
   if (input.getRank() < 3 || input.getRank() > 5)
-    return emitOptionalError(loc, opName, ": input must be ", layoutOf(1), ", ",
+    return emitOptionalError(loc, base, ": input must be ", layoutOf(1), ", ",
                              layoutOf(2), " or ", layoutOf(3), ", got ",
                              shapeOf(input));
-  return success();
+  int64_t rank = input.getRank() - 2;
+  std::string name = rankedName(base, rank);
+  if (weight.getRank() != input.getRank())
+    return emitOptionalError(loc, name, ": weight must be ", input.getRank(),
+                             "-D ", weightLayout, " like the input (input ",
+                             shapeOf(input), ", weight ", shapeOf(weight), ")");
+  if (groups < 1)
+    return emitOptionalError(loc, name, ": groups must be >= 1, got ", groups);
+  if (failed(checkWindowAttr(loc, name, "stride", stride, rank, 1)) ||
+      failed(checkWindowAttr(loc, name, "padding", padding, rank, 0,
+                             /*allowLowHigh=*/true)) ||
+      (outputPadding && failed(checkWindowAttr(loc, name, "output_padding",
+                                               *outputPadding, rank, 0))) ||
+      failed(checkWindowAttr(loc, name, "dilation", dilation, rank, 1)))
+    return failure();
+  return name;
 }
 
 /// torch's pooling_output_shape, computed in 128 bits; nullopt when an
@@ -132,26 +157,16 @@ ConvOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
                          SmallVectorImpl<Type> &inferredReturnTypes) {
   auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
   auto weight = llvm::cast<RankedTensorType>(adaptor.getWeight().getType());
-  if (failed(checkConvInput(loc, "conv", input)))
+  FailureOr<std::string> checked = checkConvOperands(
+      loc, "conv", "[out, in / groups, kernel...]", input, weight,
+      adaptor.getGroups(), adaptor.getStride(), adaptor.getPadding(),
+      std::nullopt, adaptor.getDilation());
+  if (failed(checked))
     return failure();
-  int64_t rank = input.getRank() - 2;
-  std::string name = rankedName("conv", rank);
+  const std::string &name = *checked;
+  int64_t rank = input.getRank() - 2, groups = adaptor.getGroups();
   std::string shapes =
       " (input " + shapeOf(input) + ", weight " + shapeOf(weight) + ")";
-  if (weight.getRank() != input.getRank())
-    return emitOptionalError(loc, name, ": weight must be ", input.getRank(),
-                             "-D [out, in / groups, kernel...] like the input",
-                             shapes);
-  int64_t groups = adaptor.getGroups();
-  if (groups < 1)
-    return emitOptionalError(loc, name, ": groups must be >= 1, got ", groups);
-  if (failed(
-          checkWindowAttr(loc, name, "stride", adaptor.getStride(), rank, 1)) ||
-      failed(checkWindowAttr(loc, name, "padding", adaptor.getPadding(), rank,
-                             0, /*allowLowHigh=*/true)) ||
-      failed(checkWindowAttr(loc, name, "dilation", adaptor.getDilation(), rank,
-                             1)))
-    return failure();
   int64_t channels = input.getDimSize(1), out = weight.getDimSize(0);
   if (channels % groups != 0)
     return emitOptionalError(loc, name, ": input has ", channels,
@@ -204,28 +219,16 @@ ConvTransposeOp::inferReturnTypes(MLIRContext *context,
                                   SmallVectorImpl<Type> &inferredReturnTypes) {
   auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
   auto weight = llvm::cast<RankedTensorType>(adaptor.getWeight().getType());
-  if (failed(checkConvInput(loc, "conv_transpose", input)))
+  FailureOr<std::string> checked = checkConvOperands(
+      loc, "conv_transpose", "[in, out / groups, kernel...]", input, weight,
+      adaptor.getGroups(), adaptor.getStride(), adaptor.getPadding(),
+      adaptor.getOutputPadding(), adaptor.getDilation());
+  if (failed(checked))
     return failure();
-  int64_t rank = input.getRank() - 2;
-  std::string name = rankedName("conv_transpose", rank);
+  const std::string &name = *checked;
+  int64_t rank = input.getRank() - 2, groups = adaptor.getGroups();
   std::string shapes =
       " (input " + shapeOf(input) + ", weight " + shapeOf(weight) + ")";
-  if (weight.getRank() != input.getRank())
-    return emitOptionalError(loc, name, ": weight must be ", input.getRank(),
-                             "-D [in, out / groups, kernel...] like the input",
-                             shapes);
-  int64_t groups = adaptor.getGroups();
-  if (groups < 1)
-    return emitOptionalError(loc, name, ": groups must be >= 1, got ", groups);
-  if (failed(
-          checkWindowAttr(loc, name, "stride", adaptor.getStride(), rank, 1)) ||
-      failed(checkWindowAttr(loc, name, "padding", adaptor.getPadding(), rank,
-                             0, /*allowLowHigh=*/true)) ||
-      failed(checkWindowAttr(loc, name, "output_padding",
-                             adaptor.getOutputPadding(), rank, 0)) ||
-      failed(checkWindowAttr(loc, name, "dilation", adaptor.getDilation(), rank,
-                             1)))
-    return failure();
   int64_t channels = input.getDimSize(1);
   if (weight.getDimSize(0) != channels)
     return emitOptionalError(loc, name, ": input has ", channels,

@@ -38,19 +38,7 @@ Value decompose(GradBuilder &g, ConvOp conv) {
                        hi = padHigh(conv.getPadding(), 3);
 
   // [N, D + pad, C, H, W]: each depth slice is an image.
-  Value canvas = g.permute(x, {0, 2, 1, 3, 4});
-  if (lo[0] > 0 || hi[0] > 0) {
-    auto zeros = [&](int64_t d) {
-      return g.filled(x, {n, d, channels, xs[3], xs[4]}, 0.0);
-    };
-    SmallVector<Value> parts;
-    if (lo[0] > 0)
-      parts.push_back(zeros(lo[0]));
-    parts.push_back(canvas);
-    if (hi[0] > 0)
-      parts.push_back(zeros(hi[0]));
-    canvas = g.cat(parts, 1);
-  }
+  Value canvas = g.pad(g.permute(x, {0, 2, 1, 3, 4}), 1, lo[0], hi[0], 0.0);
 
   OpBuilder &b = g.builder();
   auto imagesType = RankedTensorType::get({n * depth, out, ys[3], ys[4]},

@@ -252,32 +252,9 @@ struct ConvOpLowering : public OpRewritePattern<ConvOp> {
                          linalg::DepthwiseConv1DNcwCwOp>(
           rewriter, loc, rank, resultType, input, weight, init, stride,
           dilation);
-    } else if (rank == 3) {
-      // Grouped 3-D: [N, G, C/G, ...] views and one linalg.generic.
-      ArrayRef<int64_t> inShape =
-          llvm::cast<RankedTensorType>(input.getType()).getShape();
-      ArrayRef<int64_t> wShape = weightType.getShape(),
-                        outShape = resultType.getShape();
-      SmallVector<ReassociationIndices> split = {{0}, {1, 2}, {3}, {4}, {5}},
-                                        splitW = {{0, 1}, {2}, {3}, {4}, {5}};
-      auto grouped = [&](ArrayRef<int64_t> s, int64_t perGroup) {
-        return SmallVector<int64_t>{s[0], groups, perGroup, s[2], s[3], s[4]};
-      };
-      SmallVector<int64_t> groupedOut = grouped(outShape, out / groups);
-      // (Built one by one: argument evaluation order is unspecified.)
-      Value groupedInput = reshape(rewriter, loc, input,
-                                   grouped(inShape, channels / groups), split);
-      Value groupedWeight = reshape(
-          rewriter, loc, weight,
-          {groups, out / groups, wShape[1], wShape[2], wShape[3], wShape[4]},
-          splitW);
-      Value groupedInit = reshape(rewriter, loc, init, groupedOut, split);
-      Value conv =
-          genericGroupedConv(rewriter, loc, groupedInput, groupedWeight,
-                             groupedInit, stride, dilation);
-      result = reshape(rewriter, loc, conv, outShape, split);
     } else {
-      // Grouped: 1-D is lifted to 2-D with a unit height first.
+      // Grouped: [N, G, C/G, ...] views; 1-D is lifted to 2-D with a unit
+      // height first.
       auto inType = llvm::cast<RankedTensorType>(input.getType());
       SmallVector<int64_t> inShape(inType.getShape()),
           wShape(weightType.getShape()), outShape(resultType.getShape());
@@ -295,25 +272,39 @@ struct ConvOpLowering : public OpRewritePattern<ConvOp> {
         stride.insert(stride.begin(), 1);
         dilation.insert(dilation.begin(), 1);
       }
-      SmallVector<ReassociationIndices> split = {{0}, {1, 2}, {3}, {4}};
-      Value groupedInput = reshape(
-          rewriter, loc, input,
-          {inShape[0], groups, channels / groups, inShape[2], inShape[3]},
-          split);
-      SmallVector<ReassociationIndices> splitW = {{0, 1}, {2}, {3}, {4}};
-      Value groupedWeight = reshape(
-          rewriter, loc, weight,
-          {groups, out / groups, wShape[1], wShape[2], wShape[3]}, splitW);
-      SmallVector<int64_t> groupedOut = {outShape[0], groups, out / groups,
-                                         outShape[2], outShape[3]};
+      // [N, G, channels / G, spatial...] of [N, channels, spatial...].
+      auto grouped = [&](ArrayRef<int64_t> s, int64_t perGroup) {
+        SmallVector<int64_t> shape = {s[0], groups, perGroup};
+        llvm::append_range(shape, s.drop_front(2));
+        return shape;
+      };
+      SmallVector<ReassociationIndices> split = {{0}, {1, 2}},
+                                        splitW = {{0, 1}, {2}};
+      for (size_t d = 2; d < inShape.size(); ++d) {
+        split.push_back({static_cast<int64_t>(d) + 1});
+        splitW.push_back({static_cast<int64_t>(d) + 1});
+      }
+      SmallVector<int64_t> groupedOut = grouped(outShape, out / groups);
+      SmallVector<int64_t> groupedW = {groups, out / groups};
+      llvm::append_range(groupedW, ArrayRef<int64_t>(wShape).drop_front());
+      // (Built one by one: argument evaluation order is unspecified.)
+      Value groupedInput = reshape(rewriter, loc, input,
+                                   grouped(inShape, channels / groups), split);
+      Value groupedWeight = reshape(rewriter, loc, weight, groupedW, splitW);
       Value groupedInit = reshape(rewriter, loc, init, groupedOut, split);
-      Value conv = rewriter
-                       .create<linalg::Conv2DNgchwGfchwOp>(
-                           loc, RankedTensorType::get(groupedOut, elementType),
-                           ValueRange{groupedInput, groupedWeight}, groupedInit,
-                           rewriter.getI64TensorAttr(stride),
-                           rewriter.getI64TensorAttr(dilation))
-                       .getResult(0);
+      // linalg has a named grouped convolution in 2-D only; 3-D is one
+      // linalg.generic on the same views.
+      Value conv =
+          stride.size() == 2
+              ? rewriter
+                    .create<linalg::Conv2DNgchwGfchwOp>(
+                        loc, RankedTensorType::get(groupedOut, elementType),
+                        ValueRange{groupedInput, groupedWeight}, groupedInit,
+                        rewriter.getI64TensorAttr(stride),
+                        rewriter.getI64TensorAttr(dilation))
+                    .getResult(0)
+              : genericGroupedConv(rewriter, loc, groupedInput, groupedWeight,
+                                   groupedInit, stride, dilation);
       result = reshape(rewriter, loc, conv, outShape, split);
       if (rank == 1)
         result = reshape(rewriter, loc, result, resultType.getShape(),

@@ -59,24 +59,6 @@ SmallVector<int64_t> lowHigh(ArrayRef<int64_t> lo, ArrayRef<int64_t> hi) {
   return both;
 }
 
-/// `x` padded with `value` by `lo` before and `hi` after along `dim`.
-Value padded(GradBuilder &g, Value x, int64_t dim, int64_t lo, int64_t hi,
-             double value) {
-  SmallVector<Value> parts;
-  SmallVector<int64_t> shape(shapeOf(x));
-  auto block = [&](int64_t n) {
-    SmallVector<int64_t> s(shape);
-    s[dim] = n;
-    return g.filled(x, s, value);
-  };
-  if (lo > 0)
-    parts.push_back(block(lo));
-  parts.push_back(x);
-  if (hi > 0)
-    parts.push_back(block(hi));
-  return g.cat(parts, dim);
-}
-
 /// A pooling window's geometry along one spatial dim.
 struct Window {
   int64_t in, out, kernel, stride, pad, dilation;
@@ -187,7 +169,7 @@ Value convWeightGradGemm(GradBuilder &g, Value input, Value dout,
   Value canvas = input;
   SmallVector<int64_t> lastC = {0}, outFirst = {1, 0};
   for (int64_t i = 0; i < rank; ++i) {
-    canvas = padded(g, canvas, 2 + i, lo[i], hi[i], 0.0);
+    canvas = g.pad(canvas, 2 + i, lo[i], hi[i], 0.0);
     lastC.push_back(2 + i);
     outFirst.push_back(2 + i);
     rows *= ys[2 + i];
@@ -442,8 +424,8 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
     Window w{xs[3], ys[3], k[1], s[1], p[1], d[1]};
     // The input padded with -inf to the canvas every window fits in.
     Value canvas =
-        padded(g, padded(g, x, 2, h.pad, h.canvas() - h.in - h.pad, -INFINITY),
-               3, w.pad, w.canvas() - w.in - w.pad, -INFINITY);
+        g.pad(g.pad(x, 2, h.pad, h.canvas() - h.in - h.pad, -INFINITY), 3,
+              w.pad, w.canvas() - w.in - w.pad, -INFINITY);
     Value taken = g.scalar(dy, 0.0), one = g.scalar(dy, 1.0), grad;
     for (int64_t a = 0; a < h.kernel; ++a)
       for (int64_t c = 0; c < w.kernel; ++c) {

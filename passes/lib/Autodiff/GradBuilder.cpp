@@ -70,6 +70,22 @@ Value GradBuilder::cat(ValueRange parts, int64_t dim) {
   return inferred<CatOp>(parts, static_cast<uint64_t>(dim));
 }
 
+Value GradBuilder::pad(Value x, int64_t dim, int64_t lo, int64_t hi,
+                       double value) {
+  SmallVector<Value> parts;
+  auto block = [&](int64_t n) {
+    SmallVector<int64_t> shape(tensorType(x).getShape());
+    shape[dim] = n;
+    return filled(x, shape, value);
+  };
+  if (lo > 0)
+    parts.push_back(block(lo));
+  parts.push_back(x);
+  if (hi > 0)
+    parts.push_back(block(hi));
+  return cat(parts, dim);
+}
+
 Value GradBuilder::unslice(Value x, int64_t dim, int64_t start, int64_t step,
                            int64_t size) {
   SmallVector<int64_t> shape(tensorType(x).getShape());

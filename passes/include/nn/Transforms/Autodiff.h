@@ -62,6 +62,9 @@ public:
   Value slice(Value x, int64_t dim, int64_t start, int64_t end,
               int64_t step = 1);
   Value cat(ValueRange parts, int64_t dim);
+  /// `x` padded with `value` by `lo` before and `hi` after along `dim` (x
+  /// itself when both are 0).
+  Value pad(Value x, int64_t dim, int64_t lo, int64_t hi, double value);
   /// The inverse of slice: a tensor of `size` along `dim` (x's other dims)
   /// holding x's elements at start, start + step, ... and zeros elsewhere.
   Value unslice(Value x, int64_t dim, int64_t start, int64_t step,
