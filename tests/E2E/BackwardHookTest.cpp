@@ -207,6 +207,22 @@ TEST_F(BackwardHookTest, AForwardOnlyCompileRunsAsWithoutBackwardHooks) {
   EXPECT_EQ(std::memcmp(got.raw_data(), expected.raw_data(), got.nbytes()), 0);
 }
 
+// A forward capture hook keeps working in a training step: what it
+// captures comes out beside the gradients, which it leaves alone.
+TEST_F(BackwardHookTest, AForwardCaptureIsKeptBesideTheGradients) {
+  StateDict expected = golden("observe");
+  auto handle = model->input_linear->register_capture_hook("features");
+  CompiledModule forward(model, {TensorSpec({8, 8})});
+  StateDict inputs;
+  inputs.insert("input.0", expected.at("input"));
+  Tensor features = forward.run_named(inputs).at("features");
+  TrainStep step = makeStep();
+  runAndCompare(step, expected);
+  const Tensor *got = step.captured().find("features");
+  ASSERT_NE(got, nullptr) << "the capture was dropped";
+  expectClose(*got, features, kClose, "features");
+}
+
 TEST_F(BackwardHookTest, AReplacementOfTheWrongShapeOrCountIsNamed) {
   {
     ScopedHook hook = model->output_linear->register_full_backward_pre_hook(

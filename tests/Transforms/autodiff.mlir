@@ -135,3 +135,17 @@ func.func @forward(%x: tensor<1x3x4x6x6xf32>) -> tensor<f32> {
 // CHECK: nn.index_select %{{.*}} dim 3
 // CHECK: nn.index_select %{{.*}} dim 4
 // CHECK: nn.conv %{{.*}}, %{{.*}} stride [1, 1, 1] padding [1, 1, 1, 1, 1, 1] dilation [1, 1, 1] groups 1 : (tensor<1x4x4x6x6xf32>, tensor<3x4x3x3x3xf32>) -> tensor<1x3x4x6x6xf32>
+
+// -----
+
+// A forward whose results carry attributes (a captured feature's name)
+// keeps them; the gradients' names follow.
+// CHECK-LABEL: func.func @forward
+// CHECK-SAME: -> (tensor<f32>, tensor<2x4xf32> {nn.name = "features"}, tensor<4xf32> {nn.grad = "scale", nn.name = "grad.scale"})
+nn.parameter @scale : tensor<4xf32>
+func.func @forward(%x: tensor<2x4xf32>) -> (tensor<f32>, tensor<2x4xf32> {nn.name = "features"}) {
+  %s = nn.load @scale : tensor<4xf32>
+  %a = nn.mul %x, %s : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %l = nn.sum %a dims [] : (tensor<2x4xf32>) -> tensor<f32>
+  return %l, %a : tensor<f32>, tensor<2x4xf32>
+}

@@ -235,9 +235,15 @@ LogicalResult mlir::nn::differentiate(ModuleOp module, func::FuncOp func,
   unsigned first = ret.getNumOperands();
   b.create<func::ReturnOp>(ret.getLoc(), results);
   ret.erase();
+  // The forward's results keep their attributes (a capture's name); the
+  // gradients' are added after them.
+  SmallVector<DictionaryAttr> resultAttrs;
+  func.getAllResultAttrs(resultAttrs);
+  resultAttrs.resize(results.size(), b.getDictionaryAttr({}));
   func.setFunctionType(FunctionType::get(func.getContext(),
                                          func.getArgumentTypes(),
                                          ValueRange(results).getTypes()));
+  func.setAllResultAttrs(resultAttrs);
   for (auto [i, name] : llvm::enumerate(names)) {
     func.setResultAttr(first + i, NNAttr::kName,
                        b.getStringAttr("grad." + name));
