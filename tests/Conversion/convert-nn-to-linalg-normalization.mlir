@@ -1,11 +1,15 @@
 // RUN: nn-opt %s -convert-nn-to-linalg -split-input-file -verify-diagnostics | FileCheck %s
 
 // sum: a reduction generic into a zero-filled tensor of the kept dims;
-// keepdim is an expand_shape afterwards.
+// keepdim is an expand_shape afterwards. A float32 sum accumulates in
+// float64 and is rounded once.
 // CHECK-LABEL: func.func @sum_keepdim
-// CHECK: %[[ZERO:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<3xf32>)
-// CHECK: %[[SUM:.+]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction"]} ins(%{{.*}} : tensor<2x3x4xf32>) outs(%[[ZERO]] : tensor<3xf32>)
-// CHECK: arith.addf
+// CHECK: %[[ZERO:.+]] = linalg.fill ins(%{{.*}} : f64) outs(%{{.*}} : tensor<3xf64>)
+// CHECK: %[[WIDE:.+]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction"]} ins(%{{.*}} : tensor<2x3x4xf32>) outs(%[[ZERO]] : tensor<3xf64>)
+// CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK: arith.addf %{{.*}} : f64
+// CHECK: %[[SUM:.+]] = linalg.generic {{.*}} ins(%[[WIDE]] : tensor<3xf64>) outs(%{{.*}} : tensor<3xf32>)
+// CHECK: arith.truncf %{{.*}} : f64 to f32
 // CHECK: tensor.expand_shape %[[SUM]] {{\[\[}}0, 1, 2]] output_shape [1, 3, 1] : tensor<3xf32> into tensor<1x3x1xf32>
 // CHECK-NOT: nn.
 func.func @sum_keepdim(%x: tensor<2x3x4xf32>) -> tensor<1x3x1xf32> {
@@ -15,12 +19,26 @@ func.func @sum_keepdim(%x: tensor<2x3x4xf32>) -> tensor<1x3x1xf32> {
 
 // -----
 
-// mean: the sum divided by the count.
+// Except a short sum along the innermost dim alone (a layer norm's rows),
+// which the vector lanes split into partial sums: it stays float32.
+// CHECK-LABEL: func.func @sum_rows
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<4x256xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK-NOT: arith.extf
+// CHECK: return
+func.func @sum_rows(%x: tensor<4x256xf32>) -> tensor<4xf32> {
+  %y = nn.sum %x dims [1] : (tensor<4x256xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// mean: the sum divided by the count, in float64 before the rounding.
 // CHECK-LABEL: func.func @mean_all
-// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%{{.*}} : tensor<7x3xf32>) outs(%{{.*}} : tensor<f32>)
-// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<f32>) outs(%{{.*}} : tensor<f32>)
-// CHECK: arith.constant 2.100000e+01 : f32
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%{{.*}} : tensor<7x3xf32>) outs(%{{.*}} : tensor<f64>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<f64>) outs(%{{.*}} : tensor<f64>)
+// CHECK: arith.constant 2.100000e+01 : f64
 // CHECK: arith.divf
+// CHECK: arith.truncf %{{.*}} : f64 to f32
 func.func @mean_all(%x: tensor<7x3xf32>) -> tensor<f32> {
   %y = nn.mean %x dims [] : (tensor<7x3xf32>) -> tensor<f32>
   return %y : tensor<f32>
@@ -130,15 +148,26 @@ func.func @batch_norm(%x: tensor<4x3x5xf32>, %m: tensor<3xf32>, %v: tensor<3xf32
 
 // -----
 
-// batch_norm_training: batch statistics over all dims but 1, the count
-// incremented, the factor 1 / (count + 1) without momentum, the unbiased
-// variance (divided by N - 1 = 19) into running_var.
+// batch_norm_training: batch statistics over all dims but 1, summed in
+// float64, the mean rounded to float32 before the deviations from it are
+// squared (as PyTorch's CPU kernel); invstd computed in float64 and rounded
+// once; the count incremented, the factor 1 / (count + 1) without momentum,
+// the unbiased variance (divided by N - 1 = 19, in float64) into
+// running_var.
 // CHECK-LABEL: func.func @batch_norm_training
-// CHECK: iterator_types = ["reduction", "parallel", "reduction"]
+// CHECK: iterator_types = ["reduction", "parallel", "reduction"]} ins(%{{.*}} : tensor<4x3x5xf32>) outs(%{{.*}} : tensor<3xf64>)
+// CHECK: %[[MEAN:.+]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<3xf64>) outs(%{{.*}} : tensor<3xf32>)
+// CHECK: %[[SQUARES:.+]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction"]} ins(%{{.*}}, %[[MEAN]] : tensor<4x3x5xf32>, tensor<3xf32>) outs(%{{.*}} : tensor<3xf64>)
+// CHECK: arith.subf %{{.*}} : f32
+// CHECK: arith.extf
+// CHECK: arith.mulf %{{.*}} : f64
+// CHECK: linalg.generic {{.*}} ins(%[[SQUARES]] : tensor<3xf64>) outs(%{{.*}} : tensor<3xf32>)
+// CHECK: math.sqrt %{{.*}} : f64
+// CHECK: arith.truncf
 // CHECK: arith.addi
 // CHECK: tensor.extract
 // CHECK: arith.sitofp
-// CHECK: arith.constant 1.900000e+01 : f32
+// CHECK: arith.constant 1.900000e+01 : f64
 // CHECK: return
 func.func @batch_norm_training(%x: tensor<4x3x5xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>, %n: tensor<i64>) -> (tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<i64>) {
   %y:4 = nn.batch_norm_training %x, %m, %v num_batches_tracked %n eps 1.0e-05 : (tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<i64>) -> (tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<i64>)
@@ -150,8 +179,9 @@ func.func @batch_norm_training(%x: tensor<4x3x5xf32>, %m: tensor<3xf32>, %v: ten
 // A float sum of everything over 4,096 terms or more sums partials over
 // its leading loops first (here 8 x 64 of them), as losses do.
 // CHECK-LABEL: func.func @sum_all_large
-// CHECK: %[[PARTIAL:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}} : tensor<8x64x56x56xf32>) outs(%{{.*}} : tensor<8x64xf32>)
-// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%[[PARTIAL]] : tensor<8x64xf32>) outs(%{{.*}} : tensor<f32>)
+// CHECK: %[[PARTIAL:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}} : tensor<8x64x56x56xf32>) outs(%{{.*}} : tensor<8x64xf64>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%[[PARTIAL]] : tensor<8x64xf64>) outs(%{{.*}} : tensor<f64>)
+// CHECK: arith.truncf
 func.func @sum_all_large(%x: tensor<8x64x56x56xf32>) -> tensor<f32> {
   %s = nn.sum %x dims [] : (tensor<8x64x56x56xf32>) -> tensor<f32>
   return %s : tensor<f32>
@@ -163,10 +193,10 @@ func.func @sum_all_large(%x: tensor<8x64x56x56xf32>) -> tensor<f32> {
 // 112 x 112 terms per channel) sum each row first (the trailing reduced
 // dim), then the N x H row sums; the squared deviations likewise.
 // CHECK-LABEL: func.func @batch_norm_statistics
-// CHECK: %[[ROWS:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<2x3x112x112xf32>) outs(%{{.*}} : tensor<2x3x112xf32>)
-// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction"]} ins(%[[ROWS]] : tensor<2x3x112xf32>) outs(%{{.*}} : tensor<3xf32>)
-// CHECK: %[[SQUARES:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<2x3x112x112xf32>, tensor<3xf32>) outs(%{{.*}} : tensor<2x3x112xf32>)
-// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction"]} ins(%[[SQUARES]] : tensor<2x3x112xf32>) outs(%{{.*}} : tensor<3xf32>)
+// CHECK: %[[ROWS:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<2x3x112x112xf32>) outs(%{{.*}} : tensor<2x3x112xf64>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction"]} ins(%[[ROWS]] : tensor<2x3x112xf64>) outs(%{{.*}} : tensor<3xf64>)
+// CHECK: %[[SQUARES:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<2x3x112x112xf32>, tensor<3xf32>) outs(%{{.*}} : tensor<2x3x112xf64>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction"]} ins(%[[SQUARES]] : tensor<2x3x112xf64>) outs(%{{.*}} : tensor<3xf64>)
 func.func @batch_norm_statistics(%x: tensor<2x3x112x112xf32>) -> tensor<3xf32> {
   %v = nn.var %x dims [0, 2, 3] correction = 0 : (tensor<2x3x112x112xf32>) -> tensor<3xf32>
   return %v : tensor<3xf32>
@@ -174,10 +204,21 @@ func.func @batch_norm_statistics(%x: tensor<2x3x112x112xf32>) -> tensor<3xf32> {
 
 // -----
 
-// A short one (below 4,096 terms) stays one pass.
+// A short one (below 4,096 terms) stays one pass, then is rounded.
 // CHECK-LABEL: func.func @short_sum
-// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%{{.*}} : tensor<2x3x40x40xf32>) outs(%{{.*}} : tensor<3xf32>)
-// CHECK-NOT: linalg.generic
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%{{.*}} : tensor<2x3x40x40xf32>) outs(%{{.*}} : tensor<3xf64>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.extf
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: linalg.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: tensor.empty
+// CHECK-NEXT: linalg.generic {{.*}} ins(%{{.*}} : tensor<3xf64>) outs(%{{.*}} : tensor<3xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.truncf
+// CHECK-NEXT: linalg.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return
 func.func @short_sum(%x: tensor<2x3x40x40xf32>) -> tensor<3xf32> {
   %s = nn.sum %x dims [0, 2, 3] : (tensor<2x3x40x40xf32>) -> tensor<3xf32>
   return %s : tensor<3xf32>

@@ -254,12 +254,17 @@ const LayerCase kLayerCases[] = {
 INSTANTIATE_TEST_SUITE_P(NormalizationLayers, LayerGoldenTest,
                          ::testing::ValuesIn(kLayerCases), layerCaseName);
 
-// A long float sum keeps partial sums (NNToLinalg/Normalization.cpp): a
-// batch norm's per-channel sum over 2x112x112 values with a common offset,
-// which one float32 accumulator summed to 6e-6 of the answer, stays within
-// 2e-6 of the float64 sum (PyTorch accumulates it in double).
-TEST(LongSums, ChannelSumsOfABatchAreAccurate) {
-  Tensor x = Tensor::zeros({2, 64, 112, 112});
+// A float32 sum accumulates in float64 and is rounded once
+// (NNToLinalg/Normalization.cpp), as PyTorch sums a batch norm's
+// statistics: per-channel sums of values with a common offset, over 2x112x112
+// terms (summed in float32 partials, they were 6e-7 of the answer off; in
+// one float32 accumulator, 6e-6) and over 8x7x7, are within one float32
+// rounding (2^-24 relative) of the float64 sum.
+class FloatSums : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(FloatSums, ChannelSumsAreRoundedOnce) {
+  const Shape shape = GetParam();
+  Tensor x = Tensor::zeros(shape);
   float *data = x.data_ptr<float>();
   uint32_t state = 12345;
   for (int64_t i = 0; i < x.numel(); ++i) {
@@ -274,16 +279,20 @@ TEST(LongSums, ChannelSumsOfABatchAreAccurate) {
   auto out = compile(traced)->run({x});
   ASSERT_TRUE(out.ok()) << out.status();
   const float *sums = (*out)[0].data_ptr<float>();
-  const int64_t plane = 112 * 112;
-  for (int64_t c = 0; c < 64; ++c) {
+  const int64_t channels = shape[1], plane = shape[2] * shape[3];
+  for (int64_t c = 0; c < channels; ++c) {
     double exact = 0;
-    for (int64_t n = 0; n < 2; ++n)
+    for (int64_t n = 0; n < shape[0]; ++n)
       for (int64_t i = 0; i < plane; ++i)
-        exact += data[(n * 64 + c) * plane + i];
-    EXPECT_LE(std::abs(sums[c] - exact), 2e-6 * std::abs(exact))
+        exact += data[(n * channels + c) * plane + i];
+    EXPECT_LE(std::abs(sums[c] - exact), 0x1p-24 * std::abs(exact))
         << "channel " << c;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(LongAndShort, FloatSums,
+                         ::testing::Values(Shape{2, 64, 112, 112},
+                                           Shape{8, 64, 7, 7}));
 
 } // namespace
 

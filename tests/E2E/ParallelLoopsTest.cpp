@@ -92,10 +92,12 @@ TEST(ParallelLoopsTest, ColumnSumKeepsItsOrder) {
         return std::vector<Tensor>{F::sum(in[0], {0})};
       }));
   Tensor x = randomTensor({rows, cols}, 2);
-  std::vector<float> expected(cols, 0.0f);
+  // Accumulated in float64, rounded once (NNToLinalg/Normalization.cpp).
+  std::vector<double> sums(cols, 0.0);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c)
-      expected[c] += x.data_ptr<float>()[r * cols + c];
+      sums[c] += x.data_ptr<float>()[r * cols + c];
+  std::vector<float> expected(sums.begin(), sums.end());
   for (const Tensor &out : runOnOneAndTwoThreads(*artifact, {x}))
     expectBitsEqual(out, expected);
 }
@@ -103,7 +105,8 @@ TEST(ParallelLoopsTest, ColumnSumKeepsItsOrder) {
 // A sum along the innermost dimension is vectorized across rows (each lane
 // one row, the row's elements added one by one), so it gives exactly the
 // bits of the sequential loop; so does a sum over a middle dimension (each
-// lane one output column). 384 columns are 48 blocks of 8; 12 middle rows.
+// lane one output column), accumulated in float64 and rounded once. 384
+// columns are 48 blocks of 8; 12 middle rows.
 TEST(ParallelLoopsTest, RowAndMiddleSumsKeepTheirOrder) {
   const int64_t outer = 512, middle = 12, inner = 384;
   Module root("Sums");
@@ -124,12 +127,13 @@ TEST(ParallelLoopsTest, RowAndMiddleSumsKeepTheirOrder) {
         return std::vector<Tensor>{F::sum(in[0], {1})};
       }));
   Tensor y = randomTensor({outer, middle, inner}, 7);
-  std::vector<float> expectedMiddle(outer * inner, 0.0f);
+  std::vector<double> middleSums(outer * inner, 0.0);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t m = 0; m < middle; ++m)
       for (int64_t i = 0; i < inner; ++i)
-        expectedMiddle[o * inner + i] +=
+        middleSums[o * inner + i] +=
             y.data_ptr<float>()[(o * middle + m) * inner + i];
+  std::vector<float> expectedMiddle(middleSums.begin(), middleSums.end());
   for (const Tensor &out : runOnOneAndTwoThreads(*middleSum, {y}))
     expectBitsEqual(out, expectedMiddle);
 }

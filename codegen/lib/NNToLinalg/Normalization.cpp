@@ -177,19 +177,63 @@ SmallVector<bool> secondPassOfSum(ArrayRef<bool> mask, ArrayRef<bool> first) {
   return second;
 }
 
+/// What a sum of `type` over `mask` accumulates in. Float32 sums in
+/// float64, rounded once at the end, as PyTorch's CPU batch norm sums its
+/// statistics and their gradients (nn's float32 batch-norm training then
+/// stays as close to the float64 answer as PyTorch's) -- except a short sum
+/// along the innermost dim alone (a layer norm's rows, which PyTorch sums
+/// in float32 too): vectorized across rows, it would run on half the lanes
+/// in float64 (a layer norm a quarter slower). Any other float type sums in
+/// itself.
+Type sumAccumulator(RankedTensorType type, ArrayRef<bool> mask) {
+  Type element = type.getElementType();
+  if (!element.isF32())
+    return element;
+  bool innermostOnly =
+      !mask.empty() && mask.back() && llvm::count(mask, true) == 1;
+  if (innermostOnly && firstPassOfSum(type.getShape(), mask).empty())
+    return element;
+  return Float64Type::get(type.getContext());
+}
+
+/// The sum of `input` (float) over `mask` into a tensor of the kept dims, in
+/// sumAccumulator's type: `accumulate(x)` of each element (x itself by
+/// default) widened and added up. A long sum keeps a partial sum per index
+/// of the first pass's kept dims and sums those after.
+Value buildWideSum(
+    OpBuilder &b, Location loc, Value input, ArrayRef<bool> mask,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> accumulate = {},
+    ArrayRef<Indexed> extra = {}) {
+  auto type = llvm::cast<RankedTensorType>(input.getType());
+  Type wide = sumAccumulator(type, mask);
+  SmallVector<bool> first = firstPassOfSum(type.getShape(), mask);
+  ArrayRef<bool> firstMask = first.empty() ? mask : ArrayRef<bool>(first);
+  int64_t rank = type.getRank();
+  SmallVector<Indexed> ins = {{input, allLoops(rank)}};
+  ins.append(extra.begin(), extra.end());
+  Value sum = buildGeneric(
+      b, loc, rank, firstMask, ins,
+      {{buildZeroFilled(b, loc, keptType(type, firstMask).clone(wide)),
+        loopsWhere(firstMask, false)}},
+      [&](OpBuilder &nb, Location nl, ValueRange args) -> SmallVector<Value> {
+        Value x =
+            accumulate ? accumulate(nb, nl, args.drop_back()) : args.front();
+        x = convertFloat(nb, nl, x, wide);
+        return {nb.create<arith::AddFOp>(nl, args.back(), x)};
+      })[0];
+  if (first.empty())
+    return sum;
+  return buildWideSum(b, loc, sum, secondPassOfSum(mask, first));
+}
+
 /// The reduction of `input` over `mask` into a tensor of the kept dims.
 Value buildReduction(OpBuilder &b, Location loc, Value input,
                      ArrayRef<bool> mask, Reduction kind) {
   auto type = llvm::cast<RankedTensorType>(input.getType());
   Type element = type.getElementType();
   bool isFloat = llvm::isa<FloatType>(element);
-  // A long float sum: partial sums first (firstPassOfSum).
-  if (kind == Reduction::sum && isFloat) {
-    SmallVector<bool> first = firstPassOfSum(type.getShape(), mask);
-    if (!first.empty())
-      return buildReduction(b, loc, buildReduction(b, loc, input, first, kind),
-                            secondPassOfSum(mask, first), kind);
-  }
+  if (kind == Reduction::sum && isFloat)
+    return convertElements(b, loc, buildWideSum(b, loc, input, mask), element);
   RankedTensorType outType = keptType(type, mask);
   TypedAttr init;
   if (kind == Reduction::sum) {
@@ -245,48 +289,47 @@ int64_t reducedCount(RankedTensorType type, ArrayRef<bool> mask) {
 }
 
 /// Mean of `input` over `mask` (kept dims) and the sum of squared deviations
-/// from it (kept dims): the two passes every variance here uses.
+/// from it (kept dims, in sumAccumulator's type): the two passes every
+/// variance here uses. The mean is divided before it is rounded to the
+/// input's type; the deviations from the rounded mean are squared wide.
 std::pair<Value, Value> buildMeanAndSquaredDeviations(OpBuilder &b,
                                                       Location loc, Value input,
                                                       ArrayRef<bool> mask) {
   auto type = llvm::cast<RankedTensorType>(input.getType());
-  int64_t rank = type.getRank();
+  Type wide = sumAccumulator(type, mask);
   Value mean =
-      divideBy(b, loc, buildReduction(b, loc, input, mask, Reduction::sum),
-               static_cast<double>(reducedCount(type, mask)));
-  // Summed in two passes when long (firstPassOfSum), as buildReduction.
-  SmallVector<bool> first = firstPassOfSum(type.getShape(), mask);
-  ArrayRef<bool> firstMask = first.empty() ? mask : ArrayRef<bool>(first);
-  SmallVector<int64_t> partialLoops = loopsWhere(firstMask, false);
-  Value squares = buildGeneric(
-      b, loc, rank, firstMask,
-      {{input, allLoops(rank)}, {mean, loopsWhere(mask, false)}},
-      {{buildZeroFilled(b, loc, keptType(type, firstMask)), partialLoops}},
-      [](OpBuilder &nb, Location nl, ValueRange args) -> SmallVector<Value> {
-        Value d = nb.create<arith::SubFOp>(nl, args[0], args[1]);
-        Value sq = nb.create<arith::MulFOp>(nl, d, d);
-        return {nb.create<arith::AddFOp>(nl, args[2], sq)};
-      })[0];
-  if (!first.empty())
-    squares = buildReduction(b, loc, squares, secondPassOfSum(mask, first),
-                             Reduction::sum);
+      convertElements(b, loc,
+                      divideBy(b, loc, buildWideSum(b, loc, input, mask),
+                               static_cast<double>(reducedCount(type, mask))),
+                      type.getElementType());
+  Value squares = buildWideSum(
+      b, loc, input, mask,
+      [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+        Value d = convertFloat(
+            nb, nl, nb.create<arith::SubFOp>(nl, args[0], args[1]), wide);
+        return nb.create<arith::MulFOp>(nl, d, d);
+      },
+      {{mean, loopsWhere(mask, false)}});
   return {mean, squares};
 }
 
-/// 1 / sqrt(squares / count + eps), elementwise.
+/// 1 / sqrt(squares / count + eps), elementwise, computed in the type of
+/// `squares` and rounded once to `element`.
 Value buildInvStd(OpBuilder &b, Location loc, Value squares, double count,
-                  double eps) {
+                  double eps, Type element) {
   auto type = llvm::cast<RankedTensorType>(squares.getType());
   return buildBroadcastingElementwise(
-      b, loc, type, squares, [&](OpBuilder &nb, Location nl, ValueRange args) {
+      b, loc, type.clone(element), squares,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
         Type t = type.getElementType();
         Value var =
             nb.create<arith::DivFOp>(nl, args[0], floatConst(nb, nl, t, count));
         Value shifted =
             nb.create<arith::AddFOp>(nl, var, floatConst(nb, nl, t, eps));
         Value root = nb.create<math::SqrtOp>(nl, shifted);
-        return nb.create<arith::DivFOp>(nl, floatConst(nb, nl, t, 1.0), root)
-            .getResult();
+        Value inv =
+            nb.create<arith::DivFOp>(nl, floatConst(nb, nl, t, 1.0), root);
+        return convertFloat(nb, nl, inv, element);
       });
 }
 
@@ -340,10 +383,16 @@ struct ReductionLowering : public OpRewritePattern<OpTy> {
     Type storage = type.getElementType();
     Value input =
         convertElements(rewriter, loc, op.getInput(), computeType(storage));
-    Value result = buildReduction(rewriter, loc, input, *mask, kind);
+    // A float sum is divided (mean) in its accumulator's type, then rounded
+    // (float64 to a half type by way of float32: no libcall).
+    Type compute = computeType(storage);
+    Value result = kind == Reduction::sum && llvm::isa<FloatType>(compute)
+                       ? buildWideSum(rewriter, loc, input, *mask)
+                       : buildReduction(rewriter, loc, input, *mask, kind);
     if (isMean)
       result = divideBy(rewriter, loc, result,
                         static_cast<double>(reducedCount(type, *mask)));
+    result = convertElements(rewriter, loc, result, compute);
     result = convertElements(rewriter, loc, result, storage);
     rewriter.replaceOp(
         op, expandToKeepdim(rewriter, loc, result,
@@ -374,7 +423,9 @@ struct VarOpLowering : public OpRewritePattern<VarOp> {
     double divisor =
         std::max<double>(0.0, static_cast<double>(reducedCount(type, *mask)) -
                                   static_cast<double>(op.getCorrection()));
-    Value result = divideBy(rewriter, loc, squares, divisor);
+    Value result = convertElements(rewriter, loc,
+                                   divideBy(rewriter, loc, squares, divisor),
+                                   type.getElementType());
     rewriter.replaceOp(
         op, expandToKeepdim(rewriter, loc, result,
                             llvm::cast<RankedTensorType>(op.getType()), *mask));
@@ -501,9 +552,9 @@ struct LayerNormOpLowering : public OpRewritePattern<LayerNormOp> {
       mask[i] = true;
     auto [mean, squares] =
         buildMeanAndSquaredDeviations(rewriter, loc, op.getInput(), mask);
-    Value invstd = buildInvStd(rewriter, loc, squares,
-                               static_cast<double>(reducedCount(type, mask)),
-                               op.getEps().convertToDouble());
+    Value invstd = buildInvStd(
+        rewriter, loc, squares, static_cast<double>(reducedCount(type, mask)),
+        op.getEps().convertToDouble(), type.getElementType());
     rewriter.replaceOp(op, buildNormalize(rewriter, loc, op.getInput(), mean,
                                           invstd, loopsWhere(mask, false),
                                           op.getWeight(), op.getBias(),
@@ -550,7 +601,7 @@ struct GroupNormOpLowering : public OpRewritePattern<GroupNormOp> {
     Value invstd =
         buildInvStd(rewriter, loc, squares,
                     static_cast<double>(reducedCount(groupedType, mask)),
-                    op.getEps().convertToDouble());
+                    op.getEps().convertToDouble(), element);
     Value y = buildNormalize(rewriter, loc, grouped, mean, invstd, {0, 1},
                              expandChannels(op.getWeight()),
                              expandChannels(op.getBias()), {1, 2});
@@ -577,8 +628,9 @@ struct BatchNormOpLowering : public OpRewritePattern<BatchNormOp> {
       return rewriter.notifyMatchFailure(op, "input is not [N, C, *]");
     Location loc = op.getLoc();
     // invstd from var with count 1: 1 / sqrt(var + eps).
-    Value invstd = buildInvStd(rewriter, loc, op.getVar(), 1.0,
-                               op.getEps().convertToDouble());
+    Value invstd =
+        buildInvStd(rewriter, loc, op.getVar(), 1.0,
+                    op.getEps().convertToDouble(), type.getElementType());
     rewriter.replaceOp(op, buildNormalize(rewriter, loc, op.getInput(),
                                           op.getMean(), invstd, {1},
                                           op.getWeight(), op.getBias(), {1}));
@@ -602,7 +654,7 @@ struct BatchNormTrainingOpLowering
     auto [mean, squares] =
         buildMeanAndSquaredDeviations(rewriter, loc, op.getInput(), mask);
     Value invstd = buildInvStd(rewriter, loc, squares, count,
-                               op.getEps().convertToDouble());
+                               op.getEps().convertToDouble(), element);
     Value y = buildNormalize(rewriter, loc, op.getInput(), mean, invstd, {1},
                              op.getWeight(), op.getBias(), {1});
 
@@ -632,14 +684,11 @@ struct BatchNormTrainingOpLowering
     auto statType = llvm::cast<RankedTensorType>(mean.getType());
     // (1 - f) * running + f * batch, as PyTorch's CPU kernel; running_var
     // takes the unbiased batch variance.
-    auto update = [&](Value running, Value batch, double divisor) {
+    auto update = [&](Value running, Value batch) {
       return buildBroadcastingElementwise(
           rewriter, loc, statType, ValueRange{running, batch},
           [&](OpBuilder &nb, Location nl, ValueRange args) {
             Value stat = args[1];
-            if (divisor != 1.0)
-              stat = nb.create<arith::DivFOp>(
-                  nl, stat, floatConst(nb, nl, element, divisor));
             Value keep = nb.create<arith::SubFOp>(
                 nl, floatConst(nb, nl, element, 1.0), factor);
             Value fresh = nb.create<arith::MulFOp>(nl, factor, stat);
@@ -647,8 +696,12 @@ struct BatchNormTrainingOpLowering
             return nb.create<arith::AddFOp>(nl, fresh, old).getResult();
           });
     };
-    Value newMean = update(op.getRunningMean(), mean, 1.0);
-    Value newVar = update(op.getRunningVar(), squares, count - 1.0);
+    Value newMean = update(op.getRunningMean(), mean);
+    Value newVar =
+        update(op.getRunningVar(),
+               convertElements(rewriter, loc,
+                               divideBy(rewriter, loc, squares, count - 1.0),
+                               element));
     SmallVector<Value> results = {y, newMean, newVar};
     if (newCount)
       results.push_back(newCount);
