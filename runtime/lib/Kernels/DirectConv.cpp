@@ -13,6 +13,7 @@
 #include "KernelsInternal.h"
 
 #include <atomic>
+#include <immintrin.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,20 @@ DirectGeometry directGeometry(const ConvArgs &cv, int64_t bandRows) {
 /// [c0, c0 + channels) of `image` (NCHW, all of cv.C channels) into dst:
 /// phase (py, px) of channel c, row j, column x = the input at
 /// ((oy0 + j) * sH + py - padTop, x * sW + px - padLeft), zero outside.
+/// row[x] = src[2 * x] for x in [lo, hi): a stride-2 phase's columns, four
+/// at a time by SSE shuffles (baseline x86-64), reading no column past
+/// src[2 * hi - 1]. (One float at a time, the copies took 14% of
+/// MobileNetV2's time at batch 8.)
+void copyEvenColumns(float *row, const float *src, int64_t lo, int64_t hi) {
+  int64_t x = lo;
+  for (; x + 4 < hi; x += 4) {
+    __m128 a = _mm_loadu_ps(src + 2 * x), b = _mm_loadu_ps(src + 2 * x + 4);
+    _mm_storeu_ps(row + x, _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
+  }
+  for (; x < hi; ++x)
+    row[x] = src[2 * x];
+}
+
 void fillBand(const ConvArgs &cv, const DirectGeometry &g, const float *image,
               int64_t c0, int64_t channels, int64_t oy0, float *dst) {
   const int64_t sH = cv.strideH, sW = cv.strideW, Wq = g.Wq;
@@ -93,12 +108,13 @@ void fillBand(const ConvArgs &cv, const DirectGeometry &g, const float *image,
           }
           const float *src = in + iy * cv.W + px - cv.padLeft;
           memset(row, 0, xLo * sizeof(float));
-          if (sW == 1) {
+          if (sW == 1)
             memcpy(row + xLo, src + xLo, (xHi - xLo) * sizeof(float));
-          } else {
+          else if (sW == 2)
+            copyEvenColumns(row, src, xLo, xHi);
+          else
             for (int64_t x = xLo; x < xHi; ++x)
               row[x] = src[x * sW];
-          }
           memset(row + xHi, 0, (Wq - xHi) * sizeof(float));
         }
         memset(plane + g.planeRows * Wq, 0,

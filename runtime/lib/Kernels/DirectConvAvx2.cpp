@@ -38,6 +38,20 @@ inline Vec applyEpilogueVec(const nn_rt_epilogue &ep, Vec v, int64_t m,
   return applyEpilogue8(ep, v, m, n0);
 }
 
+/// The first `lanes` (< VL) lanes of a vector, as a mask.
+using Lanes = __m256i;
+inline Lanes firstLanes(int64_t lanes) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(lanes)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+inline void vstoreLanes(float *p, Vec v, Lanes mask) {
+  _mm256_maskstore_ps(p, mask, v);
+}
+inline Vec applyEpilogueLanes(const nn_rt_epilogue &ep, Vec v, int64_t m,
+                              int64_t n0, Lanes mask) {
+  return applyEpilogue8(ep, v, m, n0, mask);
+}
+
 } // namespace
 
 #include "DirectConvImpl.h"

@@ -46,6 +46,19 @@ inline Vec applyEpilogueVec(const nn_rt_epilogue &ep, Vec v, int64_t m,
   return applyEpilogue16(ep, v, m, n0);
 }
 
+/// The first `lanes` (< VL) lanes of a vector, as a mask.
+using Lanes = __mmask16;
+inline Lanes firstLanes(int64_t lanes) {
+  return static_cast<__mmask16>((1u << lanes) - 1);
+}
+inline void vstoreLanes(float *p, Vec v, Lanes mask) {
+  _mm512_mask_storeu_ps(p, mask, v);
+}
+inline Vec applyEpilogueLanes(const nn_rt_epilogue &ep, Vec v, int64_t m,
+                              int64_t n0, Lanes mask) {
+  return applyEpilogue16(ep, v, m, n0, mask);
+}
+
 } // namespace
 
 #include "DirectConvImpl.h"

@@ -5,7 +5,9 @@
 // and DirectConvAvx512.cpp, each compiled with that ISA's flags. The
 // including file defines NN_DIRECT_NAMESPACE, the vector type `Vec` of VL
 // floats with vzero/vload/vstore/vbroadcast/vfma, vectorEpilogue and
-// applyEpilogueVec (nn_rt_epilogue on one vector), OCB x NV (the register
+// applyEpilogueVec (nn_rt_epilogue on one vector), a lane mask `Lanes` with
+// firstLanes/vstoreLanes/applyEpilogueLanes (the same on a vector's first
+// lanes, reading and writing no further), OCB x NV (the register
 // tile: output channels x vectors of output pixels) and NVD (vectors per
 // depthwise tile). Everything here has internal linkage so the copies never
 // meet at link time.
@@ -67,13 +69,20 @@ BandStore bandStore(const nn_rt::ConvArgs &cv, int64_t image, int64_t oy0) {
 
 /// Stores `v`, output channel o's results at band row j, columns [x, x +
 /// VL) cut at OW, with the epilogue: one vector store for a whole vector,
-/// lane by lane for a row's last, partial one.
+/// a masked one for a row's last, partial one (lane by lane where the
+/// epilogue has no vector form). Rows of 7 or 14 (MobileNet's depthwise
+/// layers) are all or half partial vectors.
 inline void storeVector(const BandStore &s, Vec v, int64_t o, int64_t j,
                         int64_t x) {
   float *plane = s.out + o * s.OHW;
   const int64_t p = (s.oy0 + j) * s.OW + x;
-  if (x + VL <= s.OW && s.vectorEp) {
-    vstore(plane + p, applyEpilogueVec(s.ep, v, o, p));
+  if (s.vectorEp) {
+    if (x + VL <= s.OW) {
+      vstore(plane + p, applyEpilogueVec(s.ep, v, o, p));
+    } else {
+      Lanes lanes = firstLanes(s.OW - x);
+      vstoreLanes(plane + p, applyEpilogueLanes(s.ep, v, o, p, lanes), lanes);
+    }
     return;
   }
   alignas(64) float lanes[VL];
@@ -193,6 +202,31 @@ __attribute__((noinline)) void directTile(const float *in,
 #pragma GCC unroll 16
     for (int v = 0; v < NV; ++v)
       out[r][v] = acc[r][v];
+}
+
+/// out[v] = sum over taps t of w[t] * in[base[v] + off[t] ...]: one
+/// depthwise tile of NVD vectors. Not inlined, for the reason directTile is
+/// not: inside depthwisePlane's loops (whose stores index the tile at run
+/// time) GCC 12 stored the accumulators to the stack after every tap's
+/// FMAs.
+__attribute__((noinline)) void depthwiseTile(const float *in,
+                                             const int64_t (&base)[NVD],
+                                             const int64_t *off, int64_t taps,
+                                             const float *w, Vec (&out)[NVD]) {
+  Vec acc[NVD];
+#pragma GCC unroll 16
+  for (int v = 0; v < NVD; ++v)
+    acc[v] = vzero();
+  for (int64_t t = 0; t < taps; ++t) {
+    Vec wt = vbroadcast(w + t);
+    const float *x = in + off[t];
+#pragma GCC unroll 16
+    for (int v = 0; v < NVD; ++v)
+      acc[v] = vfma(wt, vload(x + base[v]), acc[v]);
+  }
+#pragma GCC unroll 16
+  for (int v = 0; v < NVD; ++v)
+    out[v] = acc[v];
 }
 
 /// out[p][v] = sum over channels c < C and taps t of in[c][base[p] +
@@ -334,16 +368,7 @@ void depthwisePlane(const ConvArgs &cv, const DirectGeometry &g,
   for (VectorWalk walk; walk.j < cv.OH;) {
     VectorTile<NVD> tile(walk, cv.OH, cv.OW, g.Wq);
     Vec acc[NVD];
-#pragma GCC unroll 16
-    for (int v = 0; v < NVD; ++v)
-      acc[v] = vzero();
-    for (int64_t t = 0; t < g.taps; ++t) {
-      Vec wt = vbroadcast(w + t);
-      const float *in = plane + g.offsets[t];
-#pragma GCC unroll 16
-      for (int v = 0; v < NVD; ++v)
-        acc[v] = vfma(wt, vload(in + tile.base[v]), acc[v]);
-    }
+    depthwiseTile(plane, tile.base, g.offsets, g.taps, w, acc);
     for (int v = 0; v < tile.valid; ++v)
       storeVector(s, acc[v], channel, tile.j[v], tile.x[v]);
   }
