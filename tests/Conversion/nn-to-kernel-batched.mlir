@@ -49,10 +49,13 @@ func.func @attention_mask_and_causal(%q: tensor<2x3x5x4xf32>, %k: tensor<2x3x7x4
 
 // -----
 
-// A batched matmul against a shared 2-D weight, with a residual of the
-// result's shape (one image per batch index) and a relu in the store.
+// A matmul of [..., K] by a shared 2-D weight is one GEMM whose rows are
+// the leading dims (as PyTorch folds them), not a GEMM of 8 rows per batch
+// index; a residual of the result's shape and a relu in the store.
 // CHECK-LABEL: func.func @batched_matmul_residual_relu
-// CHECK: nn_kernel.batch_matmul %arg0, %arg1 addends(%arg2 : tensor<2x3x8x4xf32>) epilogue <add [32, 4, 1], relu> outs(%{{.*}} : tensor<2x3x8x4xf32>) : tensor<2x3x8x16xf32>, tensor<16x4xf32> -> tensor<2x3x8x4xf32>
+// CHECK: %[[ROWS:.+]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1, 2], [3]] : tensor<2x3x8x16xf32> into tensor<48x16xf32>
+// CHECK: %[[C:.+]] = nn_kernel.gemm %[[ROWS]], %arg1 addends(%arg2 : tensor<2x3x8x4xf32>) epilogue <add [0, 4, 1], relu> outs(%{{.*}} : tensor<48x4xf32>) : tensor<48x16xf32>, tensor<16x4xf32> -> tensor<48x4xf32>
+// CHECK: tensor.expand_shape %[[C]] {{\[\[}}0, 1, 2], [3]] output_shape [2, 3, 8, 4] : tensor<48x4xf32> into tensor<2x3x8x4xf32>
 // CHECK-NOT: nn.matmul
 // CHECK-NOT: nn.add
 // CHECK-NOT: nn.relu
@@ -89,18 +92,18 @@ func.func @batched_matmul_transposed(%q: tensor<2x4x5x3xf32>, %k: tensor<2x4x6x3
 // CHECK: nn.scaled_dot_product_attention {{.*}}xf16>
 // CHECK: nn.matmul {{.*}}xbf16>
 // CHECK: nn.matmul {{.*}}tensor<?x8x16xf32>
-// CHECK: nn.matmul {{.*}}tensor<1x1x1x1x2x8x16xf32>
+// CHECK: nn.matmul {{.*}}tensor<1x1x1x1x2x8x16xf32>, tensor<1x1x1x1x2x16x4xf32>
 func.func @no_kernel(%q: tensor<2x5x8xf32>, %k: tensor<2x7x8xf32>, %v: tensor<2x7x3xf32>, %rng: tensor<2xi64>, %bm: tensor<5x7xi1>,
                      %hq: tensor<2x5x8xf16>, %hk: tensor<2x7x8xf16>, %hv: tensor<2x7x3xf16>,
                      %ba: tensor<2x8x16xbf16>, %bb: tensor<2x16x4xbf16>,
                      %da: tensor<?x8x16xf32>, %db: tensor<16x4xf32>,
-                     %ea: tensor<1x1x1x1x2x8x16xf32>)
+                     %ea: tensor<1x1x1x1x2x8x16xf32>, %eb: tensor<1x1x1x1x2x16x4xf32>)
     -> (tensor<2x5x3xf32>, tensor<2x5x3xf32>, tensor<2x5x3xf16>, tensor<2x8x4xbf16>, tensor<?x8x4xf32>, tensor<1x1x1x1x2x8x4xf32>) {
   %d = nn.scaled_dot_product_attention %q, %k, %v rng %rng {dropout_p = 0.25 : f64, offset = 0 : i64} : (tensor<2x5x8xf32>, tensor<2x7x8xf32>, tensor<2x7x3xf32>, tensor<2xi64>) -> tensor<2x5x3xf32>
   %b = nn.scaled_dot_product_attention %q, %k, %v mask %bm : (tensor<2x5x8xf32>, tensor<2x7x8xf32>, tensor<2x7x3xf32>, tensor<5x7xi1>) -> tensor<2x5x3xf32>
   %h = nn.scaled_dot_product_attention %hq, %hk, %hv : (tensor<2x5x8xf16>, tensor<2x7x8xf16>, tensor<2x7x3xf16>) -> tensor<2x5x3xf16>
   %m = nn.matmul %ba, %bb : (tensor<2x8x16xbf16>, tensor<2x16x4xbf16>) -> tensor<2x8x4xbf16>
   %y = nn.matmul %da, %db : (tensor<?x8x16xf32>, tensor<16x4xf32>) -> tensor<?x8x4xf32>
-  %e = nn.matmul %ea, %db : (tensor<1x1x1x1x2x8x16xf32>, tensor<16x4xf32>) -> tensor<1x1x1x1x2x8x4xf32>
+  %e = nn.matmul %ea, %eb : (tensor<1x1x1x1x2x8x16xf32>, tensor<1x1x1x1x2x16x4xf32>) -> tensor<1x1x1x1x2x8x4xf32>
   return %d, %b, %h, %m, %y, %e : tensor<2x5x3xf32>, tensor<2x5x3xf32>, tensor<2x5x3xf16>, tensor<2x8x4xbf16>, tensor<?x8x4xf32>, tensor<1x1x1x1x2x8x4xf32>
 }

@@ -234,3 +234,46 @@ func.func @fused_linear_rank1_relu(%x: tensor<5xf32>, %w: tensor<8x5xf32>) -> te
   }
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+// A group led by [..., K] x [K, N] (a linear's input gradient in a training
+// step, with the residual's gradient added) is one GEMM over the folded
+// rows, the add in its store.
+// CHECK-LABEL: func.func @fused_rank3_matmul_add
+// CHECK: %[[ROWS:.+]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<4x3x16xf32> into tensor<12x16xf32>
+// CHECK: %[[C:.+]] = nn_kernel.gemm %[[ROWS]], %arg1 addends(%arg2 : tensor<4x3x8xf32>) epilogue <add [0, 8, 1]> outs(%{{.*}} : tensor<12x8xf32>) : tensor<12x16xf32>, tensor<16x8xf32> -> tensor<12x8xf32>
+// CHECK: tensor.expand_shape %[[C]] {{\[\[}}0, 1], [2]] output_shape [4, 3, 8] : tensor<12x8xf32> into tensor<4x3x8xf32>
+// CHECK-NOT: nn.fused
+func.func @fused_rank3_matmul_add(%a: tensor<4x3x16xf32>, %b: tensor<16x8xf32>, %r: tensor<4x3x8xf32>) -> tensor<4x3x8xf32> {
+  %0 = nn.fused (%a, %b, %r) : (tensor<4x3x16xf32>, tensor<16x8xf32>, tensor<4x3x8xf32>) -> tensor<4x3x8xf32> {
+  ^bb0(%x: tensor<4x3x16xf32>, %y: tensor<16x8xf32>, %z: tensor<4x3x8xf32>):
+    %1 = nn.matmul %x, %y : (tensor<4x3x16xf32>, tensor<16x8xf32>) -> tensor<4x3x8xf32>
+    %2 = nn.add %z, %1 : (tensor<4x3x8xf32>, tensor<4x3x8xf32>) -> tensor<4x3x8xf32>
+    nn.yield %2 : tensor<4x3x8xf32>
+  }
+  return %0 : tensor<4x3x8xf32>
+}
+
+// -----
+
+// A group led by a batched matmul (attention's backward: q·kᵀ then the
+// scale) is a batched kernel call reading the transposed key in place; the
+// scale, which the store cannot apply, stays a pointwise group after it.
+// CHECK-LABEL: func.func @fused_batched_matmul_scale
+// CHECK: %[[S:.+]] = nn_kernel.batch_matmul %arg0, %arg1 outs(%{{.*}} : tensor<2x4x5x6xf32>) {b_perm = array<i64: 0, 1, 3, 2>} : tensor<2x4x5x3xf32>, tensor<2x4x6x3xf32> -> tensor<2x4x5x6xf32>
+// CHECK: nn.fused(%[[S]], %arg2)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nn.mul
+// CHECK-NEXT: nn.yield
+// CHECK-NOT: nn.matmul
+func.func @fused_batched_matmul_scale(%q: tensor<2x4x5x3xf32>, %k: tensor<2x4x6x3xf32>, %c: tensor<f32>) -> tensor<2x4x5x6xf32> {
+  %kt = nn.transpose %k -2, -1 : (tensor<2x4x6x3xf32>) -> tensor<2x4x3x6xf32>
+  %0 = nn.fused (%q, %kt, %c) : (tensor<2x4x5x3xf32>, tensor<2x4x3x6xf32>, tensor<f32>) -> tensor<2x4x5x6xf32> {
+  ^bb0(%x: tensor<2x4x5x3xf32>, %y: tensor<2x4x3x6xf32>, %s: tensor<f32>):
+    %1 = nn.matmul %x, %y : (tensor<2x4x5x3xf32>, tensor<2x4x3x6xf32>) -> tensor<2x4x5x6xf32>
+    %2 = nn.mul %1, %s : (tensor<2x4x5x6xf32>, tensor<f32>) -> tensor<2x4x5x6xf32>
+    nn.yield %2 : tensor<2x4x5x6xf32>
+  }
+  return %0 : tensor<2x4x5x6xf32>
+}

@@ -160,6 +160,26 @@ std::pair<Value, DenseI64ArrayAttr> resultView(OpBuilder &b, Location loc,
       b.getDenseI64ArrayAttr(*viewPermutation(permute))};
 }
 
+} // namespace
+
+Value kernel_calls::emitBatchedMatmul(PatternRewriter &rewriter, MatmulOp op,
+                                      OutsideFn outside,
+                                      const KernelEpilogue &e,
+                                      Operation *permute) {
+  Location loc = op.getLoc();
+  auto [a, aPerm] = operandView(rewriter, loc, outside(op.getLhs()));
+  auto [b, bPerm] = operandView(rewriter, loc, outside(op.getRhs()));
+  auto [init, outPerm] = resultView(
+      rewriter, loc, llvm::cast<RankedTensorType>(op.getType()), permute);
+  return rewriter
+      .create<kernel::BatchMatmulOp>(loc, init.getType(), a, b, addendValues(e),
+                                     init, aPerm, bPerm, outPerm,
+                                     epilogueAttr(rewriter.getContext(), e))
+      .getResult();
+}
+
+namespace {
+
 /// nn.matmul with batch dimensions: one nn_kernel.batch_matmul over views
 /// of its operands (a broadcast operand has batch stride 0, a transposed one
 /// swapped strides), with the epilogue the 2-D form gets (each batch index
@@ -181,16 +201,9 @@ struct BatchedMatmulToKernel : public OpRewritePattern<MatmulOp> {
     rewriter.setInsertionPoint(permute              ? permute
                                : e.absorbed.empty() ? op.getOperation()
                                                     : e.absorbed.back());
-    Location loc = op.getLoc();
-    auto [a, aPerm] = operandView(rewriter, loc, op.getLhs());
-    auto [b, bPerm] = operandView(rewriter, loc, op.getRhs());
-    auto [init, outPerm] = resultView(
-        rewriter, loc, llvm::cast<RankedTensorType>(op.getType()), permute);
-    auto kernelOp = rewriter.create<kernel::BatchMatmulOp>(
-        loc, init.getType(), a, b, addendValues(e), init, aPerm, bPerm, outPerm,
-        epilogueAttr(rewriter.getContext(), e));
+    Value result = emitBatchedMatmul(rewriter, op, same, e, permute);
     rewriter.replaceAllUsesWith(permute ? permute->getResult(0) : e.result,
-                                kernelOp.getResult());
+                                result);
     if (permute)
       rewriter.eraseOp(permute);
     for (Operation *consumer : llvm::reverse(e.absorbed))

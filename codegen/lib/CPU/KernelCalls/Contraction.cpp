@@ -112,9 +112,14 @@ Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
   bool transposed; // B[k, n] = rhs[n, k] (nn.linear's weight)
   int64_t M, N, K;
   if (auto matmul = llvm::dyn_cast<MatmulOp>(contraction)) {
-    lhs = outside(matmul.getLhs()), rhs = outside(matmul.getRhs());
-    transposed = false;
-    M = resultType.getDimSize(0), N = resultType.getDimSize(1);
+    // [..., K] x [K, N]: the leading dimensions are the GEMM's rows, as
+    // PyTorch's matmul folds them when the right side is a matrix.
+    auto left = llvm::cast<RankedTensorType>(matmul.getLhs().getType());
+    K = left.getShape().back(), N = resultType.getShape().back();
+    M = left.getNumElements() / K;
+    lhs = reshapeRows(rewriter, loc, outside(matmul.getLhs()),
+                      RankedTensorType::get({M, K}, rewriter.getF32Type()));
+    rhs = outside(matmul.getRhs()), transposed = false;
   } else {
     auto linear = llvm::cast<LinearOp>(contraction);
     auto input = llvm::cast<RankedTensorType>(linear.getInput().getType());
@@ -208,7 +213,9 @@ struct FusedGroupToKernel : public OpRewritePattern<FusedOp> {
     Operation *anchor = op.getAnchor();
     if (!anchor)
       return rewriter.notifyMatchFailure(op, "no contraction in the group");
-    if (const char *why = whyNoKernel(anchor))
+    bool batched = isBatchedMatmul(anchor);
+    if (const char *why =
+            batched ? whyNoBatchedKernel(anchor) : whyNoKernel(anchor))
       return rewriter.notifyMatchFailure(op, why);
     Block &body = op.getBody().front();
     Value yielded = op.getYielded();
@@ -224,9 +231,11 @@ struct FusedGroupToKernel : public OpRewritePattern<FusedOp> {
                << "convert-nn-to-kernel: group at " << op.getLoc() << " keeps "
                << e.absorbed.size() << " consumers in the kernel's store\n");
     rewriter.setInsertionPoint(op);
-    Value result = emitKernel(
-        rewriter, anchor, [&](Value v) { return outside.lookupOrNull(v); }, e,
-        packer);
+    auto lookup = [&](Value v) { return outside.lookupOrNull(v); };
+    Value result =
+        batched ? emitBatchedMatmul(rewriter, llvm::cast<MatmulOp>(anchor),
+                                    lookup, e, /*permute=*/nullptr)
+                : emitKernel(rewriter, anchor, lookup, e, packer);
 
     SmallVector<Operation *> rest;
     for (Operation &inner : body.without_terminator())

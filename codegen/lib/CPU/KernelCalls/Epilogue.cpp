@@ -48,9 +48,10 @@ const char *kernel_calls::whyNoKernel(Operation *op) {
   if (hasEmptyValue(op))
     return "a zero-size operand or result (lowered as loops)";
   if (auto matmul = llvm::dyn_cast<MatmulOp>(op)) {
-    if (!staticF32(matmul.getLhs(), 2) || !staticF32(matmul.getRhs(), 2) ||
-        !staticF32(matmul.getResult(), 2))
-      return "needs 2-D static f32 operands";
+    auto lhs = staticF32(matmul.getLhs());
+    if (!lhs || lhs.getRank() < 2 || !staticF32(matmul.getRhs(), 2) ||
+        !staticF32(matmul.getResult(), lhs.getRank()))
+      return "needs static f32 operands: [..., K] x [K, N]";
     return nullptr;
   }
   if (auto linear = llvm::dyn_cast<LinearOp>(op)) {
@@ -97,7 +98,9 @@ const char *kernel_calls::whyNoBatchedKernel(Operation *op) {
 
 bool kernel_calls::isBatchedMatmul(Operation *op) {
   auto matmul = llvm::dyn_cast<MatmulOp>(op);
-  return matmul && llvm::cast<RankedTensorType>(matmul.getType()).getRank() > 2;
+  return matmul &&
+         llvm::cast<RankedTensorType>(matmul.getType()).getRank() > 2 &&
+         llvm::cast<RankedTensorType>(matmul.getRhs().getType()).getRank() > 2;
 }
 
 namespace {

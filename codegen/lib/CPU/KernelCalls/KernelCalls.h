@@ -66,7 +66,8 @@ const char *whyNoKernel(Operation *op);
 /// dims or an nn.scaled_dot_product_attention), or null when they can.
 const char *whyNoBatchedKernel(Operation *op);
 
-/// An nn.matmul with batch dimensions (a result of rank > 2).
+/// An nn.matmul with batch dimensions on its right side: one GEMM per batch
+/// index. ([..., K] x [K, N] is one GEMM, its leading dimensions the rows.)
 bool isBatchedMatmul(Operation *op);
 
 /// A tensor the kernel adds in its store (nn_rt_addend): its element for
@@ -107,6 +108,14 @@ KernelEpilogue matchEpilogue(Operation *contraction, OutsideFn outside);
 kernel::EpilogueAttr epilogueAttr(MLIRContext *context,
                                   const KernelEpilogue &e);
 SmallVector<Value> addendValues(const KernelEpilogue &e);
+
+/// The nn_kernel.batch_matmul computing `op` (isBatchedMatmul), its operands
+/// mapped through `outside` and read through their permutes, with the
+/// epilogue `e`, writing its result in the order of `permute` (an absorbed
+/// nn.permute of the result, or null), at the rewriter's insertion point.
+Value emitBatchedMatmul(PatternRewriter &rewriter, MatmulOp op,
+                        OutsideFn outside, const KernelEpilogue &e,
+                        Operation *permute);
 
 //===----------------------------------------------------------------------===//
 // CallBuilder.cpp
