@@ -141,6 +141,27 @@ func.func @cat(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2x8xf32> {
 
 // -----
 
+// A cat with splat-constant inputs (a padding's zero borders): the result
+// is filled with the value first (one contiguous fill), and only the other
+// inputs are copied into their slices.
+// CHECK-LABEL: func.func @cat_zero_borders
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3x4x5xf32>)
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[F:.+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<2x3x7x5xf32>)
+// CHECK: %[[S:.+]] = tensor.extract_slice %[[F]][0, 0, 1, 0] [2, 3, 4, 5] [1, 1, 1, 1]
+// CHECK: %[[C:.+]] = linalg.copy ins(%[[X]] : tensor<2x3x4x5xf32>) outs(%[[S]] : tensor<2x3x4x5xf32>)
+// CHECK: %[[R:.+]] = tensor.insert_slice %[[C]] into %[[F]][0, 0, 1, 0] [2, 3, 4, 5] [1, 1, 1, 1]
+// CHECK-NOT: linalg.copy
+// CHECK: return %[[R]]
+func.func @cat_zero_borders(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x7x5xf32> {
+  %top = arith.constant dense<0.0> : tensor<2x3x1x5xf32>
+  %bottom = arith.constant dense<0.0> : tensor<2x3x2x5xf32>
+  %0 = nn.cat %top, %x, %bottom dim 2 : (tensor<2x3x1x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x2x5xf32>) -> tensor<2x3x7x5xf32>
+  return %0 : tensor<2x3x7x5xf32>
+}
+
+// -----
+
 // stack uses rank-reduced slices along the new dimension.
 // CHECK-LABEL: func.func @stack
 // CHECK: %[[E:.+]] = tensor.empty() : tensor<2x3x2xf32>
