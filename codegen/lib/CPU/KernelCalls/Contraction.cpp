@@ -107,28 +107,19 @@ Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
     return op.getResult();
   }
 
-  // C[M, N] = A[M, K] x B[K, N].
-  Value lhs, rhs;
-  bool transposed; // B[k, n] = rhs[n, k] (nn.linear's weight)
-  int64_t M, N, K;
-  if (auto matmul = llvm::dyn_cast<MatmulOp>(contraction)) {
-    // [..., K] x [K, N]: the leading dimensions are the GEMM's rows, as
-    // PyTorch's matmul folds them when the right side is a matrix.
-    auto left = llvm::cast<RankedTensorType>(matmul.getLhs().getType());
-    K = left.getShape().back(), N = resultType.getShape().back();
-    M = left.getNumElements() / K;
-    lhs = reshapeRows(rewriter, loc, outside(matmul.getLhs()),
-                      RankedTensorType::get({M, K}, rewriter.getF32Type()));
-    rhs = outside(matmul.getRhs()), transposed = false;
-  } else {
-    auto linear = llvm::cast<LinearOp>(contraction);
-    auto input = llvm::cast<RankedTensorType>(linear.getInput().getType());
-    K = input.getShape().back(), N = resultType.getShape().back();
-    M = input.getNumElements() / K;
-    lhs = reshapeRows(rewriter, loc, outside(linear.getInput()),
-                      RankedTensorType::get({M, K}, rewriter.getF32Type()));
-    rhs = outside(linear.getWeight()), transposed = true;
-  }
+  // C[M, N] = A[M, K] x B[K, N]. The left side's leading dimensions are the
+  // GEMM's rows: nn.linear's input, and a matmul's, whose right side is a
+  // matrix here (PyTorch's matmul folds them likewise).
+  auto matmul = llvm::dyn_cast<MatmulOp>(contraction);
+  auto linear = llvm::dyn_cast<LinearOp>(contraction);
+  Value left = matmul ? matmul.getLhs() : linear.getInput();
+  Value rhs = outside(matmul ? matmul.getRhs() : linear.getWeight());
+  bool transposed = !matmul; // B[k, n] = rhs[n, k] (nn.linear's weight)
+  auto leftType = llvm::cast<RankedTensorType>(left.getType());
+  int64_t K = leftType.getShape().back(), N = resultType.getShape().back();
+  int64_t M = leftType.getNumElements() / K;
+  Value lhs = reshapeRows(rewriter, loc, outside(left),
+                          RankedTensorType::get({M, K}, rewriter.getF32Type()));
   Value packed = packer.packed(
       rewriter, loc, rhs,
       transposed ? PackKind::linearWeight : PackKind::matmulRhs,
