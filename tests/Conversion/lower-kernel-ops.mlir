@@ -38,6 +38,19 @@ func.func @linear_relu(%x: memref<64x784xf32>, %w: memref<256x784xf32>, %b: memr
 
 // -----
 
+// A transposed A ([K, M]): K from its rows, its strides passed swapped.
+// CHECK-LABEL: func.func @gemm_transposed_a
+// CHECK: %{{.+}}, %{{.+}}, %{{.+}}, %[[AS:.+]]:2 = memref.extract_strided_metadata %arg0
+// CHECK: %[[AS0:.+]] = arith.index_cast %[[AS]]#0
+// CHECK: %[[AS1:.+]] = arith.index_cast %[[AS]]#1
+// CHECK: call @nn_rt_sgemm(%c4_i64, %c5_i64, %c8_i64, %{{.+}}, %[[AS1]], %[[AS0]],
+func.func @gemm_transposed_a(%dy: memref<8x4xf32>, %x: memref<8x5xf32>, %out: memref<4x5xf32>) {
+  nn_kernel.gemm %dy, %x outs(%out : memref<4x5xf32>) transpose_a : memref<8x4xf32>, memref<8x5xf32>
+  return
+}
+
+// -----
+
 // A view is passed as it is: its offset is added to the aligned base
 // pointer, its strides passed. Clamp's bounds reach the struct.
 // CHECK-LABEL: func.func @gemm_view

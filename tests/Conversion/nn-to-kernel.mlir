@@ -35,6 +35,20 @@ func.func @matmul_relu(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4
 
 // -----
 
+// A weight gradient's dYᵀ·X: the transposed left side is read in place
+// (transpose_a, its strides swapped at the call), not copied.
+// CHECK-LABEL: func.func @transposed_lhs
+// CHECK: %[[Y:.+]] = nn_kernel.gemm %arg0, %arg1 outs(%{{.*}} : tensor<4x5xf32>) transpose_a : tensor<8x4xf32>, tensor<8x5xf32> -> tensor<4x5xf32>
+// CHECK-NEXT: return %[[Y]]
+// CHECK-NOT: nn.transpose
+func.func @transposed_lhs(%dy: tensor<8x4xf32>, %x: tensor<8x5xf32>) -> tensor<4x5xf32> {
+  %t = nn.transpose %dy 0, 1 : (tensor<8x4xf32>) -> tensor<4x8xf32>
+  %w = nn.matmul %t, %x : (tensor<4x8xf32>, tensor<8x5xf32>) -> tensor<4x5xf32>
+  return %w : tensor<4x5xf32>
+}
+
+// -----
+
 // A relu whose input has a second user stays an op of its own.
 // CHECK-LABEL: func.func @no_fuse_relu_second_user
 // CHECK: %[[Y:.+]] = nn_kernel.gemm %arg0, %arg1 outs(%{{.*}} : tensor<8x4xf32>) : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>

@@ -16,6 +16,14 @@ func.func @gemm_transposed_shapes(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %c
 
 // -----
 
+func.func @gemm_transposed_a_shapes(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %c: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{computes [8, 4] from transposed a [8, 16] and b [16, 4]: the shapes do not agree}}
+  %0 = nn_kernel.gemm %a, %b outs(%c : tensor<8x4xf32>) transpose_a : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
 func.func @gemm_rank(%a: tensor<2x8x16xf32>, %b: tensor<16x4xf32>, %c: tensor<8x4xf32>) -> tensor<8x4xf32> {
   // expected-error @+1 {{multiplies matrices: a, b and the init have rank 2, not 3, 2 and 2}}
   %0 = nn_kernel.gemm %a, %b outs(%c : tensor<8x4xf32>) : tensor<2x8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>

@@ -398,12 +398,14 @@ LogicalResult GemmOp::verify() {
     return emitOpError("multiplies matrices: a, b and the init have rank 2, "
                        "not ")
            << a.size() << ", " << b.size() << " and " << c.size();
-  int64_t M = c[0], N = c[1], K = a[1];
+  int64_t M = c[0], N = c[1];
+  int64_t aM = getTransposeA() ? a[1] : a[0], K = getTransposeA() ? a[0] : a[1];
   int64_t bK = getTransposeB() ? b[1] : b[0],
           bN = getTransposeB() ? b[0] : b[1];
-  if (a[0] != M || bK != K || bN != N)
+  if (aM != M || bK != K || bN != N)
     return emitOpError("computes [")
-           << M << ", " << N << "] from a [" << a << "] and "
+           << M << ", " << N << "] from "
+           << (getTransposeA() ? "transposed " : "") << "a [" << a << "] and "
            << (getTransposeB() ? "transposed " : "") << "b [" << b
            << "]: the shapes do not agree";
   return verifyKernel(*this, getAddends(), getEpilogueAttr(), 1, M, N);

@@ -101,6 +101,11 @@ void packA(const nn_rt::GemmArgs &g, int64_t m0, int64_t mc, int64_t k0,
         for (int64_t k = 0; k < kc; ++k)
           dst[k * MR + r] = row[k];
       }
+    } else if (g.rsA == 1 && rows == MR) {
+      // A transposed A (a weight gradient's dYᵀ): each k's MR rows are
+      // contiguous.
+      for (int64_t k = 0; k < kc; ++k)
+        memcpy(dst + k * MR, src + k * g.csA, MR * sizeof(float));
     } else {
       for (int64_t k = 0; k < kc; ++k)
         for (int64_t r = 0; r < rows; ++r)

@@ -101,6 +101,8 @@ TEST(KernelsIsaTest, DispatchesToTheIsaOfTheRun) {
 struct GemmCase {
   int64_t M, N, K;
   bool transposeB, accumulate, rowBias, relu;
+  /// A stored as Aᵀ ([K, M]: a weight gradient's dYᵀ), read through strides.
+  bool transposeA = false;
 };
 
 TEST_P(KernelsTest, SgemmMatchesLoops) {
@@ -110,26 +112,31 @@ TEST_P(KernelsTest, SgemmMatchesLoops) {
                      GemmCase{37, 53, 300, false, true, false, false},
                      GemmCase{100, 70, 600, false, false, true, true},
                      GemmCase{6, 16, 0, false, true, false, true},
-                     GemmCase{150, 33, 257, true, true, true, false}}) {
-    SCOPED_TRACE(::testing::Message() << c.M << "x" << c.N << "x" << c.K);
+                     GemmCase{150, 33, 257, true, true, true, false},
+                     GemmCase{37, 53, 300, false, false, false, false, true},
+                     GemmCase{150, 33, 257, true, true, true, false, true}}) {
+    SCOPED_TRACE(::testing::Message() << c.M << "x" << c.N << "x" << c.K
+                                      << (c.transposeA ? " Aᵀ" : ""));
     auto A = randomVector(c.M * c.K, rng), B = randomVector(c.K * c.N, rng);
+    auto a = [&](int64_t m, int64_t k) {
+      return c.transposeA ? A[k * c.M + m] : A[m * c.K + k];
+    };
     auto bias = randomVector(c.rowBias ? c.M : c.N, rng);
     auto C = randomVector(c.M * c.N, rng), want = C;
     for (int64_t m = 0; m < c.M; ++m)
       for (int64_t n = 0; n < c.N; ++n) {
         double acc = c.accumulate ? want[m * c.N + n] : 0.0;
         for (int64_t k = 0; k < c.K; ++k)
-          acc +=
-              A[m * c.K + k] * (c.transposeB ? B[n * c.K + k] : B[k * c.N + n]);
+          acc += a(m, k) * (c.transposeB ? B[n * c.K + k] : B[k * c.N + n]);
         acc += bias[c.rowBias ? m : n];
         want[m * c.N + n] = c.relu ? std::max(acc, 0.0) : acc;
       }
     nn_rt_epilogue ep = {};
     ep.addends[0] = {bias.data(), 0, c.rowBias ? 1 : 0, c.rowBias ? 0 : 1};
     ep.activation = c.relu ? NN_RT_ACT_RELU : NN_RT_ACT_NONE;
-    nn_rt_sgemm(c.M, c.N, c.K, A.data(), c.K, 1, B.data(),
-                c.transposeB ? 1 : c.N, c.transposeB ? c.K : 1, C.data(), c.N,
-                c.accumulate, &ep);
+    nn_rt_sgemm(c.M, c.N, c.K, A.data(), c.transposeA ? 1 : c.K,
+                c.transposeA ? c.M : 1, B.data(), c.transposeB ? 1 : c.N,
+                c.transposeB ? c.K : 1, C.data(), c.N, c.accumulate, &ep);
     for (int64_t i = 0; i < c.M * c.N; ++i)
       ASSERT_NEAR(C[i], want[i], 1e-4 * (1 + std::abs(want[i]))) << "at " << i;
   }
@@ -538,8 +545,9 @@ TEST_P(KernelsTest, SgemmPackedBIsBitIdentical) {
     ep.addends[0] = {bias.data(), 0, c.rowBias ? 1 : 0, c.rowBias ? 0 : 1};
     ep.activation = c.relu ? NN_RT_ACT_RELU : NN_RT_ACT_NONE;
     int64_t rsB = c.transposeB ? 1 : c.N, csB = c.transposeB ? c.K : 1;
-    nn_rt_sgemm(c.M, c.N, c.K, A.data(), c.K, 1, B.data(), rsB, csB, C.data(),
-                c.N, c.accumulate, &ep);
+    nn_rt_sgemm(c.M, c.N, c.K, A.data(), c.transposeA ? 1 : c.K,
+                c.transposeA ? c.M : 1, B.data(), rsB, csB, C.data(), c.N,
+                c.accumulate, &ep);
     int64_t bytes = nn_rt_sgemm_pack_b_size(c.K, c.N);
     ASSERT_GE(bytes, static_cast<int64_t>(c.K * c.N * sizeof(float)));
     auto packed = alignedBuffer(bytes);
@@ -747,9 +755,9 @@ TEST(KernelsThreadsTest, SgemmBitsDoNotDependOnThreads) {
     auto run = [&](int threads) {
       nn_rt_set_num_threads(threads);
       std::vector<float> C = C0;
-      nn_rt_sgemm(c.M, c.N, c.K, A.data(), c.K, 1, B.data(),
-                  c.transposeB ? 1 : c.N, c.transposeB ? c.K : 1, C.data(), c.N,
-                  c.accumulate, &ep);
+      nn_rt_sgemm(c.M, c.N, c.K, A.data(), c.transposeA ? 1 : c.K,
+                  c.transposeA ? c.M : 1, B.data(), c.transposeB ? 1 : c.N,
+                  c.transposeB ? c.K : 1, C.data(), c.N, c.accumulate, &ep);
       nn_rt_set_num_threads(1);
       return C;
     };
@@ -806,8 +814,9 @@ TEST(KernelsThreadsTest, SmallGemmBitsDoNotDependOnThreads) {
         nn_rt_sgemm_packed_b(c.M, c.N, c.K, A.data(), c.K, 1, packed.get(),
                              C.data(), c.N, c.accumulate, &ep);
       else
-        nn_rt_sgemm(c.M, c.N, c.K, A.data(), c.K, 1, B.data(), rsB, csB,
-                    C.data(), c.N, c.accumulate, &ep);
+        nn_rt_sgemm(c.M, c.N, c.K, A.data(), c.transposeA ? 1 : c.K,
+                    c.transposeA ? c.M : 1, B.data(), rsB, csB, C.data(), c.N,
+                    c.accumulate, &ep);
       nn_rt_set_num_threads(1);
       return C;
     };

@@ -172,20 +172,22 @@ class Kernel_DpsOp<string mnemonic, list<Trait> traits = []>
 def Kernel_GemmOp : Kernel_DpsOp<"gemm"> {
   let summary = "C[M, N] = epilogue(A[M, K] · B[K, N])";
   let description = [{
-    One GEMM. `b` is B, or with `transpose_b` Bᵀ ([N, K]: nn.linear's
-    weight), or a weight packed by `nn_kernel.pack_gemm_b` of that shape.
-    A and B are read through any strides; the result and the addends are
-    row-major.
+    One GEMM. `a` is A, or with `transpose_a` Aᵀ ([K, M]: a weight
+    gradient's dYᵀ, read in place instead of transposed into a copy). `b`
+    is B, or with `transpose_b` Bᵀ ([N, K]: nn.linear's weight), or a
+    weight packed by `nn_kernel.pack_gemm_b` of that shape. A and B are
+    read through any strides; the result and the addends are row-major.
   }];
   let arguments = (ins Kernel_F32TensorOrMemRef:$a, Kernel_WeightOperand:$b,
                    Variadic<Kernel_F32TensorOrMemRef>:$addends,
                    Kernel_F32TensorOrMemRef:$init,
+                   UnitAttr:$transpose_a,
                    UnitAttr:$transpose_b,
                    OptionalAttr<Kernel_EpilogueAttr>:$epilogue);
   let assemblyFormat = [{
     $a `,` $b (`addends` `(` $addends^ `:` type($addends) `)`)?
     (`epilogue` $epilogue^)? `outs` `(` $init `:` type($init) `)`
-    (`transpose_b` $transpose_b^)? attr-dict
+    (`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)? attr-dict
     `:` type($a) `,` type($b) (`->` type($result)^)?
   }];
   let extraClassDeclaration = extraDpsDeclaration;

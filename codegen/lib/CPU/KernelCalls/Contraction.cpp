@@ -120,6 +120,12 @@ Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
   int64_t M = leftType.getNumElements() / K;
   Value lhs = reshapeRows(rewriter, loc, outside(left),
                           RankedTensorType::get({M, K}, rewriter.getF32Type()));
+  // A transposed matrix (a weight gradient's dYᵀ) is read in place.
+  bool transposedA = false;
+  if (auto transpose = lhs.getDefiningOp<TransposeOp>()) {
+    if (staticF32(transpose.getInput(), 2))
+      lhs = transpose.getInput(), transposedA = true;
+  }
   Value packed = packer.packed(
       rewriter, loc, rhs,
       transposed ? PackKind::linearWeight : PackKind::matmulRhs,
@@ -130,7 +136,7 @@ Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
   auto outType = RankedTensorType::get({M, N}, rewriter.getF32Type());
   auto op = rewriter.create<kernel::GemmOp>(
       loc, outType, lhs, packed ? packed : rhs, addends,
-      init(rewriter, loc, outType), transposed, epilogue);
+      init(rewriter, loc, outType), transposedA, transposed, epilogue);
   return reshapeRows(rewriter, loc, op.getResult(), resultType);
 }
 

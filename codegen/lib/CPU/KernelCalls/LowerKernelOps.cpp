@@ -65,9 +65,12 @@ SmallVector<Value> convGeometry(CallBuilder &cb, ArrayRef<int64_t> input,
 }
 
 void lower(CallBuilder &cb, kernel::GemmOp op, const PackedPointers &packed) {
-  ArrayRef<int64_t> c = kernel::operandShape(op.getInit());
-  int64_t M = c[0], N = c[1], K = kernel::operandShape(op.getA())[1];
+  ArrayRef<int64_t> c = kernel::operandShape(op.getInit()),
+                    a = kernel::operandShape(op.getA());
+  int64_t M = c[0], N = c[1], K = op.getTransposeA() ? a[0] : a[1];
   auto [aPtr, aStrides] = cb.pointer(op.getA());
+  if (op.getTransposeA())
+    std::swap(aStrides[0], aStrides[1]);
   Value epilogue = cb.epilogue(op, op.getEpilogueAttr(), op.getAddends());
   Value cPtr = cb.pointer(op.getInit()).first;
   if (isPacked(op.getB())) {
