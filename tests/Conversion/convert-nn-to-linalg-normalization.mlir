@@ -32,13 +32,17 @@ func.func @sum_rows(%x: tensor<4x256xf32>) -> tensor<4xf32> {
 
 // -----
 
-// mean: the sum divided by the count, in float64 before the rounding.
+// mean: the sum divided by the count in float64, the quotient rounded in
+// the same loop.
 // CHECK-LABEL: func.func @mean_all
 // CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%{{.*}} : tensor<7x3xf32>) outs(%{{.*}} : tensor<f64>)
-// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<f64>) outs(%{{.*}} : tensor<f64>)
-// CHECK: arith.constant 2.100000e+01 : f64
-// CHECK: arith.divf
-// CHECK: arith.truncf %{{.*}} : f64 to f32
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<f64>) outs(%{{.*}} : tensor<f32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.constant 2.100000e+01 : f64
+// CHECK-NEXT: arith.divf
+// CHECK-NEXT: arith.truncf %{{.*}} : f64 to f32
+// CHECK-NEXT: linalg.yield
+// CHECK-NOT: linalg.generic
 func.func @mean_all(%x: tensor<7x3xf32>) -> tensor<f32> {
   %y = nn.mean %x dims [] : (tensor<7x3xf32>) -> tensor<f32>
   return %y : tensor<f32>

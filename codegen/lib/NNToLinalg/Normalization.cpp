@@ -255,9 +255,8 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
       [&](OpBuilder &nb, Location nl, ValueRange args) -> SmallVector<Value> {
         Value x = args[0], acc = args[1];
         switch (kind) {
-        case Reduction::sum:
-          return {isFloat ? nb.create<arith::AddFOp>(nl, acc, x).getResult()
-                          : nb.create<arith::AddIOp>(nl, acc, x).getResult()};
+        case Reduction::sum: // integers: float sums are buildWideSum's
+          return {nb.create<arith::AddIOp>(nl, acc, x).getResult()};
         case Reduction::max: // maximumf propagates NaN, as torch.amax.
           return {isFloat ? nb.create<arith::MaximumFOp>(nl, acc, x).getResult()
                           : nb.create<arith::MaxSIOp>(nl, acc, x).getResult()};
@@ -269,13 +268,21 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
       })[0];
 }
 
-/// `value` (float, any shape) divided elementwise by the constant `divisor`.
-Value divideBy(OpBuilder &b, Location loc, Value value, double divisor) {
+/// `value` (float, any shape) divided elementwise by the constant `divisor`
+/// in its own type, each quotient rounded once to `element` (by default
+/// the same type).
+Value divideBy(OpBuilder &b, Location loc, Value value, double divisor,
+               Type element = {}) {
   auto type = llvm::cast<RankedTensorType>(value.getType());
+  Type t = type.getElementType();
+  if (!element)
+    element = t;
   return buildBroadcastingElementwise(
-      b, loc, type, value, [&](OpBuilder &nb, Location nl, ValueRange args) {
-        Value d = floatConst(nb, nl, type.getElementType(), divisor);
-        return nb.create<arith::DivFOp>(nl, args[0], d).getResult();
+      b, loc, type.clone(element), value,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value d = floatConst(nb, nl, t, divisor);
+        return convertFloat(nb, nl, nb.create<arith::DivFOp>(nl, args[0], d),
+                            element);
       });
 }
 
@@ -297,11 +304,9 @@ std::pair<Value, Value> buildMeanAndSquaredDeviations(OpBuilder &b,
                                                       ArrayRef<bool> mask) {
   auto type = llvm::cast<RankedTensorType>(input.getType());
   Type wide = sumAccumulator(type, mask);
-  Value mean =
-      convertElements(b, loc,
-                      divideBy(b, loc, buildWideSum(b, loc, input, mask),
-                               static_cast<double>(reducedCount(type, mask))),
-                      type.getElementType());
+  Value mean = divideBy(b, loc, buildWideSum(b, loc, input, mask),
+                        static_cast<double>(reducedCount(type, mask)),
+                        type.getElementType());
   Value squares = buildWideSum(
       b, loc, input, mask,
       [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
@@ -380,19 +385,17 @@ struct ReductionLowering : public OpRewritePattern<OpTy> {
       return rewriter.notifyMatchFailure(op, "dims are out of range or repeat");
     Location loc = op.getLoc();
     // f16/bf16 reduce in f32 and round once, as PyTorch accumulates them.
-    Type storage = type.getElementType();
-    Value input =
-        convertElements(rewriter, loc, op.getInput(), computeType(storage));
+    Type storage = type.getElementType(), compute = computeType(storage);
+    Value input = convertElements(rewriter, loc, op.getInput(), compute);
     // A float sum is divided (mean) in its accumulator's type, then rounded
     // (float64 to a half type by way of float32: no libcall).
-    Type compute = computeType(storage);
     Value result = kind == Reduction::sum && llvm::isa<FloatType>(compute)
                        ? buildWideSum(rewriter, loc, input, *mask)
                        : buildReduction(rewriter, loc, input, *mask, kind);
-    if (isMean)
-      result = divideBy(rewriter, loc, result,
-                        static_cast<double>(reducedCount(type, *mask)));
-    result = convertElements(rewriter, loc, result, compute);
+    result = isMean ? divideBy(rewriter, loc, result,
+                               static_cast<double>(reducedCount(type, *mask)),
+                               compute)
+                    : convertElements(rewriter, loc, result, compute);
     result = convertElements(rewriter, loc, result, storage);
     rewriter.replaceOp(
         op, expandToKeepdim(rewriter, loc, result,
@@ -423,9 +426,8 @@ struct VarOpLowering : public OpRewritePattern<VarOp> {
     double divisor =
         std::max<double>(0.0, static_cast<double>(reducedCount(type, *mask)) -
                                   static_cast<double>(op.getCorrection()));
-    Value result = convertElements(rewriter, loc,
-                                   divideBy(rewriter, loc, squares, divisor),
-                                   type.getElementType());
+    Value result =
+        divideBy(rewriter, loc, squares, divisor, type.getElementType());
     rewriter.replaceOp(
         op, expandToKeepdim(rewriter, loc, result,
                             llvm::cast<RankedTensorType>(op.getType()), *mask));
@@ -697,11 +699,8 @@ struct BatchNormTrainingOpLowering
           });
     };
     Value newMean = update(op.getRunningMean(), mean);
-    Value newVar =
-        update(op.getRunningVar(),
-               convertElements(rewriter, loc,
-                               divideBy(rewriter, loc, squares, count - 1.0),
-                               element));
+    Value newVar = update(op.getRunningVar(), divideBy(rewriter, loc, squares,
+                                                       count - 1.0, element));
     SmallVector<Value> results = {y, newMean, newVar};
     if (newCount)
       results.push_back(newCount);
