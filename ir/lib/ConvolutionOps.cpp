@@ -271,37 +271,53 @@ ConvTransposeOp::inferReturnTypes(MLIRContext *context,
 // Pooling
 //===----------------------------------------------------------------------===//
 
+/// The name of a pooling op with `input`'s spatial rank ("max_pool3d"), or
+/// a located error when the input is not [N, C, spatial...] with 1 to 3
+/// spatial dimensions.
+static FailureOr<std::string> poolName(std::optional<Location> loc,
+                                       StringRef base, RankedTensorType input) {
+  if (input.getRank() < 3 || input.getRank() > 5)
+    return emitOptionalError(loc, base, ": input must be ", layoutOf(1), ", ",
+                             layoutOf(2), " or ", layoutOf(3), ", got ",
+                             shapeOf(input));
+  return rankedName(base, input.getRank() - 2);
+}
+
 /// Shared by max and average pooling: window attributes, padding at most half
 /// the kernel, a non-empty output.
-static LogicalResult inferPool(std::optional<Location> loc, StringRef name,
-                               RankedTensorType input, ArrayRef<int64_t> kernel,
-                               ArrayRef<int64_t> stride,
-                               ArrayRef<int64_t> padding,
-                               ArrayRef<int64_t> dilation, bool ceilMode,
-                               SmallVectorImpl<Type> &inferredReturnTypes) {
-  if (failed(checkChannelsFirst(loc, name, input, 2)) ||
-      failed(checkWindowAttr(loc, name, "kernel_size", kernel, 2, 1)) ||
-      failed(checkWindowAttr(loc, name, "stride", stride, 2, 1)) ||
-      failed(checkWindowAttr(loc, name, "padding", padding, 2, 0)) ||
-      failed(checkWindowAttr(loc, name, "dilation", dilation, 2, 1)))
+static LogicalResult
+inferPool(std::optional<Location> loc, StringRef base, RankedTensorType input,
+          ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
+          ArrayRef<int64_t> padding, std::optional<ArrayRef<int64_t>> dilation,
+          bool ceilMode, SmallVectorImpl<Type> &inferredReturnTypes) {
+  FailureOr<std::string> name = poolName(loc, base, input);
+  if (failed(name))
+    return failure();
+  int64_t rank = input.getRank() - 2;
+  if (failed(checkWindowAttr(loc, *name, "kernel_size", kernel, rank, 1)) ||
+      failed(checkWindowAttr(loc, *name, "stride", stride, rank, 1)) ||
+      failed(checkWindowAttr(loc, *name, "padding", padding, rank, 0)) ||
+      (dilation &&
+       failed(checkWindowAttr(loc, *name, "dilation", *dilation, rank, 1))))
     return failure();
   SmallVector<int64_t> shape(input.getShape().take_front(2));
-  for (int64_t i = 0; i < 2; ++i) {
+  for (int64_t i = 0; i < rank; ++i) {
     if (padding[i] > kernel[i] / 2)
-      return emitOptionalError(loc, name, ": padding ", listOf(padding),
+      return emitOptionalError(loc, *name, ": padding ", listOf(padding),
                                " must be at most half of kernel_size ",
                                listOf(kernel));
     std::optional<int64_t> size =
         pooledSize(input.getDimSize(2 + i), kernel[i], padding[i], padding[i],
-                   stride[i], dilation[i], ceilMode);
+                   stride[i], dilation ? (*dilation)[i] : 1, ceilMode);
     if (!size)
-      return emitOptionalError(loc, name,
+      return emitOptionalError(loc, *name,
                                ": the output size overflows int64 "
                                "(kernel_size ",
-                               listOf(kernel), ", dilation ", listOf(dilation),
+                               listOf(kernel), ", dilation ",
+                               listOf(dilation.value_or(ArrayRef<int64_t>())),
                                ")");
     if (*size < 1)
-      return emitOptionalError(loc, name, ": kernel_size ", listOf(kernel),
+      return emitOptionalError(loc, *name, ": kernel_size ", listOf(kernel),
                                " is larger than the padded input ",
                                shapeOf(input));
     shape.push_back(*size);
@@ -312,10 +328,10 @@ static LogicalResult inferPool(std::optional<Location> loc, StringRef name,
 }
 
 LogicalResult
-MaxPool2dOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
-                              Adaptor adaptor,
-                              SmallVectorImpl<Type> &inferredReturnTypes) {
-  return inferPool(loc, "max_pool2d",
+MaxPoolOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                            Adaptor adaptor,
+                            SmallVectorImpl<Type> &inferredReturnTypes) {
+  return inferPool(loc, "max_pool",
                    llvm::cast<RankedTensorType>(adaptor.getInput().getType()),
                    adaptor.getKernel(), adaptor.getStride(),
                    adaptor.getPadding(), adaptor.getDilation(),
@@ -323,34 +339,36 @@ MaxPool2dOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
 }
 
 LogicalResult
-AvgPool2dOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
-                              Adaptor adaptor,
-                              SmallVectorImpl<Type> &inferredReturnTypes) {
-  if (auto divisor = adaptor.getDivisorOverride())
+AvgPoolOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                            Adaptor adaptor,
+                            SmallVectorImpl<Type> &inferredReturnTypes) {
+  auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
+  if (auto divisor = adaptor.getDivisorOverride()) {
+    FailureOr<std::string> name = poolName(loc, "avg_pool", input);
+    if (failed(name))
+      return failure();
     if (static_cast<int64_t>(*divisor) < 1)
-      return emitOptionalError(loc,
-                               "avg_pool2d: divisor_override must be "
-                               ">= 1, got ",
-                               static_cast<int64_t>(*divisor));
-  int64_t ones[] = {1, 1};
-  return inferPool(loc, "avg_pool2d",
-                   llvm::cast<RankedTensorType>(adaptor.getInput().getType()),
-                   adaptor.getKernel(), adaptor.getStride(),
-                   adaptor.getPadding(), ones, adaptor.getCeilMode(),
-                   inferredReturnTypes);
+      return emitOptionalError(loc, *name, ": divisor_override must be >= 1, ",
+                               "got ", static_cast<int64_t>(*divisor));
+  }
+  return inferPool(loc, "avg_pool", input, adaptor.getKernel(),
+                   adaptor.getStride(), adaptor.getPadding(), std::nullopt,
+                   adaptor.getCeilMode(), inferredReturnTypes);
 }
 
-LogicalResult AdaptiveAvgPool2dOp::inferReturnTypes(
+LogicalResult AdaptiveAvgPoolOp::inferReturnTypes(
     MLIRContext *context, std::optional<Location> loc, Adaptor adaptor,
     SmallVectorImpl<Type> &inferredReturnTypes) {
-  StringRef name = "adaptive_avg_pool2d";
   auto input = llvm::cast<RankedTensorType>(adaptor.getInput().getType());
-  if (failed(checkChannelsFirst(loc, name, input, 2)) ||
-      failed(checkWindowAttr(loc, name, "output_size", adaptor.getOutputSize(),
-                             2, 1)))
+  FailureOr<std::string> name = poolName(loc, "adaptive_avg_pool", input);
+  if (failed(name))
     return failure();
-  if (input.getDimSize(2) < 1 || input.getDimSize(3) < 1)
-    return emitOptionalError(loc, name, ": input ", shapeOf(input),
+  int64_t rank = input.getRank() - 2;
+  if (failed(checkWindowAttr(loc, *name, "output_size", adaptor.getOutputSize(),
+                             rank, 1)))
+    return failure();
+  if (llvm::is_contained(input.getShape().drop_front(2), 0))
+    return emitOptionalError(loc, *name, ": input ", shapeOf(input),
                              " has an empty spatial dimension");
   SmallVector<int64_t> shape(input.getShape().take_front(2));
   llvm::append_range(shape, adaptor.getOutputSize());

@@ -131,29 +131,32 @@ func.func @conv_transpose3d(%x: tensor<1x4x2x3x3xf32>, %w: tensor<4x2x3x3x3xf32>
 }
 
 // max_pool2d: -inf padding (one more high row/column for ceil_mode) and
-// linalg.pooling_nchw_max into a -inf fill.
+// a window-reducing generic (linalg.pooling_nchw_max's maps) into a -inf
+// fill.
 // CHECK-LABEL: func.func @max_pool2d
 // CHECK: %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
 // CHECK: linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<1x3x11x11xf32>)
 // CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 1, 1] [1, 3, 8, 8] [1, 1, 1, 1] : tensor<1x3x8x8xf32> into tensor<1x3x11x11xf32>
 // CHECK: %[[INIT:.+]] = linalg.fill ins(%[[NEGINF]] : f32)
-// CHECK: linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<1x3x11x11xf32>, tensor<3x3xf32>) outs(%[[INIT]] : tensor<1x3x5x5xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[IN:.+]], #{{.+}}, #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<1x3x11x11xf32>, tensor<3x3xf32>) outs(%[[INIT]] : tensor<1x3x5x5xf32>)
+// CHECK: arith.maximumf
 func.func @max_pool2d(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x5x5xf32> {
-  %y = nn.max_pool2d %x kernel [3, 3] stride [2, 2] padding [1, 1] dilation [1, 1] ceil_mode : (tensor<1x3x8x8xf32>) -> tensor<1x3x5x5xf32>
+  %y = nn.max_pool %x kernel [3, 3] stride [2, 2] padding [1, 1] dilation [1, 1] ceil_mode : (tensor<1x3x8x8xf32>) -> tensor<1x3x5x5xf32>
   return %y : tensor<1x3x5x5xf32>
 }
 
 // -----
 
-// avg_pool2d: linalg.pooling_nchw_sum, then a divide by the per-cell
-// divisors (count_include_pad=False: corners count 4 cells, edges 6).
+// avg_pool2d: the windows summed by one generic, then a divide by the
+// per-cell divisors (count_include_pad: corners count 4 cells, edges 6).
 // CHECK-LABEL: func.func @avg_pool2d
-// CHECK: %[[SUM:.+]] = linalg.pooling_nchw_sum
+// CHECK: %[[SUM:.+]] = linalg.generic
+// CHECK: arith.addf
 // CHECK: %[[DIV:.+]] = arith.constant dense<{{\[\[}}4.000000e+00, 6.000000e+00, 4.000000e+00], [6.000000e+00, 9.000000e+00, 6.000000e+00], [4.000000e+00, 6.000000e+00, 4.000000e+00]]> : tensor<3x3xf32>
 // CHECK: linalg.generic {{.*}} ins(%[[SUM]], %[[DIV]] : tensor<1x2x3x3xf32>, tensor<3x3xf32>)
 // CHECK: arith.divf
 func.func @avg_pool2d(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> {
-  %y = nn.avg_pool2d %x kernel [3, 3] stride [2, 2] padding [1, 1] : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
+  %y = nn.avg_pool %x kernel [3, 3] stride [2, 2] padding [1, 1] : (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>
   return %y : tensor<1x2x3x3xf32>
 }
 
@@ -169,8 +172,59 @@ func.func @avg_pool2d(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> {
 // CHECK: arith.constant dense<9.000000e+00> : tensor<3x3xf32>
 // CHECK: arith.divf
 func.func @adaptive_avg_pool2d(%x: tensor<1x8x7x7xf32>) -> tensor<1x8x3x3xf32> {
-  %y = nn.adaptive_avg_pool2d %x output_size [3, 3] : (tensor<1x8x7x7xf32>) -> tensor<1x8x3x3xf32>
+  %y = nn.adaptive_avg_pool %x output_size [3, 3] : (tensor<1x8x7x7xf32>) -> tensor<1x8x3x3xf32>
   return %y : tensor<1x8x3x3xf32>
+}
+
+// -----
+
+// max_pool3d: the same generic with three window loops; the input read at
+// out * stride + offset * dilation in each spatial dimension.
+// CHECK-DAG: #[[IN3:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2 * 2 + d5, d3 * 2 + d6 * 2, d4 + d7)>
+// CHECK-DAG: #[[WIN3:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d5, d6, d7)>
+// CHECK-LABEL: func.func @max_pool3d
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x2x7x9x8xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[IN3]], #[[WIN3]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<1x2x7x9x8xf32>, tensor<3x2x2xf32>) outs(%{{.*}} : tensor<1x2x3x4x7xf32>)
+// CHECK: arith.maximumf
+func.func @max_pool3d(%x: tensor<1x2x5x7x8xf32>) -> tensor<1x2x3x4x7xf32> {
+  %y = nn.max_pool %x kernel [3, 2, 2] stride [2, 2, 1] padding [1, 1, 0] dilation [1, 2, 1] ceil_mode : (tensor<1x2x5x7x8xf32>) -> tensor<1x2x3x4x7xf32>
+  return %y : tensor<1x2x3x4x7xf32>
+}
+
+// -----
+
+// avg_pool1d without count_include_pad: the edge windows hold 2 cells.
+// CHECK-LABEL: func.func @avg_pool1d
+// CHECK: %[[SUM:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<1x2x7xf32>, tensor<3xf32>) outs(%{{.*}} : tensor<1x2x3xf32>)
+// CHECK: %[[DIV:.+]] = arith.constant dense<[2.000000e+00, 3.000000e+00, 2.000000e+00]> : tensor<3xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[SUM]], %[[DIV]] : tensor<1x2x3xf32>, tensor<3xf32>)
+func.func @avg_pool1d(%x: tensor<1x2x5xf32>) -> tensor<1x2x3xf32> {
+  %y = nn.avg_pool %x kernel [3] stride [2] padding [1] : (tensor<1x2x5xf32>) -> tensor<1x2x3xf32>
+  return %y : tensor<1x2x3xf32>
+}
+
+// -----
+
+// avg_pool3d's divisor is the product of each dimension's window: with
+// count_include_pad (the default here) the padded cells count, clipped to
+// the padded input in ceil mode (the last row of windows holds 1 x 2 x 3).
+// CHECK-LABEL: func.func @avg_pool3d
+// CHECK: arith.constant dense<{{\[\[\[}}9.000000e+00], [9.000000e+00], [6.000000e+00]], {{\[\[}}9.000000e+00], [9.000000e+00], [6.000000e+00]]]> : tensor<2x3x1xf32>
+func.func @avg_pool3d(%x: tensor<1x1x3x4x3xf32>) -> tensor<1x1x2x3x1xf32> {
+  %y = nn.avg_pool %x kernel [1, 3, 3] stride [2, 2, 2] padding [0, 1, 0] ceil_mode count_include_pad : (tensor<1x1x3x4x3xf32>) -> tensor<1x1x2x3x1xf32>
+  return %y : tensor<1x1x2x3x1xf32>
+}
+
+// -----
+
+// adaptive_avg_pool3d: three masked window loops; 2x3x4 -> 1x3x2 averages
+// boxes of 2 x 1 x 2 cells.
+// CHECK-LABEL: func.func @adaptive_avg_pool3d
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%{{.*}} : tensor<2x1x2xf32>) outs(%{{.*}} : tensor<1x2x1x3x2xf32>)
+// CHECK: arith.constant dense<4.000000e+00> : tensor<1x3x2xf32>
+func.func @adaptive_avg_pool3d(%x: tensor<1x2x2x3x4xf32>) -> tensor<1x2x1x3x2xf32> {
+  %y = nn.adaptive_avg_pool %x output_size [1, 3, 2] : (tensor<1x2x2x3x4xf32>) -> tensor<1x2x1x3x2xf32>
+  return %y : tensor<1x2x1x3x2xf32>
 }
 
 // -----

@@ -10,5 +10,5 @@
 
 // CHECK-LABEL: func.func @forward
 // CHECK-COUNT-5: nn_kernel.conv2d {{.*}} epilogue <add [0, 1, 0]{{.*}}relu>
-// CHECK: nn.adaptive_avg_pool2d
+// CHECK: nn.adaptive_avg_pool
 // CHECK: nn_kernel.gemm {{.*}} epilogue <add [0, 0, 1]> outs({{.*}}) transpose_b

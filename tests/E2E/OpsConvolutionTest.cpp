@@ -375,6 +375,90 @@ const OpCase kConvolutionCases[] = {
            FT1().bias(in[2]).stride(2).padding(1).output_padding(1))};
      },
      kConv},
+    // 1-D and 3-D pooling
+    {"convolution", "max_pool1d_k3_s2_p1_2x3x17",
+     [](const Inputs &in) -> Outputs {
+       return {F::max_pool1d(in[0],
+                             F::MaxPool1dFuncOptions(3).stride(2).padding(1))};
+     }},
+    {"convolution", "max_pool1d_dilation2_ceil_mode",
+     [](const Inputs &in) -> Outputs {
+       return {F::max_pool1d(
+           in[0],
+           F::MaxPool1dFuncOptions(2).stride(3).dilation(2).ceil_mode(true))};
+     }},
+    {"convolution", "max_pool3d_k2_1x2x4x6x6",
+     [](const Inputs &in) -> Outputs {
+       return {F::max_pool3d(in[0], F::MaxPool3dFuncOptions(2))};
+     }},
+    {"convolution", "max_pool3d_k3_s2_p1_ceil_mode",
+     [](const Inputs &in) -> Outputs {
+       return {F::max_pool3d(
+           in[0],
+           F::MaxPool3dFuncOptions(3).stride(2).padding(1).ceil_mode(true))};
+     }},
+    {"convolution", "max_pool3d_k2x1x3_s1x2x2_dilation2x1x1",
+     [](const Inputs &in) -> Outputs {
+       return {F::max_pool3d(in[0], F::MaxPool3dFuncOptions({2, 1, 3})
+                                        .stride({1, 2, 2})
+                                        .padding({1, 0, 1})
+                                        .dilation({2, 1, 1}))};
+     }},
+    {"convolution", "avg_pool1d_k2_1x3x8",
+     [](const Inputs &in) -> Outputs {
+       return {F::avg_pool1d(in[0], F::AvgPool1dFuncOptions(2))};
+     }},
+    {"convolution", "avg_pool1d_k3_s2_p1_ceil_mode_exclude_pad",
+     [](const Inputs &in) -> Outputs {
+       return {F::avg_pool1d(in[0], F::AvgPool1dFuncOptions(3)
+                                        .stride(2)
+                                        .padding(1)
+                                        .ceil_mode(true)
+                                        .count_include_pad(false))};
+     }},
+    {"convolution", "avg_pool3d_k2_1x2x4x6x6",
+     [](const Inputs &in) -> Outputs {
+       return {F::avg_pool3d(in[0], F::AvgPool3dFuncOptions(2))};
+     }},
+    {"convolution", "avg_pool3d_k3_s2_p1_ceil_mode",
+     [](const Inputs &in) -> Outputs {
+       return {F::avg_pool3d(
+           in[0],
+           F::AvgPool3dFuncOptions(3).stride(2).padding(1).ceil_mode(true))};
+     }},
+    {"convolution", "avg_pool3d_k3_s2_p1_exclude_pad",
+     [](const Inputs &in) -> Outputs {
+       return {F::avg_pool3d(in[0], F::AvgPool3dFuncOptions({3, 3, 2})
+                                        .stride({2, 2, 1})
+                                        .padding({1, 1, 0})
+                                        .count_include_pad(false))};
+     }},
+    {"convolution", "avg_pool3d_divisor_override5",
+     [](const Inputs &in) -> Outputs {
+       return {F::avg_pool3d(
+           in[0],
+           F::AvgPool3dFuncOptions({1, 2, 2}).stride(1).divisor_override(5))};
+     }},
+    {"convolution", "adaptive_avg_pool1d_17_to_5",
+     [](const Inputs &in) -> Outputs {
+       return {
+           F::adaptive_avg_pool1d(in[0], F::AdaptiveAvgPool1dFuncOptions(5))};
+     }},
+    {"convolution", "adaptive_avg_pool3d_5x7x9_to_2x3x4",
+     [](const Inputs &in) -> Outputs {
+       return {F::adaptive_avg_pool3d(
+           in[0], F::AdaptiveAvgPool3dFuncOptions({2, 3, 4}))};
+     }},
+    {"convolution", "adaptive_avg_pool3d_global",
+     [](const Inputs &in) -> Outputs {
+       return {
+           F::adaptive_avg_pool3d(in[0], F::AdaptiveAvgPool3dFuncOptions(1))};
+     }},
+    {"convolution", "adaptive_avg_pool3d_2x3x1_to_4x3x2",
+     [](const Inputs &in) -> Outputs {
+       return {F::adaptive_avg_pool3d(
+           in[0], F::AdaptiveAvgPool3dFuncOptions({4, 3, 2}))};
+     }},
 };
 INSTANTIATE_TEST_SUITE_P(Convolution, OpGoldenTest,
                          ::testing::ValuesIn(kConvolutionCases), caseName);

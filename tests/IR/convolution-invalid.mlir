@@ -207,11 +207,66 @@ func.func @conv_transpose_bias(%x: tensor<1x4x5x5xf32>, %w: tensor<4x2x3x3xf32>,
 
 // -----
 
-func.func @max_pool2d_input_rank(%x: tensor<3x8x8xf32>) -> tensor<3x4x4xf32> {
-  // expected-error @+2 {{max_pool2d: input must be 4-D [N, C, H, W], got 3x8x8}}
+func.func @max_pool_input_rank(%x: tensor<8x8xf32>) -> tensor<4x4xf32> {
+  // expected-error @+2 {{max_pool: input must be [N, C, L], [N, C, H, W] or [N, C, D, H, W], got 8x8}}
   // expected-error @+1 {{failed to infer returned types}}
-  %y = nn.max_pool2d %x kernel [2, 2] stride [2, 2] padding [0, 0] dilation [1, 1] : (tensor<3x8x8xf32>) -> tensor<3x4x4xf32>
-  return %y : tensor<3x4x4xf32>
+  %y = nn.max_pool %x kernel [2] stride [2] padding [0] dilation [1] : (tensor<8x8xf32>) -> tensor<4x4xf32>
+  return %y : tensor<4x4xf32>
+}
+
+// -----
+
+// The rank of the input names the op: a 3-D input is a 1-D pooling.
+func.func @max_pool1d_kernel_count(%x: tensor<3x8x8xf32>) -> tensor<3x8x4xf32> {
+  // expected-error @+2 {{max_pool1d: kernel_size must have 1 entries, got [2, 2]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = nn.max_pool %x kernel [2, 2] stride [2, 2] padding [0, 0] dilation [1, 1] : (tensor<3x8x8xf32>) -> tensor<3x8x4xf32>
+  return %y : tensor<3x8x4xf32>
+}
+
+// -----
+
+func.func @max_pool3d_dilation(%x: tensor<1x2x4x8x8xf32>) -> tensor<1x2x2x4x4xf32> {
+  // expected-error @+2 {{max_pool3d: dilation must be >= 1, got [1, 0, 1]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = nn.max_pool %x kernel [2, 2, 2] stride [2, 2, 2] padding [0, 0, 0] dilation [1, 0, 1] : (tensor<1x2x4x8x8xf32>) -> tensor<1x2x2x4x4xf32>
+  return %y : tensor<1x2x2x4x4xf32>
+}
+
+// -----
+
+func.func @avg_pool3d_padding(%x: tensor<1x2x4x8x8xf32>) -> tensor<1x2x3x4x4xf32> {
+  // expected-error @+2 {{avg_pool3d: padding [1, 0, 2] must be at most half of kernel_size [2, 2, 2]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = nn.avg_pool %x kernel [2, 2, 2] stride [2, 2, 2] padding [1, 0, 2] : (tensor<1x2x4x8x8xf32>) -> tensor<1x2x3x4x4xf32>
+  return %y : tensor<1x2x3x4x4xf32>
+}
+
+// -----
+
+func.func @avg_pool1d_divisor(%x: tensor<1x3x8xf32>) -> tensor<1x3x4xf32> {
+  // expected-error @+2 {{avg_pool1d: divisor_override must be >= 1, got -2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = nn.avg_pool %x kernel [2] stride [2] padding [0] {divisor_override = -2 : i64} : (tensor<1x3x8xf32>) -> tensor<1x3x4xf32>
+  return %y : tensor<1x3x4xf32>
+}
+
+// -----
+
+func.func @adaptive_avg_pool3d_empty(%x: tensor<1x3x2x0x8xf32>) -> tensor<1x3x1x1x1xf32> {
+  // expected-error @+2 {{adaptive_avg_pool3d: input 1x3x2x0x8 has an empty spatial dimension}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = nn.adaptive_avg_pool %x output_size [1, 1, 1] : (tensor<1x3x2x0x8xf32>) -> tensor<1x3x1x1x1xf32>
+  return %y : tensor<1x3x1x1x1xf32>
+}
+
+// -----
+
+func.func @adaptive_avg_pool_input_rank(%x: tensor<1x1x1x1x1x1xf32>) -> tensor<1x1x1x1x1x1xf32> {
+  // expected-error @+2 {{adaptive_avg_pool: input must be [N, C, L], [N, C, H, W] or [N, C, D, H, W], got 1x1x1x1x1x1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = nn.adaptive_avg_pool %x output_size [1, 1, 1, 1] : (tensor<1x1x1x1x1x1xf32>) -> tensor<1x1x1x1x1x1xf32>
+  return %y : tensor<1x1x1x1x1x1xf32>
 }
 
 // -----
@@ -219,7 +274,7 @@ func.func @max_pool2d_input_rank(%x: tensor<3x8x8xf32>) -> tensor<3x4x4xf32> {
 func.func @max_pool2d_kernel_count(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32> {
   // expected-error @+2 {{max_pool2d: kernel_size must have 2 entries, got [2]}}
   // expected-error @+1 {{failed to infer returned types}}
-  %y = nn.max_pool2d %x kernel [2] stride [2, 2] padding [0, 0] dilation [1, 1] : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
+  %y = nn.max_pool %x kernel [2] stride [2, 2] padding [0, 0] dilation [1, 1] : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
   return %y : tensor<1x3x4x4xf32>
 }
 
@@ -228,7 +283,7 @@ func.func @max_pool2d_kernel_count(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf3
 func.func @max_pool2d_padding(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x5x5xf32> {
   // expected-error @+2 {{max_pool2d: padding [2, 2] must be at most half of kernel_size [2, 2]}}
   // expected-error @+1 {{failed to infer returned types}}
-  %y = nn.max_pool2d %x kernel [2, 2] stride [2, 2] padding [2, 2] dilation [1, 1] : (tensor<1x3x8x8xf32>) -> tensor<1x3x5x5xf32>
+  %y = nn.max_pool %x kernel [2, 2] stride [2, 2] padding [2, 2] dilation [1, 1] : (tensor<1x3x8x8xf32>) -> tensor<1x3x5x5xf32>
   return %y : tensor<1x3x5x5xf32>
 }
 
@@ -237,7 +292,7 @@ func.func @max_pool2d_padding(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x5x5xf32> {
 func.func @max_pool2d_kernel_too_large(%x: tensor<1x3x2x2xf32>) -> tensor<1x3x1x1xf32> {
   // expected-error @+2 {{max_pool2d: kernel_size [3, 3] is larger than the padded input 1x3x2x2}}
   // expected-error @+1 {{failed to infer returned types}}
-  %y = nn.max_pool2d %x kernel [3, 3] stride [1, 1] padding [0, 0] dilation [1, 1] : (tensor<1x3x2x2xf32>) -> tensor<1x3x1x1xf32>
+  %y = nn.max_pool %x kernel [3, 3] stride [1, 1] padding [0, 0] dilation [1, 1] : (tensor<1x3x2x2xf32>) -> tensor<1x3x1x1xf32>
   return %y : tensor<1x3x1x1xf32>
 }
 
@@ -246,7 +301,7 @@ func.func @max_pool2d_kernel_too_large(%x: tensor<1x3x2x2xf32>) -> tensor<1x3x1x
 func.func @avg_pool2d_divisor(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32> {
   // expected-error @+2 {{avg_pool2d: divisor_override must be >= 1, got 0}}
   // expected-error @+1 {{failed to infer returned types}}
-  %y = nn.avg_pool2d %x kernel [2, 2] stride [2, 2] padding [0, 0] {divisor_override = 0 : i64} : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
+  %y = nn.avg_pool %x kernel [2, 2] stride [2, 2] padding [0, 0] {divisor_override = 0 : i64} : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
   return %y : tensor<1x3x4x4xf32>
 }
 
@@ -255,7 +310,7 @@ func.func @avg_pool2d_divisor(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32> {
 func.func @avg_pool2d_stride_zero(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32> {
   // expected-error @+2 {{avg_pool2d: stride must be >= 1, got [0, 2]}}
   // expected-error @+1 {{failed to infer returned types}}
-  %y = nn.avg_pool2d %x kernel [2, 2] stride [0, 2] padding [0, 0] : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
+  %y = nn.avg_pool %x kernel [2, 2] stride [0, 2] padding [0, 0] : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
   return %y : tensor<1x3x4x4xf32>
 }
 
@@ -264,7 +319,7 @@ func.func @avg_pool2d_stride_zero(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32
 func.func @adaptive_avg_pool2d_output_size(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32> {
   // expected-error @+2 {{adaptive_avg_pool2d: output_size must be >= 1, got [4, 0]}}
   // expected-error @+1 {{failed to infer returned types}}
-  %y = nn.adaptive_avg_pool2d %x output_size [4, 0] : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
+  %y = nn.adaptive_avg_pool %x output_size [4, 0] : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
   return %y : tensor<1x3x4x4xf32>
 }
 
@@ -273,7 +328,7 @@ func.func @adaptive_avg_pool2d_output_size(%x: tensor<1x3x8x8xf32>) -> tensor<1x
 func.func @adaptive_avg_pool2d_empty(%x: tensor<1x3x0x8xf32>) -> tensor<1x3x4x4xf32> {
   // expected-error @+2 {{adaptive_avg_pool2d: input 1x3x0x8 has an empty spatial dimension}}
   // expected-error @+1 {{failed to infer returned types}}
-  %y = nn.adaptive_avg_pool2d %x output_size [4, 4] : (tensor<1x3x0x8xf32>) -> tensor<1x3x4x4xf32>
+  %y = nn.adaptive_avg_pool %x output_size [4, 4] : (tensor<1x3x0x8xf32>) -> tensor<1x3x4x4xf32>
   return %y : tensor<1x3x4x4xf32>
 }
 
@@ -327,7 +382,7 @@ func.func @conv_size_overflows(%x: tensor<1x3x7x7xf32>, %w: tensor<4x3x3x3xf32>)
 func.func @max_pool2d_size_overflows(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32> {
   // expected-error @+2 {{max_pool2d: padding [9223372036854775807, 0] must be at most half of kernel_size [2, 2]}}
   // expected-error @+1 {{failed to infer returned types}}
-  %y = nn.max_pool2d %x kernel [2, 2] stride [2, 2] padding [9223372036854775807, 0] dilation [1, 1] : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
+  %y = nn.max_pool %x kernel [2, 2] stride [2, 2] padding [9223372036854775807, 0] dilation [1, 1] : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
   return %y : tensor<1x3x4x4xf32>
 }
 

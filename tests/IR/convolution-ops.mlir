@@ -50,24 +50,36 @@ func.func @conv_transpose1d_3d(%x: tensor<2x3x5xf32>, %w: tensor<3x2x4xf32>, %x3
 }
 
 // CHECK-LABEL: func.func @max_pool2d
-// CHECK: nn.max_pool2d %{{.*}} kernel [3, 3] stride [2, 2] padding [1, 1] dilation [1, 1] ceil_mode : (tensor<1x3x8x8xf32>) -> tensor<1x3x5x5xf32>
+// CHECK: nn.max_pool %{{.*}} kernel [3, 3] stride [2, 2] padding [1, 1] dilation [1, 1] ceil_mode : (tensor<1x3x8x8xf32>) -> tensor<1x3x5x5xf32>
 func.func @max_pool2d(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x5x5xf32> {
-  %y = nn.max_pool2d %x kernel [3, 3] stride [2, 2] padding [1, 1] dilation [1, 1] ceil_mode : (tensor<1x3x8x8xf32>) -> tensor<1x3x5x5xf32>
+  %y = nn.max_pool %x kernel [3, 3] stride [2, 2] padding [1, 1] dilation [1, 1] ceil_mode : (tensor<1x3x8x8xf32>) -> tensor<1x3x5x5xf32>
   return %y : tensor<1x3x5x5xf32>
 }
 
 // CHECK-LABEL: func.func @avg_pool2d
-// CHECK: nn.avg_pool2d %{{.*}} kernel [3, 3] stride [2, 2] padding [1, 1] count_include_pad {divisor_override = 4 : i64} : (tensor<1x3x7x7xf32>) -> tensor<1x3x4x4xf32>
+// CHECK: nn.avg_pool %{{.*}} kernel [3, 3] stride [2, 2] padding [1, 1] count_include_pad {divisor_override = 4 : i64} : (tensor<1x3x7x7xf32>) -> tensor<1x3x4x4xf32>
 func.func @avg_pool2d(%x: tensor<1x3x7x7xf32>) -> tensor<1x3x4x4xf32> {
-  %y = nn.avg_pool2d %x kernel [3, 3] stride [2, 2] padding [1, 1] count_include_pad {divisor_override = 4 : i64} : (tensor<1x3x7x7xf32>) -> tensor<1x3x4x4xf32>
+  %y = nn.avg_pool %x kernel [3, 3] stride [2, 2] padding [1, 1] count_include_pad {divisor_override = 4 : i64} : (tensor<1x3x7x7xf32>) -> tensor<1x3x4x4xf32>
   return %y : tensor<1x3x4x4xf32>
 }
 
 // CHECK-LABEL: func.func @adaptive_avg_pool2d
-// CHECK: nn.adaptive_avg_pool2d %{{.*}} output_size [3, 5] : (tensor<1x8x7x7xf32>) -> tensor<1x8x3x5xf32>
+// CHECK: nn.adaptive_avg_pool %{{.*}} output_size [3, 5] : (tensor<1x8x7x7xf32>) -> tensor<1x8x3x5xf32>
 func.func @adaptive_avg_pool2d(%x: tensor<1x8x7x7xf32>) -> tensor<1x8x3x5xf32> {
-  %y = nn.adaptive_avg_pool2d %x output_size [3, 5] : (tensor<1x8x7x7xf32>) -> tensor<1x8x3x5xf32>
+  %y = nn.adaptive_avg_pool %x output_size [3, 5] : (tensor<1x8x7x7xf32>) -> tensor<1x8x3x5xf32>
   return %y : tensor<1x8x3x5xf32>
+}
+
+// The pooling ops take 1 to 3 spatial dimensions, as nn.conv does.
+// CHECK-LABEL: func.func @pooling_1d_and_3d
+// CHECK: nn.max_pool %{{.*}} kernel [3] stride [2] padding [1] dilation [1] : (tensor<2x3x17xf32>) -> tensor<2x3x9xf32>
+// CHECK: nn.avg_pool %{{.*}} kernel [3, 3, 2] stride [2, 2, 1] padding [1, 1, 0] ceil_mode : (tensor<1x2x5x7x6xf32>) -> tensor<1x2x3x4x5xf32>
+// CHECK: nn.adaptive_avg_pool %{{.*}} output_size [2, 3, 4] : (tensor<1x2x5x7x9xf32>) -> tensor<1x2x2x3x4xf32>
+func.func @pooling_1d_and_3d(%a: tensor<2x3x17xf32>, %b: tensor<1x2x5x7x6xf32>, %c: tensor<1x2x5x7x9xf32>) -> (tensor<2x3x9xf32>, tensor<1x2x3x4x5xf32>, tensor<1x2x2x3x4xf32>) {
+  %0 = nn.max_pool %a kernel [3] stride [2] padding [1] dilation [1] : (tensor<2x3x17xf32>) -> tensor<2x3x9xf32>
+  %1 = nn.avg_pool %b kernel [3, 3, 2] stride [2, 2, 1] padding [1, 1, 0] ceil_mode : (tensor<1x2x5x7x6xf32>) -> tensor<1x2x3x4x5xf32>
+  %2 = nn.adaptive_avg_pool %c output_size [2, 3, 4] : (tensor<1x2x5x7x9xf32>) -> tensor<1x2x2x3x4xf32>
+  return %0, %1, %2 : tensor<2x3x9xf32>, tensor<1x2x3x4x5xf32>, tensor<1x2x2x3x4xf32>
 }
 
 // CHECK-LABEL: func.func @interpolate

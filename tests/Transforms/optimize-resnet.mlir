@@ -26,5 +26,5 @@
 // CHECK-NEXT: nn.relu
 // CHECK-NEXT: nn.yield
 // CHECK-NOT: nn.conv
-// CHECK: nn.adaptive_avg_pool2d
+// CHECK: nn.adaptive_avg_pool
 // CHECK: nn.linear

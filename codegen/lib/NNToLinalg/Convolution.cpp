@@ -17,12 +17,13 @@
 //   zeros) and padded by dilation * (k - 1) - padding on each side (negative
 //   amounts crop), with the kernel flipped spatially and its in/out channels
 //   swapped per group (one linalg.generic whose input map does both).
-// * nn.max_pool2d: -inf padding (extra high padding for ceil_mode) and
-//   linalg.pooling_nchw_max.
-// * nn.avg_pool2d: zero padding, linalg.pooling_nchw_sum, then a divide by a
+// * nn.max_pool: -inf padding (extra high padding for ceil_mode) and one
+//   linalg.generic over the windows (linalg.pooling_nchw_max for any
+//   number of spatial dimensions; linalg has no NCDHW pooling).
+// * nn.avg_pool: zero padding, the same generic summing, then a divide by a
 //   per-cell divisor constant computed at compile time with PyTorch's rules
 //   (count_include_pad, ceil_mode clipping, divisor_override).
-// * nn.adaptive_avg_pool2d: one linalg.generic reducing over the largest
+// * nn.adaptive_avg_pool: one linalg.generic reducing over the largest
 //   window, with each cell's window bounds computed from linalg.index and
 //   cells outside the window masked, then the per-cell divisor constant.
 // * nn.interpolate: one linalg.generic computing source coordinates from
@@ -425,13 +426,21 @@ struct ConvTransposeOpLowering : public OpRewritePattern<ConvTransposeOp> {
 // Pooling
 //===----------------------------------------------------------------------===//
 
-/// Checks a pooling op's operand and result are static 4-D tensors.
+/// Checks a pooling op's operand and result are static tensors.
 LogicalResult checkPoolShapes(Operation *op, PatternRewriter &rewriter) {
   auto in = llvm::dyn_cast<RankedTensorType>(op->getOperand(0).getType());
   auto res = llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!in || !res || in.getRank() != 4 || res.getRank() != 4 ||
-      !in.hasStaticShape() || !res.hasStaticShape())
-    return rewriter.notifyMatchFailure(op, "needs static 4-D tensors");
+  if (!in || !res || !in.hasStaticShape() || !res.hasStaticShape())
+    return rewriter.notifyMatchFailure(op, "needs static tensors");
+  return success();
+}
+
+/// Checks an op on 2-D images has static 4-D tensors.
+LogicalResult checkImageShapes(Operation *op, PatternRewriter &rewriter) {
+  if (failed(checkPoolShapes(op, rewriter)))
+    return failure();
+  if (llvm::cast<RankedTensorType>(op->getOperand(0).getType()).getRank() != 4)
+    return rewriter.notifyMatchFailure(op, "needs 4-D tensors");
   return success();
 }
 
@@ -443,14 +452,15 @@ int64_t poolHighPad(int64_t in, int64_t out, int64_t kernel, int64_t stride,
   return std::max<int64_t>(padHi, needed - in - padLo);
 }
 
-/// `sum` ([N, C, OH, OW]) divided elementwise by `divisors` (OH × OW values,
-/// row-major), broadcast over N and C; the divisors become a constant.
+/// `sum` ([N, C, spatial...]) divided elementwise by `divisors` (one value
+/// per spatial cell, row-major), broadcast over N and C; the divisors become
+/// a constant.
 Value divideByCells(OpBuilder &b, Location loc, Value sum,
                     ArrayRef<double> divisors) {
   auto type = llvm::cast<RankedTensorType>(sum.getType());
   Type elementType = type.getElementType();
-  auto cellsType = RankedTensorType::get(
-      {type.getDimSize(2), type.getDimSize(3)}, elementType);
+  auto cellsType =
+      RankedTensorType::get(type.getShape().drop_front(2), elementType);
   SmallVector<Attribute> values;
   for (double d : divisors)
     values.push_back(b.getFloatAttr(elementType, d));
@@ -463,10 +473,64 @@ Value divideByCells(OpBuilder &b, Location loc, Value sum,
       });
 }
 
-struct MaxPool2dOpLowering : public OpRewritePattern<MaxPool2dOp> {
+/// The products of one factor from each list, in row-major order of the
+/// lists: a per-cell value of a separable window rule (a divisor is the
+/// product of each dimension's window size).
+SmallVector<double> outerProduct(ArrayRef<SmallVector<double>> factors) {
+  SmallVector<double> cells = {1.0};
+  for (ArrayRef<double> dim : factors) {
+    SmallVector<double> next;
+    for (double c : cells)
+      for (double f : dim)
+        next.push_back(c * f);
+    cells = std::move(next);
+  }
+  return cells;
+}
+
+/// linalg.pooling_nc{w,hw}_{max,sum} for any number of spatial dimensions:
+/// one linalg.generic combining into `init` ([N, C, out...]) the cells of
+/// the (already padded) `input` at `out * stride + k * dilation` for every
+/// window offset `k` (a `kernel`-shaped reduction).
+Value buildWindowReduction(
+    OpBuilder &b, Location loc, Value input, Value init,
+    ArrayRef<int64_t> kernel, ArrayRef<int64_t> stride,
+    ArrayRef<int64_t> dilation,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  MLIRContext *ctx = b.getContext();
+  auto initType = llvm::cast<RankedTensorType>(init.getType());
+  int64_t rank = static_cast<int64_t>(kernel.size()), loops = 2 + 2 * rank;
+  SmallVector<AffineExpr> inputExprs = {getAffineDimExpr(0, ctx),
+                                        getAffineDimExpr(1, ctx)},
+                          windowExprs;
+  for (int64_t i = 0; i < rank; ++i) {
+    AffineExpr k = getAffineDimExpr(2 + rank + i, ctx);
+    inputExprs.push_back(getAffineDimExpr(2 + i, ctx) * stride[i] +
+                         k * dilation[i]);
+    windowExprs.push_back(k);
+  }
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(loops, 0, inputExprs, ctx),
+      AffineMap::get(loops, 0, windowExprs, ctx),
+      AffineMap::getMultiDimIdentityMap(loops, ctx).getMajorSubMap(2 + rank)};
+  SmallVector<utils::IteratorType> iterators(2 + rank,
+                                             utils::IteratorType::parallel);
+  iterators.append(rank, utils::IteratorType::reduction);
+  Value window =
+      b.create<tensor::EmptyOp>(loc, kernel, initType.getElementType());
+  return b
+      .create<linalg::GenericOp>(
+          loc, initType, ValueRange{input, window}, init, maps, iterators,
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            nb.create<linalg::YieldOp>(nl, combine(nb, nl, args[2], args[0]));
+          })
+      .getResult(0);
+}
+
+struct MaxPoolOpLowering : public OpRewritePattern<MaxPoolOp> {
   using OpRewritePattern::OpRewritePattern;
 
-  LogicalResult matchAndRewrite(MaxPool2dOp op,
+  LogicalResult matchAndRewrite(MaxPoolOp op,
                                 PatternRewriter &rewriter) const override {
     if (failed(checkPoolShapes(op, rewriter)))
       return failure();
@@ -474,8 +538,9 @@ struct MaxPool2dOpLowering : public OpRewritePattern<MaxPool2dOp> {
     auto inType = llvm::cast<RankedTensorType>(op.getInput().getType());
     auto resultType = llvm::cast<RankedTensorType>(op.getType());
     Type elementType = resultType.getElementType();
-    SmallVector<int64_t> lo(op.getPadding()), hi(2);
-    for (int64_t i = 0; i < 2; ++i)
+    int64_t rank = op.getSpatialRank();
+    SmallVector<int64_t> lo(op.getPadding()), hi(rank);
+    for (int64_t i = 0; i < rank; ++i)
       hi[i] = poolHighPad(inType.getDimSize(2 + i),
                           resultType.getDimSize(2 + i), op.getKernel()[i],
                           op.getStride()[i], op.getDilation()[i], lo[i], lo[i]);
@@ -485,23 +550,22 @@ struct MaxPool2dOpLowering : public OpRewritePattern<MaxPool2dOp> {
     Value init = rewriter.create<tensor::EmptyOp>(loc, resultType.getShape(),
                                                   elementType);
     init = rewriter.create<linalg::FillOp>(loc, negInf, init).getResult(0);
-    Value window =
-        rewriter.create<tensor::EmptyOp>(loc, op.getKernel(), elementType);
-    Value result = rewriter
-                       .create<linalg::PoolingNchwMaxOp>(
-                           loc, resultType, ValueRange{input, window}, init,
-                           rewriter.getI64TensorAttr(op.getStride()),
-                           rewriter.getI64TensorAttr(op.getDilation()))
-                       .getResult(0);
-    rewriter.replaceOp(op, result);
+    // arith.maximumf propagates NaN, as PyTorch's max pooling does.
+    rewriter.replaceOp(
+        op, buildWindowReduction(
+                rewriter, loc, input, init, op.getKernel(), op.getStride(),
+                op.getDilation(),
+                [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+                  return b.create<arith::MaximumFOp>(l, acc, v);
+                }));
     return success();
   }
 };
 
-struct AvgPool2dOpLowering : public OpRewritePattern<AvgPool2dOp> {
+struct AvgPoolOpLowering : public OpRewritePattern<AvgPoolOp> {
   using OpRewritePattern::OpRewritePattern;
 
-  LogicalResult matchAndRewrite(AvgPool2dOp op,
+  LogicalResult matchAndRewrite(AvgPoolOp op,
                                 PatternRewriter &rewriter) const override {
     if (failed(checkPoolShapes(op, rewriter)))
       return failure();
@@ -511,55 +575,58 @@ struct AvgPool2dOpLowering : public OpRewritePattern<AvgPool2dOp> {
     Type elementType = resultType.getElementType();
     ArrayRef<int64_t> kernel = op.getKernel(), stride = op.getStride(),
                       pad = op.getPadding();
-    SmallVector<int64_t> hi(2);
-    for (int64_t i = 0; i < 2; ++i)
+    int64_t rank = op.getSpatialRank();
+    SmallVector<int64_t> hi(rank), ones(rank, 1);
+    for (int64_t i = 0; i < rank; ++i)
       hi[i] =
           poolHighPad(inType.getDimSize(2 + i), resultType.getDimSize(2 + i),
                       kernel[i], stride[i], 1, pad[i], pad[i]);
     Value zero = floatConstant(rewriter, loc, elementType, 0.0);
     Value input = padSpatial(rewriter, loc, op.getInput(), pad, hi, zero);
-    Value init = buildZeroFilled(rewriter, loc, resultType);
-    Value window = rewriter.create<tensor::EmptyOp>(loc, kernel, elementType);
-    int64_t ones[] = {1, 1};
-    Value sum = rewriter
-                    .create<linalg::PoolingNchwSumOp>(
-                        loc, resultType, ValueRange{input, window}, init,
-                        rewriter.getI64TensorAttr(stride),
-                        rewriter.getI64TensorAttr(ones))
-                    .getResult(0);
+    Value sum = buildWindowReduction(
+        rewriter, loc, input, buildZeroFilled(rewriter, loc, resultType),
+        kernel, stride, ones,
+        [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+          return b.create<arith::AddFOp>(l, acc, v);
+        });
 
-    // PyTorch's divisor per output cell (aten avg_pool2d CPU kernel).
-    int64_t h = inType.getDimSize(2), w = inType.getDimSize(3);
-    int64_t oh = resultType.getDimSize(2), ow = resultType.getDimSize(3);
+    // PyTorch's divisor per output cell (aten's avg_pool CPU kernels): the
+    // window clipped to the padded input, or further to the input itself
+    // without count_include_pad. Both are products over the dimensions.
     std::optional<int64_t> override = op.getDivisorOverride();
-    SmallVector<double> divisors;
-    for (int64_t y = 0; y < oh; ++y) {
-      for (int64_t x = 0; x < ow; ++x) {
-        int64_t h0 = y * stride[0] - pad[0], w0 = x * stride[1] - pad[1];
-        int64_t h1 = std::min(h0 + kernel[0], h + pad[0]);
-        int64_t w1 = std::min(w0 + kernel[1], w + pad[1]);
-        int64_t poolSize = (h1 - h0) * (w1 - w0);
-        h0 = std::max<int64_t>(h0, 0);
-        w0 = std::max<int64_t>(w0, 0);
-        h1 = std::min(h1, h);
-        w1 = std::min(w1, w);
-        int64_t divisor = override                  ? *override
-                          : op.getCountIncludePad() ? poolSize
-                                                    : (h1 - h0) * (w1 - w0);
-        // An empty window sums to 0; PyTorch writes 0 there.
-        divisors.push_back(divisor > 0 ? static_cast<double>(divisor) : 1.0);
+    SmallVector<SmallVector<double>> sizes(rank);
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t in = inType.getDimSize(2 + i);
+      for (int64_t o = 0; o < resultType.getDimSize(2 + i); ++o) {
+        int64_t start = o * stride[i] - pad[i];
+        int64_t end = std::min(start + kernel[i], in + pad[i]);
+        if (!op.getCountIncludePad())
+          start = std::max<int64_t>(start, 0), end = std::min(end, in);
+        sizes[i].push_back(static_cast<double>(end - start));
       }
     }
+    SmallVector<double> divisors = outerProduct(sizes);
+    for (double &d : divisors)
+      // An empty window sums to 0; PyTorch writes 0 there.
+      d = override ? static_cast<double>(*override) : d > 0 ? d : 1.0;
     rewriter.replaceOp(op, divideByCells(rewriter, loc, sum, divisors));
     return success();
   }
 };
 
-struct AdaptiveAvgPool2dOpLowering
-    : public OpRewritePattern<AdaptiveAvgPool2dOp> {
+/// Adaptive pooling's window of output cell `i` of a dimension: input
+/// positions [start, end).
+int64_t adaptiveStart(int64_t i, int64_t in, int64_t out) {
+  return (i * in) / out;
+}
+int64_t adaptiveEnd(int64_t i, int64_t in, int64_t out) {
+  return ((i + 1) * in + out - 1) / out;
+}
+
+struct AdaptiveAvgPoolOpLowering : public OpRewritePattern<AdaptiveAvgPoolOp> {
   using OpRewritePattern::OpRewritePattern;
 
-  LogicalResult matchAndRewrite(AdaptiveAvgPool2dOp op,
+  LogicalResult matchAndRewrite(AdaptiveAvgPoolOp op,
                                 PatternRewriter &rewriter) const override {
     if (failed(checkPoolShapes(op, rewriter)))
       return failure();
@@ -567,29 +634,32 @@ struct AdaptiveAvgPool2dOpLowering
     auto inType = llvm::cast<RankedTensorType>(op.getInput().getType());
     auto resultType = llvm::cast<RankedTensorType>(op.getType());
     Type elementType = resultType.getElementType();
-    int64_t in[] = {inType.getDimSize(2), inType.getDimSize(3)};
-    int64_t out[] = {resultType.getDimSize(2), resultType.getDimSize(3)};
-    auto start = [](int64_t i, int64_t in, int64_t out) {
-      return (i * in) / out;
-    };
-    auto end = [](int64_t i, int64_t in, int64_t out) {
-      return ((i + 1) * in + out - 1) / out;
-    };
-    // The largest window in each dimension: the reduction extent.
-    int64_t window[2] = {0, 0};
-    for (int64_t d = 0; d < 2; ++d)
-      for (int64_t i = 0; i < out[d]; ++i)
-        window[d] = std::max(window[d],
-                             end(i, in[d], out[d]) - start(i, in[d], out[d]));
+    int64_t rank = op.getSpatialRank();
+    ArrayRef<int64_t> in = inType.getShape().drop_front(2),
+                      out = resultType.getShape().drop_front(2);
+    // The largest window in each dimension: the reduction extent; and each
+    // cell's divisor, the product of its windows' sizes.
+    SmallVector<int64_t> window(rank, 0);
+    SmallVector<SmallVector<double>> sizes(rank);
+    for (int64_t d = 0; d < rank; ++d)
+      for (int64_t i = 0; i < out[d]; ++i) {
+        int64_t size =
+            adaptiveEnd(i, in[d], out[d]) - adaptiveStart(i, in[d], out[d]);
+        window[d] = std::max(window[d], size);
+        sizes[d].push_back(static_cast<double>(size));
+      }
 
     MLIRContext *ctx = rewriter.getContext();
+    int64_t loops = 2 + 2 * rank;
+    SmallVector<AffineExpr> windowExprs;
+    for (int64_t d = 0; d < rank; ++d)
+      windowExprs.push_back(getAffineDimExpr(2 + rank + d, ctx));
     SmallVector<AffineMap> maps = {
-        AffineMap::get(
-            6, 0, {getAffineDimExpr(4, ctx), getAffineDimExpr(5, ctx)}, ctx),
-        AffineMap::getMultiDimIdentityMap(6, ctx).getMajorSubMap(4)};
-    SmallVector<utils::IteratorType> iterators(4,
+        AffineMap::get(loops, 0, windowExprs, ctx),
+        AffineMap::getMultiDimIdentityMap(loops, ctx).getMajorSubMap(2 + rank)};
+    SmallVector<utils::IteratorType> iterators(2 + rank,
                                                utils::IteratorType::parallel);
-    iterators.append(2, utils::IteratorType::reduction);
+    iterators.append(rank, utils::IteratorType::reduction);
     Value windowTensor =
         rewriter.create<tensor::EmptyOp>(loc, window, elementType);
     Value init = buildZeroFilled(rewriter, loc, resultType);
@@ -606,9 +676,9 @@ struct AdaptiveAvgPool2dOpLowering
                       b.create<linalg::IndexOp>(l, 0),
                       b.create<linalg::IndexOp>(l, 1)};
                   Value valid;
-                  for (int64_t d = 0; d < 2; ++d) {
+                  for (int64_t d = 0; d < rank; ++d) {
                     Value o = b.create<linalg::IndexOp>(l, 2 + d);
-                    Value k = b.create<linalg::IndexOp>(l, 4 + d);
+                    Value k = b.create<linalg::IndexOp>(l, 2 + rank + d);
                     // start = o * in / out, end = ceil((o + 1) * in / out)
                     Value lo = b.create<arith::DivUIOp>(
                         l, b.create<arith::MulIOp>(l, o, cst(in[d])),
@@ -637,13 +707,8 @@ struct AdaptiveAvgPool2dOpLowering
                       l, b.create<arith::AddFOp>(l, args[1], term).getResult());
                 })
             .getResult(0);
-    SmallVector<double> divisors;
-    for (int64_t y = 0; y < out[0]; ++y)
-      for (int64_t x = 0; x < out[1]; ++x)
-        divisors.push_back(static_cast<double>(
-            (end(y, in[0], out[0]) - start(y, in[0], out[0])) *
-            (end(x, in[1], out[1]) - start(x, in[1], out[1]))));
-    rewriter.replaceOp(op, divideByCells(rewriter, loc, sum, divisors));
+    rewriter.replaceOp(op,
+                       divideByCells(rewriter, loc, sum, outerProduct(sizes)));
     return success();
   }
 };
@@ -657,7 +722,7 @@ struct InterpolateOpLowering : public OpRewritePattern<InterpolateOp> {
 
   LogicalResult matchAndRewrite(InterpolateOp op,
                                 PatternRewriter &rewriter) const override {
-    if (failed(checkPoolShapes(op, rewriter)))
+    if (failed(checkImageShapes(op, rewriter)))
       return failure();
     bool bilinear = op.getMode() == "bilinear";
     if (!bilinear && op.getMode() != "nearest")
@@ -782,7 +847,8 @@ struct InterpolateOpLowering : public OpRewritePattern<InterpolateOp> {
 } // namespace
 
 void mlir::nn::populateConvolutionPatterns(RewritePatternSet &patterns) {
-  patterns.add<ConvOpLowering, ConvTransposeOpLowering, MaxPool2dOpLowering,
-               AvgPool2dOpLowering, AdaptiveAvgPool2dOpLowering,
-               InterpolateOpLowering>(patterns.getContext());
+  patterns
+      .add<ConvOpLowering, ConvTransposeOpLowering, MaxPoolOpLowering,
+           AvgPoolOpLowering, AdaptiveAvgPoolOpLowering, InterpolateOpLowering>(
+          patterns.getContext());
 }

@@ -130,11 +130,26 @@ Tensor conv_transpose3d(const Tensor &input, const Tensor &weight,
   return transposedConvolution<3>("conv_transpose3d", input, weight, options);
 }
 
-Tensor max_pool2d(const Tensor &input, const MaxPool2dFuncOptions &options) {
-  TraceContext &t = TraceContext::current("max_pool2d");
-  mlir::Value x = t.valueOf(input, "max_pool2d", "input");
+namespace {
+
+/// The input of a D-dimensional pooling op `name`, checked to be batched
+/// ([N, C, spatial...]).
+template <size_t D>
+mlir::Value poolInput(TraceContext &t, const char *name, const Tensor &input) {
+  mlir::Value x = t.valueOf(input, name, "input");
+  if (input.dim() != static_cast<int64_t>(D) + 2)
+    t.fail(std::string(name) + ": input must be " + std::to_string(D + 2) +
+           "-D (batched), got " + shape_str(input.shape()));
+  return x;
+}
+
+template <size_t D>
+Tensor maxPool(const char *name, const Tensor &input,
+               const MaxPoolOptions<D> &options) {
+  TraceContext &t = TraceContext::current(name);
+  mlir::Value x = poolInput<D>(t, name, input);
   auto &builder = t.builder;
-  return t.emit<mlir::nn::MaxPool2dOp>(
+  return t.emit<mlir::nn::MaxPoolOp>(
       x.getType(), x, builder.getDenseI64ArrayAttr(options.kernel_size().vec()),
       builder.getDenseI64ArrayAttr(options.stride().vec()),
       builder.getDenseI64ArrayAttr(options.padding().vec()),
@@ -142,15 +157,17 @@ Tensor max_pool2d(const Tensor &input, const MaxPool2dFuncOptions &options) {
       flag(t, options.ceil_mode()));
 }
 
-Tensor avg_pool2d(const Tensor &input, const AvgPool2dFuncOptions &options) {
-  TraceContext &t = TraceContext::current("avg_pool2d");
-  mlir::Value x = t.valueOf(input, "avg_pool2d", "input");
+template <size_t D>
+Tensor avgPool(const char *name, const Tensor &input,
+               const AvgPoolOptions<D> &options) {
+  TraceContext &t = TraceContext::current(name);
+  mlir::Value x = poolInput<D>(t, name, input);
   auto &builder = t.builder;
   mlir::IntegerAttr divisor =
       options.divisor_override()
           ? builder.getI64IntegerAttr(*options.divisor_override())
           : mlir::IntegerAttr();
-  return t.emit<mlir::nn::AvgPool2dOp>(
+  return t.emit<mlir::nn::AvgPoolOp>(
       x.getType(), x, builder.getDenseI64ArrayAttr(options.kernel_size().vec()),
       builder.getDenseI64ArrayAttr(options.stride().vec()),
       builder.getDenseI64ArrayAttr(options.padding().vec()),
@@ -158,13 +175,55 @@ Tensor avg_pool2d(const Tensor &input, const AvgPool2dFuncOptions &options) {
       divisor);
 }
 
-Tensor adaptive_avg_pool2d(const Tensor &input,
-                           const AdaptiveAvgPool2dFuncOptions &options) {
-  TraceContext &t = TraceContext::current("adaptive_avg_pool2d");
-  mlir::Value x = t.valueOf(input, "adaptive_avg_pool2d", "input");
-  return t.emit<mlir::nn::AdaptiveAvgPool2dOp>(
+template <size_t D>
+Tensor adaptiveAvgPool(const char *name, const Tensor &input,
+                       const AdaptiveAvgPoolOptions<D> &options) {
+  TraceContext &t = TraceContext::current(name);
+  mlir::Value x = poolInput<D>(t, name, input);
+  return t.emit<mlir::nn::AdaptiveAvgPoolOp>(
       x.getType(), x,
       t.builder.getDenseI64ArrayAttr(options.output_size().vec()));
+}
+
+} // namespace
+
+Tensor max_pool1d(const Tensor &input, const MaxPool1dFuncOptions &options) {
+  return maxPool<1>("max_pool1d", input, options);
+}
+
+Tensor max_pool2d(const Tensor &input, const MaxPool2dFuncOptions &options) {
+  return maxPool<2>("max_pool2d", input, options);
+}
+
+Tensor max_pool3d(const Tensor &input, const MaxPool3dFuncOptions &options) {
+  return maxPool<3>("max_pool3d", input, options);
+}
+
+Tensor avg_pool1d(const Tensor &input, const AvgPool1dFuncOptions &options) {
+  return avgPool<1>("avg_pool1d", input, options);
+}
+
+Tensor avg_pool2d(const Tensor &input, const AvgPool2dFuncOptions &options) {
+  return avgPool<2>("avg_pool2d", input, options);
+}
+
+Tensor avg_pool3d(const Tensor &input, const AvgPool3dFuncOptions &options) {
+  return avgPool<3>("avg_pool3d", input, options);
+}
+
+Tensor adaptive_avg_pool1d(const Tensor &input,
+                           const AdaptiveAvgPool1dFuncOptions &options) {
+  return adaptiveAvgPool<1>("adaptive_avg_pool1d", input, options);
+}
+
+Tensor adaptive_avg_pool2d(const Tensor &input,
+                           const AdaptiveAvgPool2dFuncOptions &options) {
+  return adaptiveAvgPool<2>("adaptive_avg_pool2d", input, options);
+}
+
+Tensor adaptive_avg_pool3d(const Tensor &input,
+                           const AdaptiveAvgPool3dFuncOptions &options) {
+  return adaptiveAvgPool<3>("adaptive_avg_pool3d", input, options);
 }
 
 Tensor interpolate(const Tensor &input, const InterpolateFuncOptions &options) {

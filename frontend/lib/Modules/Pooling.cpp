@@ -30,14 +30,25 @@ std::string pyFloat(double v) {
 
 } // namespace
 
-MaxPool2dImpl::MaxPool2dImpl(const MaxPool2dOptions &options_)
-    : Cloneable("MaxPool2d"), options(options_) {}
-
-Tensor MaxPool2dImpl::forward(const Tensor &input) {
-  return F::max_pool2d(input, options);
+/// "MaxPool3d": the layer's name for `D` dimensions.
+template <size_t D> std::string layerName(const char *base) {
+  return base + std::to_string(D) + "d";
 }
 
-std::string MaxPool2dImpl::extra_repr() const {
+template <size_t D>
+MaxPoolNdImpl<D>::MaxPoolNdImpl(const MaxPoolOptions<D> &options_)
+    : Module(layerName<D>("MaxPool")), options(options_) {}
+
+template <size_t D> Tensor MaxPoolNdImpl<D>::forward(const Tensor &input) {
+  if constexpr (D == 1)
+    return F::max_pool1d(input, options);
+  else if constexpr (D == 2)
+    return F::max_pool2d(input, options);
+  else
+    return F::max_pool3d(input, options);
+}
+
+template <size_t D> std::string MaxPoolNdImpl<D>::extra_repr() const {
   return "kernel_size=" + options.kernel_size().int_or_tuple() +
          ", stride=" + options.stride().int_or_tuple() +
          ", padding=" + options.padding().int_or_tuple() +
@@ -45,30 +56,58 @@ std::string MaxPool2dImpl::extra_repr() const {
          ", ceil_mode=" + py_repr(options.ceil_mode());
 }
 
-AvgPool2dImpl::AvgPool2dImpl(const AvgPool2dOptions &options_)
-    : Cloneable("AvgPool2d"), options(options_) {}
+template <size_t D>
+AvgPoolNdImpl<D>::AvgPoolNdImpl(const AvgPoolOptions<D> &options_)
+    : Module(layerName<D>("AvgPool")), options(options_) {}
 
-Tensor AvgPool2dImpl::forward(const Tensor &input) {
-  return F::avg_pool2d(input, options);
+template <size_t D> Tensor AvgPoolNdImpl<D>::forward(const Tensor &input) {
+  if constexpr (D == 1)
+    return F::avg_pool1d(input, options);
+  else if constexpr (D == 2)
+    return F::avg_pool2d(input, options);
+  else
+    return F::avg_pool3d(input, options);
 }
 
-std::string AvgPool2dImpl::extra_repr() const {
-  return "kernel_size=" + options.kernel_size().int_or_tuple() +
-         ", stride=" + options.stride().int_or_tuple() +
-         ", padding=" + options.padding().int_or_tuple();
+template <size_t D> std::string AvgPoolNdImpl<D>::extra_repr() const {
+  // torch.nn.AvgPool1d stores _single(kernel_size) and so prints tuples;
+  // AvgPool2d and 3d print what they were given.
+  auto show = [](const ExpandingArray<D> &a) {
+    return D == 1 ? a.repr() : a.int_or_tuple();
+  };
+  return "kernel_size=" + show(options.kernel_size()) +
+         ", stride=" + show(options.stride()) +
+         ", padding=" + show(options.padding());
 }
 
-AdaptiveAvgPool2dImpl::AdaptiveAvgPool2dImpl(
-    const AdaptiveAvgPool2dOptions &options_)
-    : Cloneable("AdaptiveAvgPool2d"), options(options_) {}
+template <size_t D>
+AdaptiveAvgPoolNdImpl<D>::AdaptiveAvgPoolNdImpl(
+    const AdaptiveAvgPoolOptions<D> &options_)
+    : Module(layerName<D>("AdaptiveAvgPool")), options(options_) {}
 
-Tensor AdaptiveAvgPool2dImpl::forward(const Tensor &input) {
-  return F::adaptive_avg_pool2d(input, options);
+template <size_t D>
+Tensor AdaptiveAvgPoolNdImpl<D>::forward(const Tensor &input) {
+  if constexpr (D == 1)
+    return F::adaptive_avg_pool1d(input, options);
+  else if constexpr (D == 2)
+    return F::adaptive_avg_pool2d(input, options);
+  else
+    return F::adaptive_avg_pool3d(input, options);
 }
 
-std::string AdaptiveAvgPool2dImpl::extra_repr() const {
+template <size_t D> std::string AdaptiveAvgPoolNdImpl<D>::extra_repr() const {
   return "output_size=" + options.output_size().int_or_tuple();
 }
+
+template class MaxPoolNdImpl<1>;
+template class MaxPoolNdImpl<2>;
+template class MaxPoolNdImpl<3>;
+template class AvgPoolNdImpl<1>;
+template class AvgPoolNdImpl<2>;
+template class AvgPoolNdImpl<3>;
+template class AdaptiveAvgPoolNdImpl<1>;
+template class AdaptiveAvgPoolNdImpl<2>;
+template class AdaptiveAvgPoolNdImpl<3>;
 
 UpsampleImpl::UpsampleImpl(const UpsampleOptions &options_)
     : Cloneable("Upsample"), options(options_) {}

@@ -16,8 +16,9 @@
 // output's gradient back over its window, one kernel offset at a time: to
 // every element for average pooling (divided as the forward divided), to
 // the first maximum of the window (row-major scan, as PyTorch) for max
-// pooling; adaptive average pooling and interpolation are two constant
-// matrices, Aₕᵀ·dy·A_w.
+// pooling, in any number of spatial dimensions; adaptive average pooling
+// and interpolation are constant matrices, one per spatial dimension
+// (Aₕᵀ·dy·A_w in 2-D).
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,11 +86,61 @@ Value offsetScatter(GradBuilder &g, Value v, int64_t dim, const Window &w,
   return g.slice(canvas, dim, w.pad, w.pad + w.in);
 }
 
-/// The row-major [rows, cols] constant of `values`, `like`'s element type.
-Value matrix(GradBuilder &g, Value like, int64_t rows, int64_t cols,
-             ArrayRef<double> values) {
+/// Each spatial dimension's window of a pooling op: `kernel`, `stride`,
+/// `padding` and `dilation` hold one entry per dimension of `x` after N and
+/// C; `y` is the pooled result.
+SmallVector<Window> windowsOf(Value x, Value y, ArrayRef<int64_t> kernel,
+                              ArrayRef<int64_t> stride,
+                              ArrayRef<int64_t> padding,
+                              ArrayRef<int64_t> dilation) {
+  ArrayRef<int64_t> xs = shapeOf(x), ys = shapeOf(y);
+  SmallVector<Window> windows;
+  for (size_t i = 0; i < kernel.size(); ++i)
+    windows.push_back({xs[2 + i], ys[2 + i], kernel[i], stride[i], padding[i],
+                       dilation.empty() ? 1 : dilation[i]});
+  return windows;
+}
+
+/// Calls `body` with every offset of a window (row-major: the last
+/// dimension fastest, PyTorch's scan order).
+void forEachOffset(ArrayRef<Window> windows,
+                   function_ref<void(ArrayRef<int64_t>)> body) {
+  SmallVector<int64_t> k(windows.size(), 0);
+  for (;;) {
+    body(k);
+    int64_t d = static_cast<int64_t>(windows.size()) - 1;
+    for (; d >= 0; --d) {
+      if (++k[d] < windows[d].kernel)
+        break;
+      k[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
+
+/// offsetView in every spatial dimension: offset `k` of each window.
+Value offsetView(GradBuilder &g, Value x, ArrayRef<Window> windows,
+                 ArrayRef<int64_t> k) {
+  for (size_t i = 0; i < windows.size(); ++i)
+    x = offsetView(g, x, 2 + i, windows[i], k[i]);
+  return x;
+}
+
+/// offsetScatter in every spatial dimension.
+Value offsetScatter(GradBuilder &g, Value v, ArrayRef<Window> windows,
+                    ArrayRef<int64_t> k) {
+  for (size_t i = 0; i < windows.size(); ++i)
+    v = offsetScatter(g, v, 2 + i, windows[i], k[i]);
+  return v;
+}
+
+/// The row-major constant of `shape` holding `values`, `like`'s element
+/// type.
+Value constantOf(GradBuilder &g, Value like, ArrayRef<int64_t> shape,
+                 ArrayRef<double> values) {
   Type element = llvm::cast<RankedTensorType>(like.getType()).getElementType();
-  auto type = RankedTensorType::get({rows, cols}, element);
+  auto type = RankedTensorType::get(shape, element);
   SmallVector<Attribute> attrs;
   for (double v : values)
     attrs.push_back(g.builder().getFloatAttr(element, v));
@@ -106,7 +157,7 @@ Value adaptiveMatrix(GradBuilder &g, Value like, int64_t out, int64_t in) {
     for (int64_t j = start; j < end; ++j)
       values[i * in + j] = 1.0 / double(end - start);
   }
-  return matrix(g, like, out, in, values);
+  return constantOf(g, like, {out, in}, values);
 }
 
 /// The gradient of the weight (shaped `weightShape`) of a convolution of
@@ -286,7 +337,7 @@ Value interpolationMatrix(GradBuilder &g, Value like, int64_t out, int64_t in,
     values[o * in + i0] += double(1.0f - lambda);
     values[o * in + i1] += double(lambda);
   }
-  return matrix(g, like, out, in, values);
+  return constantOf(g, like, {out, in}, values);
 }
 
 } // namespace
@@ -377,67 +428,60 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
     return success();
   });
 
-  rules.add<AvgPool2dOp>([](GradBuilder &g, AvgPool2dOp op, Value dy,
-                            MutableArrayRef<Value> dx) -> LogicalResult {
-    Value x = op.getInput();
-    ArrayRef<int64_t> xs = shapeOf(x), ys = shapeOf(dy);
-    ArrayRef<int64_t> k = op.getKernel(), s = op.getStride(),
-                      p = op.getPadding();
-    Window h{xs[2], ys[2], k[0], s[0], p[0], 1};
-    Window w{xs[3], ys[3], k[1], s[1], p[1], 1};
-    // Each output's divisor, as PyTorch's avg_pool2d computes it.
-    SmallVector<double> divisors;
-    for (int64_t i = 0; i < h.out; ++i)
-      for (int64_t j = 0; j < w.out; ++j) {
-        if (auto d = op.getDivisorOverride()) {
-          divisors.push_back(double(*d));
-          continue;
+  rules.add<AvgPoolOp>([](GradBuilder &g, AvgPoolOp op, Value dy,
+                          MutableArrayRef<Value> dx) -> LogicalResult {
+    SmallVector<Window> windows =
+        windowsOf(op.getInput(), dy, op.getKernel(), op.getStride(),
+                  op.getPadding(), /*dilation=*/{});
+    // Each output's divisor, as PyTorch's avg_pool computes it: a product
+    // of the windows' sizes in each dimension.
+    SmallVector<double> divisors = {1.0};
+    for (const Window &w : windows) {
+      SmallVector<double> next;
+      for (double cells : divisors)
+        for (int64_t i = 0; i < w.out; ++i) {
+          int64_t start = i * w.stride - w.pad;
+          int64_t end = std::min(start + w.kernel, w.in + w.pad);
+          if (!op.getCountIncludePad())
+            start = std::max<int64_t>(start, 0), end = std::min(end, w.in);
+          next.push_back(cells * double(end - start));
         }
-        int64_t h0 = i * h.stride - h.pad, w0 = j * w.stride - w.pad;
-        int64_t h1 = std::min(h0 + h.kernel, h.in + h.pad),
-                w1 = std::min(w0 + w.kernel, w.in + w.pad);
-        if (!op.getCountIncludePad()) {
-          h0 = std::max<int64_t>(h0, 0), w0 = std::max<int64_t>(w0, 0);
-          h1 = std::min(h1, h.in), w1 = std::min(w1, w.in);
-        }
-        divisors.push_back(double((h1 - h0) * (w1 - w0)));
-      }
-    Value share = g.div(dy, matrix(g, dy, h.out, w.out, divisors));
+      divisors = std::move(next);
+    }
+    if (auto d = op.getDivisorOverride())
+      divisors.assign(divisors.size(), double(*d));
+    Value share =
+        g.div(dy, constantOf(g, dy, shapeOf(dy).drop_front(2), divisors));
     Value grad;
-    for (int64_t a = 0; a < h.kernel; ++a)
-      for (int64_t c = 0; c < w.kernel; ++c) {
-        Value part =
-            offsetScatter(g, offsetScatter(g, share, 2, h, a), 3, w, c);
-        grad = grad ? g.add(grad, part) : part;
-      }
+    forEachOffset(windows, [&](ArrayRef<int64_t> k) {
+      Value part = offsetScatter(g, share, windows, k);
+      grad = grad ? g.add(grad, part) : part;
+    });
     dx[0] = grad;
     return success();
   });
 
-  rules.add<MaxPool2dOp>([](GradBuilder &g, MaxPool2dOp op, Value dy,
-                            MutableArrayRef<Value> dx) -> LogicalResult {
-    Value x = op.getInput(), y = op.getResult();
-    ArrayRef<int64_t> xs = shapeOf(x), ys = shapeOf(dy);
-    ArrayRef<int64_t> k = op.getKernel(), s = op.getStride(),
-                      p = op.getPadding(), d = op.getDilation();
-    Window h{xs[2], ys[2], k[0], s[0], p[0], d[0]};
-    Window w{xs[3], ys[3], k[1], s[1], p[1], d[1]};
+  rules.add<MaxPoolOp>([](GradBuilder &g, MaxPoolOp op, Value dy,
+                          MutableArrayRef<Value> dx) -> LogicalResult {
+    Value y = op.getResult();
+    SmallVector<Window> windows =
+        windowsOf(op.getInput(), dy, op.getKernel(), op.getStride(),
+                  op.getPadding(), op.getDilation());
     // The input padded with -inf to the canvas every window fits in.
-    Value canvas =
-        g.pad(g.pad(x, 2, h.pad, h.canvas() - h.in - h.pad, -INFINITY), 3,
-              w.pad, w.canvas() - w.in - w.pad, -INFINITY);
+    Value canvas = op.getInput();
+    for (auto [i, w] : llvm::enumerate(windows))
+      canvas =
+          g.pad(canvas, 2 + i, w.pad, w.canvas() - w.in - w.pad, -INFINITY);
     Value taken = g.scalar(dy, 0.0), one = g.scalar(dy, 1.0), grad;
-    for (int64_t a = 0; a < h.kernel; ++a)
-      for (int64_t c = 0; c < w.kernel; ++c) {
-        Value at = offsetView(g, offsetView(g, canvas, 2, h, a), 3, w, c);
-        // The first offset (row-major) holding the window's maximum.
-        Value equal = g.mask(g.compare(ComparisonPredicate::eq, at, y), one);
-        Value first = g.mul(equal, g.sub(one, taken));
-        taken = g.add(taken, first);
-        Value part = offsetScatter(
-            g, offsetScatter(g, g.mul(dy, first), 2, h, a), 3, w, c);
-        grad = grad ? g.add(grad, part) : part;
-      }
+    forEachOffset(windows, [&](ArrayRef<int64_t> k) {
+      Value at = offsetView(g, canvas, windows, k);
+      // The first offset (row-major) holding the window's maximum.
+      Value equal = g.mask(g.compare(ComparisonPredicate::eq, at, y), one);
+      Value first = g.mul(equal, g.sub(one, taken));
+      taken = g.add(taken, first);
+      Value part = offsetScatter(g, g.mul(dy, first), windows, k);
+      grad = grad ? g.add(grad, part) : part;
+    });
     dx[0] = grad;
     return success();
   });
@@ -463,12 +507,34 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
     return success();
   });
 
-  rules.add<AdaptiveAvgPool2dOp>([](GradBuilder &g, AdaptiveAvgPool2dOp op,
-                                    Value dy, MutableArrayRef<Value> dx) {
-    ArrayRef<int64_t> xs = shapeOf(op.getInput()), ys = shapeOf(dy);
-    Value rowsT = g.transpose(adaptiveMatrix(g, dy, ys[2], xs[2]), 0, 1);
-    Value cols = adaptiveMatrix(g, dy, ys[3], xs[3]);
-    dx[0] = g.matmul(g.matmul(rowsT, dy), cols);
+  // Separable: one constant matrix per spatial dimension, applied to that
+  // dimension of dy (Aᵀ from the left, the last dimension's A from the
+  // right: for 2-D, Aₕᵀ·dy·A_w).
+  rules.add<AdaptiveAvgPoolOp>([](GradBuilder &g, AdaptiveAvgPoolOp op,
+                                  Value dy, MutableArrayRef<Value> dx) {
+    ArrayRef<int64_t> xs = shapeOf(op.getInput());
+    int64_t rank = op.getSpatialRank();
+    Value grad = dy;
+    for (int64_t i = 0; i < rank; ++i) {
+      SmallVector<int64_t> shape(shapeOf(grad));
+      int64_t dim = 2 + i, out = shape[dim], in = xs[dim];
+      Value a = adaptiveMatrix(g, dy, out, in);
+      if (i == rank - 1) {
+        grad = g.matmul(grad, a);
+        continue;
+      }
+      // [N·C·(dims before), out, (dims after)] from the left.
+      int64_t before = 1, after = 1;
+      for (int64_t d = 0; d < dim; ++d)
+        before *= shape[d];
+      for (int64_t d = dim + 1; d < static_cast<int64_t>(shape.size()); ++d)
+        after *= shape[d];
+      grad =
+          g.matmul(g.transpose(a, 0, 1), g.reshape(grad, {before, out, after}));
+      shape[dim] = in;
+      grad = g.reshape(grad, shape);
+    }
+    dx[0] = grad;
     return success();
   });
 }

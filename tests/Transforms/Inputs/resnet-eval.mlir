@@ -76,7 +76,7 @@ module {
     %41 = nn.batch_norm %40, %23, %24 weight %21 bias %22 eps 1.000000e-05 : (tensor<2x8x8x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8x8x8xf32>
     %42 = nn.add %41, %36 : (tensor<2x8x8x8xf32>, tensor<2x8x8x8xf32>) -> tensor<2x8x8x8xf32>
     %43 = nn.relu %42 : tensor<2x8x8x8xf32>
-    %44 = nn.adaptive_avg_pool2d %43 output_size [1, 1] : (tensor<2x8x8x8xf32>) -> tensor<2x8x1x1xf32>
+    %44 = nn.adaptive_avg_pool %43 output_size [1, 1] : (tensor<2x8x8x8xf32>) -> tensor<2x8x1x1xf32>
     %45 = nn.flatten %44 from 1 to -1 : (tensor<2x8x1x1xf32>) -> tensor<2x8xf32>
     %46 = nn.linear %45, %25, %26 : (tensor<2x8xf32>, tensor<10x8xf32>, tensor<10xf32>) -> tensor<2x10xf32>
     return %46 : tensor<2x10xf32>

@@ -215,6 +215,45 @@ TEST_F(ConvolutionLayersTest, AdaptiveAvgPool2dMatchesPyTorch) {
             "AdaptiveAvgPool2d(output_size=(1, 1))");
 }
 
+// torch 1.13's reprs of the 1-D and 3-D layers (AvgPool1d stores its
+// arguments as 1-tuples, so it prints "(3,)").
+TEST_F(ConvolutionLayersTest, OneAndThreeDimensionalPoolingPrintsAsPyTorch) {
+  EXPECT_EQ(repr(MaxPool1d(MaxPool1dOptions(3).stride(2).padding(1))),
+            "MaxPool1d(kernel_size=3, stride=2, padding=1, dilation=1, "
+            "ceil_mode=False)");
+  EXPECT_EQ(
+      repr(MaxPool3d(
+          MaxPool3dOptions({2, 1, 2}).stride(1).padding({1, 0, 1}).ceil_mode(
+              true))),
+      "MaxPool3d(kernel_size=(2, 1, 2), stride=1, padding=(1, 0, 1), "
+      "dilation=1, ceil_mode=True)");
+  EXPECT_EQ(repr(AvgPool1d(AvgPool1dOptions(3).stride(2).padding(1))),
+            "AvgPool1d(kernel_size=(3,), stride=(2,), padding=(1,))");
+  EXPECT_EQ(
+      repr(AvgPool3d(AvgPool3dOptions({2, 2, 1}).stride(1).padding({1, 1, 0}))),
+      "AvgPool3d(kernel_size=(2, 2, 1), stride=1, padding=(1, 1, 0))");
+  EXPECT_EQ(repr(AdaptiveAvgPool1d(AdaptiveAvgPool1dOptions(3))),
+            "AdaptiveAvgPool1d(output_size=3)");
+  EXPECT_EQ(repr(AdaptiveAvgPool3d(AdaptiveAvgPool3dOptions({1, 2, 3}))),
+            "AdaptiveAvgPool3d(output_size=(1, 2, 3))");
+  EXPECT_EQ(repr(AdaptiveAvgPool3d(AdaptiveAvgPool3dOptions(1))),
+            "AdaptiveAvgPool3d(output_size=1)");
+}
+
+TEST_F(ConvolutionLayersTest, PoolingLayersCheckTheirInputRank) {
+  // A 4-D input to MaxPool3d is PyTorch's unbatched [C, D, H, W], which nn
+  // does not take: the error says what it expects and what it got.
+  MaxPool3d pool(MaxPool3dOptions(2));
+  try {
+    trace(pool, {TensorSpec({2, 4, 4, 4})});
+    FAIL() << "expected nn::Error";
+  } catch (const Error &e) {
+    EXPECT_THAT(e.what(),
+                HasSubstr("<root>: max_pool3d: input must be 5-D (batched), "
+                          "got 2x4x4x4"));
+  }
+}
+
 TEST_F(ConvolutionLayersTest, UpsampleMatchesPyTorch) {
   EXPECT_EQ(
       repr(Upsample(UpsampleOptions().scale_factor(std::vector<double>{2}))),

@@ -159,3 +159,29 @@ def cases():
                      nn.ConvTranspose3d(3, 2, 3, stride=2, padding=1, output_padding=(0, 1, 1), bias=False),
                      r(1, 3, 2, 3, 3))
     yield layer_case("layer_conv_transpose1d", nn.ConvTranspose1d(3, 2, 4, stride=3, dilation=2), r(2, 3, 5))
+    # 1-D and 3-D pooling (appended last: earlier cases keep their random
+    # draws)
+    yield "max_pool1d_k3_s2_p1_2x3x17", lambda x: F.max_pool1d(x, 3, 2, 1), (r(2, 3, 17),)
+    yield "max_pool1d_dilation2_ceil_mode", \
+        lambda x: F.max_pool1d(x, 2, 3, dilation=2, ceil_mode=True), (r(1, 2, 17),)
+    yield "max_pool3d_k2_1x2x4x6x6", lambda x: F.max_pool3d(x, 2), (r(1, 2, 4, 6, 6),)
+    yield "max_pool3d_k3_s2_p1_ceil_mode", \
+        lambda x: F.max_pool3d(x, 3, 2, 1, ceil_mode=True), (r(2, 2, 5, 7, 8),)
+    yield "max_pool3d_k2x1x3_s1x2x2_dilation2x1x1", \
+        lambda x: F.max_pool3d(x, (2, 1, 3), (1, 2, 2), (1, 0, 1), dilation=(2, 1, 1)), (r(1, 3, 5, 5, 7),)
+    yield "avg_pool1d_k2_1x3x8", lambda x: F.avg_pool1d(x, 2), (r(1, 3, 8),)
+    yield "avg_pool1d_k3_s2_p1_ceil_mode_exclude_pad", \
+        lambda x: F.avg_pool1d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False), (r(2, 2, 17),)
+    yield "avg_pool3d_k2_1x2x4x6x6", lambda x: F.avg_pool3d(x, 2), (r(1, 2, 4, 6, 6),)
+    yield "avg_pool3d_k3_s2_p1_ceil_mode", \
+        lambda x: F.avg_pool3d(x, 3, 2, 1, ceil_mode=True), (r(1, 2, 5, 7, 8),)
+    yield "avg_pool3d_k3_s2_p1_exclude_pad", \
+        lambda x: F.avg_pool3d(x, (3, 3, 2), (2, 2, 1), (1, 1, 0), count_include_pad=False), (r(2, 2, 5, 7, 6),)
+    yield "avg_pool3d_divisor_override5", \
+        lambda x: F.avg_pool3d(x, (1, 2, 2), 1, divisor_override=5), (r(1, 1, 3, 4, 5),)
+    yield "adaptive_avg_pool1d_17_to_5", lambda x: F.adaptive_avg_pool1d(x, 5), (r(2, 3, 17),)
+    yield "adaptive_avg_pool3d_5x7x9_to_2x3x4", \
+        lambda x: F.adaptive_avg_pool3d(x, (2, 3, 4)), (r(1, 2, 5, 7, 9),)
+    yield "adaptive_avg_pool3d_global", lambda x: F.adaptive_avg_pool3d(x, 1), (r(2, 3, 4, 5, 6),)
+    yield "adaptive_avg_pool3d_2x3x1_to_4x3x2", \
+        lambda x: F.adaptive_avg_pool3d(x, (4, 3, 2)), (r(1, 2, 2, 3, 1),)

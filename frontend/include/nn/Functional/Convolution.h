@@ -36,13 +36,21 @@ Tensor conv_transpose2d(const Tensor &input, const Tensor &weight,
 Tensor conv_transpose3d(const Tensor &input, const Tensor &weight,
                         const ConvTranspose3dFuncOptions &options = {});
 
-/// torch.nn.functional.max_pool2d (without return_indices).
+/// torch.nn.functional.max_pool1d / 2d / 3d (without return_indices).
+Tensor max_pool1d(const Tensor &input, const MaxPool1dFuncOptions &options);
 Tensor max_pool2d(const Tensor &input, const MaxPool2dFuncOptions &options);
-/// torch.nn.functional.avg_pool2d.
+Tensor max_pool3d(const Tensor &input, const MaxPool3dFuncOptions &options);
+/// torch.nn.functional.avg_pool1d / 2d / 3d.
+Tensor avg_pool1d(const Tensor &input, const AvgPool1dFuncOptions &options);
 Tensor avg_pool2d(const Tensor &input, const AvgPool2dFuncOptions &options);
-/// torch.nn.functional.adaptive_avg_pool2d.
+Tensor avg_pool3d(const Tensor &input, const AvgPool3dFuncOptions &options);
+/// torch.nn.functional.adaptive_avg_pool1d / 2d / 3d.
+Tensor adaptive_avg_pool1d(const Tensor &input,
+                           const AdaptiveAvgPool1dFuncOptions &options);
 Tensor adaptive_avg_pool2d(const Tensor &input,
                            const AdaptiveAvgPool2dFuncOptions &options);
+Tensor adaptive_avg_pool3d(const Tensor &input,
+                           const AdaptiveAvgPool3dFuncOptions &options);
 
 /// torch.nn.functional.interpolate for 4-D inputs, modes nearest and
 /// bilinear.

@@ -7,42 +7,94 @@
 
 namespace nn {
 
+/// MaxPool1d / MaxPool2d / MaxPool3d over batched input ([N, C, L] /
+/// [N, C, H, W] / [N, C, D, H, W]).
 /// See https://pytorch.org/docs/stable/generated/torch.nn.MaxPool2d.html
 ///   MaxPool2d pool(MaxPool2dOptions(3).stride(2).padding(1));
-class MaxPool2dImpl : public Cloneable<MaxPool2dImpl> {
+template <size_t D> class MaxPoolNdImpl : public Module {
 public:
-  explicit MaxPool2dImpl(const MaxPool2dOptions &options);
+  explicit MaxPoolNdImpl(const MaxPoolOptions<D> &options);
   Tensor forward(const Tensor &input);
   std::string extra_repr() const override;
 
-  MaxPool2dOptions options;
+  MaxPoolOptions<D> options;
 };
-NN_MODULE(MaxPool2d);
 
+/// AvgPool1d / AvgPool2d / AvgPool3d.
 /// See https://pytorch.org/docs/stable/generated/torch.nn.AvgPool2d.html
 ///   AvgPool2d pool(AvgPool2dOptions(2));
-class AvgPool2dImpl : public Cloneable<AvgPool2dImpl> {
+template <size_t D> class AvgPoolNdImpl : public Module {
 public:
-  explicit AvgPool2dImpl(const AvgPool2dOptions &options);
+  explicit AvgPoolNdImpl(const AvgPoolOptions<D> &options);
   Tensor forward(const Tensor &input);
   std::string extra_repr() const override;
 
-  AvgPool2dOptions options;
+  AvgPoolOptions<D> options;
 };
-NN_MODULE(AvgPool2d);
 
+/// AdaptiveAvgPool1d / AdaptiveAvgPool2d / AdaptiveAvgPool3d.
 /// See
 /// https://pytorch.org/docs/stable/generated/torch.nn.AdaptiveAvgPool2d.html
 ///   AdaptiveAvgPool2d pool(AdaptiveAvgPool2dOptions({7, 7}));
-class AdaptiveAvgPool2dImpl : public Cloneable<AdaptiveAvgPool2dImpl> {
+template <size_t D> class AdaptiveAvgPoolNdImpl : public Module {
 public:
-  explicit AdaptiveAvgPool2dImpl(const AdaptiveAvgPool2dOptions &options);
+  explicit AdaptiveAvgPoolNdImpl(const AdaptiveAvgPoolOptions<D> &options);
   Tensor forward(const Tensor &input);
   std::string extra_repr() const override;
 
-  AdaptiveAvgPool2dOptions options;
+  AdaptiveAvgPoolOptions<D> options;
 };
+
+class MaxPool1dImpl : public Cloneable<MaxPool1dImpl, MaxPoolNdImpl<1>> {
+public:
+  using Cloneable::Cloneable;
+};
+class MaxPool2dImpl : public Cloneable<MaxPool2dImpl, MaxPoolNdImpl<2>> {
+public:
+  using Cloneable::Cloneable;
+};
+class MaxPool3dImpl : public Cloneable<MaxPool3dImpl, MaxPoolNdImpl<3>> {
+public:
+  using Cloneable::Cloneable;
+};
+NN_MODULE(MaxPool1d);
+NN_MODULE(MaxPool2d);
+NN_MODULE(MaxPool3d);
+
+class AvgPool1dImpl : public Cloneable<AvgPool1dImpl, AvgPoolNdImpl<1>> {
+public:
+  using Cloneable::Cloneable;
+};
+class AvgPool2dImpl : public Cloneable<AvgPool2dImpl, AvgPoolNdImpl<2>> {
+public:
+  using Cloneable::Cloneable;
+};
+class AvgPool3dImpl : public Cloneable<AvgPool3dImpl, AvgPoolNdImpl<3>> {
+public:
+  using Cloneable::Cloneable;
+};
+NN_MODULE(AvgPool1d);
+NN_MODULE(AvgPool2d);
+NN_MODULE(AvgPool3d);
+
+class AdaptiveAvgPool1dImpl
+    : public Cloneable<AdaptiveAvgPool1dImpl, AdaptiveAvgPoolNdImpl<1>> {
+public:
+  using Cloneable::Cloneable;
+};
+class AdaptiveAvgPool2dImpl
+    : public Cloneable<AdaptiveAvgPool2dImpl, AdaptiveAvgPoolNdImpl<2>> {
+public:
+  using Cloneable::Cloneable;
+};
+class AdaptiveAvgPool3dImpl
+    : public Cloneable<AdaptiveAvgPool3dImpl, AdaptiveAvgPoolNdImpl<3>> {
+public:
+  using Cloneable::Cloneable;
+};
+NN_MODULE(AdaptiveAvgPool1d);
 NN_MODULE(AdaptiveAvgPool2d);
+NN_MODULE(AdaptiveAvgPool3d);
 
 } // namespace nn
 

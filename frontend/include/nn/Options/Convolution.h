@@ -157,7 +157,8 @@ using ConvTranspose3dOptions = ConvTransposeOptions<3>;
 // Pooling
 //===----------------------------------------------------------------------===//
 
-/// MaxPool2d(MaxPool2dOptions(3).stride(2)); stride defaults to kernel_size.
+/// MaxPool1d / 2d / 3d: MaxPool2d(MaxPool2dOptions(3).stride(2)); stride
+/// defaults to kernel_size.
 template <size_t D> struct MaxPoolOptions {
   MaxPoolOptions(ExpandingArray<D> kernel_size)
       : kernel_size_(kernel_size), stride_(kernel_size) {}
@@ -168,6 +169,7 @@ template <size_t D> struct MaxPoolOptions {
   NN_ARG(bool, ceil_mode) = false;
 };
 
+/// AvgPool1d / 2d / 3d:
 /// AvgPool2d(AvgPool2dOptions(3).stride(2).count_include_pad(false))
 template <size_t D> struct AvgPoolOptions {
   AvgPoolOptions(ExpandingArray<D> kernel_size)
@@ -180,16 +182,23 @@ template <size_t D> struct AvgPoolOptions {
   NN_ARG(std::optional<int64_t>, divisor_override) = std::nullopt;
 };
 
-/// AdaptiveAvgPool2d(AdaptiveAvgPool2dOptions({7, 7}))
+/// AdaptiveAvgPool1d / 2d / 3d: AdaptiveAvgPool2d(AdaptiveAvgPool2dOptions({7,
+/// 7}))
 template <size_t D> struct AdaptiveAvgPoolOptions {
   AdaptiveAvgPoolOptions(ExpandingArray<D> output_size)
       : output_size_(output_size) {}
   NN_ARG(ExpandingArray<D>, output_size);
 };
 
+using MaxPool1dOptions = MaxPoolOptions<1>;
 using MaxPool2dOptions = MaxPoolOptions<2>;
+using MaxPool3dOptions = MaxPoolOptions<3>;
+using AvgPool1dOptions = AvgPoolOptions<1>;
 using AvgPool2dOptions = AvgPoolOptions<2>;
+using AvgPool3dOptions = AvgPoolOptions<3>;
+using AdaptiveAvgPool1dOptions = AdaptiveAvgPoolOptions<1>;
 using AdaptiveAvgPool2dOptions = AdaptiveAvgPoolOptions<2>;
+using AdaptiveAvgPool3dOptions = AdaptiveAvgPoolOptions<3>;
 
 //===----------------------------------------------------------------------===//
 // Resampling
@@ -228,9 +237,15 @@ using Conv3dFuncOptions = ConvFuncOptions<3>;
 using ConvTranspose1dFuncOptions = ConvTransposeFuncOptions<1>;
 using ConvTranspose2dFuncOptions = ConvTransposeFuncOptions<2>;
 using ConvTranspose3dFuncOptions = ConvTransposeFuncOptions<3>;
+using MaxPool1dFuncOptions = MaxPool1dOptions;
 using MaxPool2dFuncOptions = MaxPool2dOptions;
+using MaxPool3dFuncOptions = MaxPool3dOptions;
+using AvgPool1dFuncOptions = AvgPool1dOptions;
 using AvgPool2dFuncOptions = AvgPool2dOptions;
+using AvgPool3dFuncOptions = AvgPool3dOptions;
+using AdaptiveAvgPool1dFuncOptions = AdaptiveAvgPool1dOptions;
 using AdaptiveAvgPool2dFuncOptions = AdaptiveAvgPool2dOptions;
+using AdaptiveAvgPool3dFuncOptions = AdaptiveAvgPool3dOptions;
 using nn::InterpolateFuncOptions;
 } // namespace functional
 

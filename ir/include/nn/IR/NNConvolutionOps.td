@@ -15,6 +15,14 @@
 
 include "nn/IR/NNOpBase.td"
 
+// Ops on channels-first input: the number of its spatial dimensions.
+defvar spatialRankDeclaration = [{
+  /// Number of spatial dimensions (1, 2 or 3).
+  int64_t getSpatialRank() {
+    return llvm::cast<RankedTensorType>(getInput().getType()).getRank() - 2;
+  }
+}];
+
 //===----------------------------------------------------------------------===//
 // Convolution
 //===----------------------------------------------------------------------===//
@@ -44,12 +52,7 @@ def NN_ConvOp : NN_Op<"conv", [Pure, InferTypeOpAdaptor]> {
     `dilation` $dilation `groups` $groups attr-dict
     `:` functional-type(operands, results)
   }];
-  let extraClassDeclaration = [{
-    /// Number of spatial dimensions (1, 2 or 3).
-    int64_t getSpatialRank() {
-      return llvm::cast<RankedTensorType>(getInput().getType()).getRank() - 2;
-    }
-  }];
+  let extraClassDeclaration = spatialRankDeclaration;
 }
 
 def NN_ConvTransposeOp : NN_Op<"conv_transpose", [Pure, InferTypeOpAdaptor]> {
@@ -85,15 +88,17 @@ def NN_ConvTransposeOp : NN_Op<"conv_transpose", [Pure, InferTypeOpAdaptor]> {
 // Pooling
 //===----------------------------------------------------------------------===//
 
-def NN_MaxPool2dOp : NN_Op<"max_pool2d", [Pure, InferTypeOpAdaptor]> {
-  let summary = "2-D max pooling, as torch.nn.functional.max_pool2d";
+def NN_MaxPoolOp : NN_Op<"max_pool", [Pure, InferTypeOpAdaptor]> {
+  let summary = "1-D, 2-D or 3-D max pooling, as torch.nn.functional.max_pool1d / 2d / 3d";
   let description = [{
-    `input` is `[N, C, H, W]`. Padding is with -inf and at most half the
-    kernel. With `ceil_mode` the output size rounds up, as long as the last
-    window starts inside the input or its low padding.
+    `input` is `[N, C, L]`, `[N, C, H, W]` or `[N, C, D, H, W]`; `kernel`,
+    `stride`, `padding` and `dilation` hold one entry per spatial dimension.
+    Padding is with -inf and at most half the kernel. With `ceil_mode` the
+    output size rounds up, as long as the last window starts inside the
+    input or its low padding.
 
     ```mlir
-    %y = nn.max_pool2d %x kernel [2, 2] stride [2, 2] padding [0, 0] dilation [1, 1]
+    %y = nn.max_pool %x kernel [2, 2] stride [2, 2] padding [0, 0] dilation [1, 1]
         : (tensor<1x3x8x8xf32>) -> tensor<1x3x4x4xf32>
     ```
   }];
@@ -106,17 +111,19 @@ def NN_MaxPool2dOp : NN_Op<"max_pool2d", [Pure, InferTypeOpAdaptor]> {
     `dilation` $dilation (`ceil_mode` $ceil_mode^)? attr-dict
     `:` functional-type(operands, results)
   }];
+  let extraClassDeclaration = spatialRankDeclaration;
 }
 
-def NN_AvgPool2dOp : NN_Op<"avg_pool2d", [Pure, InferTypeOpAdaptor]> {
-  let summary = "2-D average pooling, as torch.nn.functional.avg_pool2d";
+def NN_AvgPoolOp : NN_Op<"avg_pool", [Pure, InferTypeOpAdaptor]> {
+  let summary = "1-D, 2-D or 3-D average pooling, as torch.nn.functional.avg_pool1d / 2d / 3d";
   let description = [{
-    `input` is `[N, C, H, W]`; zero padding of at most half the kernel. The
-    divisor is the window size, counting padded cells when
-    `count_include_pad` is set, or `divisor_override` when given (> 0).
+    `input` is `[N, C, spatial...]` with 1 to 3 spatial dimensions; zero
+    padding of at most half the kernel. The divisor is the window size,
+    counting padded cells when `count_include_pad` is set, or
+    `divisor_override` when given (> 0).
 
     ```mlir
-    %y = nn.avg_pool2d %x kernel [3, 3] stride [2, 2] padding [1, 1] count_include_pad
+    %y = nn.avg_pool %x kernel [3, 3] stride [2, 2] padding [1, 1] count_include_pad
         : (tensor<1x3x7x7xf32>) -> tensor<1x3x4x4xf32>
     ```
   }];
@@ -130,17 +137,20 @@ def NN_AvgPool2dOp : NN_Op<"avg_pool2d", [Pure, InferTypeOpAdaptor]> {
     (`ceil_mode` $ceil_mode^)? (`count_include_pad` $count_include_pad^)?
     attr-dict `:` functional-type(operands, results)
   }];
+  let extraClassDeclaration = spatialRankDeclaration;
 }
 
-def NN_AdaptiveAvgPool2dOp : NN_Op<"adaptive_avg_pool2d",
+def NN_AdaptiveAvgPoolOp : NN_Op<"adaptive_avg_pool",
     [Pure, InferTypeOpAdaptor]> {
-  let summary = "2-D adaptive average pooling, as torch.nn.functional.adaptive_avg_pool2d";
+  let summary = "1-D, 2-D or 3-D adaptive average pooling, as torch.nn.functional.adaptive_avg_pool1d / 2d / 3d";
   let description = [{
-    `input` is `[N, C, H, W]`; output cell `(i, j)` averages rows
-    `[floor(i * H / oh), ceil((i + 1) * H / oh))` and the columns likewise.
+    `input` is `[N, C, spatial...]` with 1 to 3 spatial dimensions; output
+    cell `i` of a spatial dimension of size `in` averages the positions
+    `[floor(i * in / out), ceil((i + 1) * in / out))`, and a cell of the
+    result the box those ranges span.
 
     ```mlir
-    %y = nn.adaptive_avg_pool2d %x output_size [3, 3]
+    %y = nn.adaptive_avg_pool %x output_size [3, 3]
         : (tensor<1x8x7x7xf32>) -> tensor<1x8x3x3xf32>
     ```
   }];
@@ -149,6 +159,7 @@ def NN_AdaptiveAvgPool2dOp : NN_Op<"adaptive_avg_pool2d",
   let assemblyFormat = [{
     $input `output_size` $output_size attr-dict `:` functional-type(operands, results)
   }];
+  let extraClassDeclaration = spatialRankDeclaration;
 }
 
 //===----------------------------------------------------------------------===//
