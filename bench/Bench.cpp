@@ -34,7 +34,11 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <link.h>
+#include <malloc.h>
+#include <optional>
+#include <string_view>
 #include <unistd.h>
 
 namespace {
@@ -922,6 +926,88 @@ void registerAll() {
 
 } // namespace
 
+/// A field of /proc/self/status in MiB ("VmRSS", "VmHWM").
+double statusMiB(const char *field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.starts_with(field) && line[std::strlen(field)] == ':')
+      return std::stod(line.substr(std::strlen(field) + 1)) / 1024.0;
+  return -1.0;
+}
+
+/// nn-bench --peak_rss=WORKLOAD:IMPL[:THREADS]: the memory one
+/// implementation's step needs, in a process that runs nothing else (so
+/// one implementation's heap cannot serve another's). Prints, in MiB above
+/// the process after the workload's set-up (model, inputs, weights):
+///   held: resident after two warm-up runs, the freed heap trimmed
+///         (compiled code, weights and optimizer state, workspaces), and
+///         of that the heap (RssAnon: without the pages of libraries, such
+///         as LLVM's, that a JIT compile touched);
+///   step peak heap: the heap held plus the high-water mark over three
+///         more runs above the resident memory before them (Linux's VmHWM,
+///         reset through /proc/self/clear_refs), so compile-time memory is
+///         not counted, only what a step holds and allocates.
+/// The output is not compared with libtorch's here; the timed benchmarks do
+/// that.
+int peakRss(const std::string &spec) {
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    size_t colon = spec.find(':', start);
+    parts.push_back(spec.substr(start, colon - start));
+    if (colon == std::string::npos)
+      break;
+    start = colon + 1;
+  }
+  if (parts.size() < 2 || parts.size() > 3) {
+    std::cerr << "nn-bench: --peak_rss expects WORKLOAD:IMPL[:THREADS], got '"
+              << spec << "'\n";
+    return 2;
+  }
+  int threads = parts.size() == 3 ? std::stoi(parts[2]) : 1;
+  Workload *w = nullptr;
+  for (auto &candidate : workloads())
+    if (candidate->name == parts[0])
+      w = candidate.get();
+  if (!w) {
+    std::cerr << "nn-bench: no workload '" << parts[0] << "'\n";
+    return 2;
+  }
+  std::optional<Impl> impl;
+  for (Impl i : {Impl::nn, Impl::nn_nofuse, Impl::nn_nofuse_nofold,
+                 Impl::nn_split, Impl::libtorch, Impl::libtorch_frozen,
+                 Impl::onednn, Impl::hand, Impl::hand_nt})
+    if (parts[1] == implName(i))
+      impl = i;
+  if (impl)
+    w->setup(*w);
+  if (!impl || !w->make.count(*impl)) {
+    std::cerr << "nn-bench: workload '" << parts[0] << "' has no '" << parts[1]
+              << "' implementation\n";
+    return 2;
+  }
+  malloc_trim(0);
+  double base = statusMiB("VmRSS"), baseAnon = statusMiB("RssAnon");
+  setThreads(*impl, threads);
+  std::unique_ptr<Runner> runner = w->make.at(*impl)(threads);
+  runner->run();
+  runner->run();
+  malloc_trim(0);
+  double held = statusMiB("VmRSS") - base,
+         heldAnon = statusMiB("RssAnon") - baseAnon;
+  double before = statusMiB("VmRSS");
+  std::ofstream("/proc/self/clear_refs") << "5";
+  for (int i = 0; i < 3; ++i)
+    runner->run();
+  // Library pages are all touched by now: what the steps add is heap.
+  double peakHeap = heldAnon + (statusMiB("VmHWM") - before);
+  std::printf("%s/%s/threads:%d held %.1f MiB, heap %.1f MiB, step peak "
+              "heap %.1f MiB (above a base of %.1f MiB)\n",
+              w->name.c_str(), implName(*impl), threads, held, heldAnon,
+              peakHeap, base);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   // libtorch, OpenBLAS and oneDNN share libgomp: idle workers must sleep so
   // that they do not steal the core from nn's threads (and vice versa).
@@ -947,6 +1033,12 @@ int main(int argc, char **argv) {
     std::perror("nn-bench: re-executing with OMP_WAIT_POLICY and OpenBLAS");
     return 1;
   }
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]).starts_with("--peak_rss=")) {
+      int rc = peakRss(std::string(argv[i]).substr(std::strlen("--peak_rss=")));
+      std::fflush(nullptr);
+      std::_Exit(rc); // as below: no static destruction across the libraries
+    }
   benchmark::AddCustomContext("blas", loadedLibrary("libblas"));
   benchmark::Initialize(&argc, argv);
   registerAll();
