@@ -77,6 +77,29 @@ std::vector<OpCase> activationCases() {
     cases.push_back(
         {"activation", std::string("prelu_") + name,
          [](const Inputs &in) { return Outputs{F::prelu(in[0], in[1])}; }});
+  // More activation layers' functions (added after prelu in activation.py).
+  const std::pair<const char *, Fn> more[] = {
+      {"selu", [](const Tensor &x) { return F::selu(x); }},
+      {"celu_05", [](const Tensor &x) { return F::celu(x, 0.5); }},
+      {"softplus", [](const Tensor &x) { return F::softplus(x); }},
+      {"softplus_b2_t5",
+       [](const Tensor &x) { return F::softplus(x, 2.0, 5.0); }},
+      {"mish", [](const Tensor &x) { return F::mish(x); }},
+      {"logsigmoid", [](const Tensor &x) { return F::logsigmoid(x); }},
+      {"softsign", [](const Tensor &x) { return F::softsign(x); }},
+      {"tanhshrink", [](const Tensor &x) { return F::tanhshrink(x); }},
+      {"hardshrink", [](const Tensor &x) { return F::hardshrink(x); }},
+      {"softshrink_15", [](const Tensor &x) { return F::softshrink(x, 1.5); }},
+      {"threshold", [](const Tensor &x) { return F::threshold(x, 0.1, 20.0); }},
+  };
+  for (const auto &[name, fn] : more) {
+    for (const char *shape : {"1", "7", "3x17", "2x3x5"})
+      add(std::string(name) + "_" + shape, fn);
+    add(std::string(name) + "_specials", fn);
+  }
+  add("glu_3x4", [](const Tensor &x) { return F::glu(x); });
+  add("glu_2x6x5_dim1", [](const Tensor &x) { return F::glu(x, 1); });
+  add("softmin_3x17_dim1", [](const Tensor &x) { return F::softmin(x, 1); });
   return cases;
 }
 

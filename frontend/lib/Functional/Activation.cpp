@@ -26,6 +26,27 @@ Tensor unary(const char *name, const Tensor &input, Attrs &&...attrs) {
   return t.emit<OpTy>(x.getType(), x, std::forward<Attrs>(attrs)...);
 }
 
+/// A traced rank-0 constant of `like`'s element type, a `where` operand.
+Tensor scalarLike(const char *name, const Tensor &like, double value) {
+  TraceContext &t = TraceContext::current(name);
+  mlir::Value x = t.valueOf(like, name, "input");
+  return t.wrap(t.scalar(value, x.getType()));
+}
+
+/// x for x > 0, (exp(x · inputScale) − 1) · negative otherwise: PyTorch's
+/// elu kernel, of which elu, selu and celu are instances. exp reads
+/// min(x, 0), so that the branch not taken cannot overflow to inf, whose
+/// product with a zero gradient would be NaN.
+Tensor eluLike(const Tensor &input, double positive, double negative,
+               double inputScale) {
+  Tensor scaled = clamp(input, std::nullopt, 0.0);
+  if (inputScale != 1.0)
+    scaled = mul(scaled, inputScale);
+  Tensor below = mul(sub(exp(scaled), 1.0), negative);
+  return where(gt(input, 0.0), positive == 1.0 ? input : mul(input, positive),
+               below);
+}
+
 } // namespace
 
 Tensor sigmoid(const Tensor &input) {
@@ -85,7 +106,83 @@ Tensor hardswish(const Tensor &input) {
 }
 
 Tensor elu(const Tensor &input, double alpha) {
-  return where(gt(input, 0.0), input, mul(sub(exp(input), 1.0), alpha));
+  return eluLike(input, 1.0, alpha, 1.0);
+}
+
+Tensor selu(const Tensor &input) {
+  // torch.nn.functional.selu's constants; PyTorch multiplies them in
+  // float for a float input, so does this.
+  constexpr double kAlpha = 1.6732632423543772848170429916717;
+  constexpr double kScale = 1.0507009873554804934193349852946;
+  return eluLike(input, static_cast<float>(kScale),
+                 static_cast<float>(kAlpha) * static_cast<float>(kScale), 1.0);
+}
+
+Tensor celu(const Tensor &input, double alpha) {
+  if (alpha == 0.0)
+    TraceContext::current("celu").fail("celu: alpha must not be 0");
+  return eluLike(input, 1.0, alpha, 1.0 / alpha);
+}
+
+Tensor softplus(const Tensor &input, double beta, double threshold) {
+  Tensor scaled = mul(input, beta);
+  // log(1 + exp(z)) / beta reads min(z, threshold), so that exp cannot
+  // overflow in the branch not taken.
+  Tensor soft =
+      div(log(add(exp(clamp(scaled, std::nullopt, threshold)), 1.0)), beta);
+  return where(gt(scaled, threshold), input, soft);
+}
+
+Tensor mish(const Tensor &input) {
+  // PyTorch: x · tanh(log1p(exp(x))); above 20 the tanh is 1 in float
+  // either way, and the threshold keeps exp finite.
+  return mul(input, tanh(softplus(input)));
+}
+
+Tensor logsigmoid(const Tensor &input) {
+  return sub(clamp(input, std::nullopt, 0.0),
+             log(add(exp(neg(abs(input))), 1.0)));
+}
+
+Tensor softsign(const Tensor &input) {
+  return div(input, add(abs(input), 1.0));
+}
+
+Tensor tanhshrink(const Tensor &input) { return sub(input, tanh(input)); }
+
+Tensor hardshrink(const Tensor &input, double lambd) {
+  // le, not gt: NaN compares false and stays x, as in PyTorch.
+  Tensor inside = le(abs(input), scalarLike("hardshrink", input, lambd));
+  return where(inside, scalarLike("hardshrink", input, 0.0), input);
+}
+
+Tensor softshrink(const Tensor &input, double lambd) {
+  if (lambd < 0.0)
+    TraceContext::current("softshrink")
+        .fail("softshrink: lambd must be >= 0, got " + std::to_string(lambd));
+  Tensor zero = scalarLike("softshrink", input, 0.0);
+  return where(gt(input, lambd), sub(input, lambd),
+               where(lt(input, -lambd), add(input, lambd), zero));
+}
+
+Tensor threshold(const Tensor &input, double threshold, double value) {
+  Tensor below = le(input, scalarLike("threshold", input, threshold));
+  return where(below, scalarLike("threshold", input, value), input);
+}
+
+Tensor glu(const Tensor &input, int64_t dim) {
+  TraceContext &t = TraceContext::current("glu");
+  int64_t rank = input.dim();
+  int64_t d = dim < 0 ? dim + rank : dim;
+  if (rank == 0 || d < 0 || d >= rank)
+    t.fail("glu: dim " + std::to_string(dim) + " is out of range for input " +
+           mlir::nn::formatShape(input.shape()));
+  if (input.size(d) % 2 != 0)
+    t.fail("glu: halving dimension must be even, but dimension " +
+           std::to_string(d) + " is size " + std::to_string(input.size(d)) +
+           " (input " + mlir::nn::formatShape(input.shape()) + ")");
+  std::vector<Tensor> halves = chunk(input, 2, d);
+  return mul(halves[0], sigmoid(halves[1]));
 }
 
 Tensor prelu(const Tensor &input, const Tensor &weight) {
@@ -108,6 +205,10 @@ Tensor prelu(const Tensor &input, const Tensor &weight) {
 
 Tensor softmax(const Tensor &input, int64_t dim) {
   return unary<mlir::nn::SoftmaxOp>("softmax", input, dim);
+}
+
+Tensor softmin(const Tensor &input, int64_t dim) {
+  return softmax(neg(input), dim);
 }
 
 Tensor log_softmax(const Tensor &input, int64_t dim) {

@@ -5,12 +5,22 @@
 #include "nn/Frontend/Repr.h"
 #include "nn/Functional.h"
 
+#include <cmath>
+
 namespace nn {
 
 namespace {
 /// PyTorch's inplace_str.
 std::string inplaceRepr(bool inplace, const char *separator) {
   return inplace ? std::string(separator) + "inplace=True" : "";
+}
+
+/// A number as Python prints it when given as an int if it is integral
+/// ("20"), else as a float ("10.5").
+std::string pyNumber(double value) {
+  if (value == std::trunc(value) && std::fabs(value) < 1e15)
+    return std::to_string(static_cast<long long>(value));
+  return py_repr(value);
 }
 } // namespace
 
@@ -113,6 +123,90 @@ Tensor LogSoftmaxImpl::forward(const Tensor &input) {
   return F::log_softmax(input, options.dim());
 }
 std::string LogSoftmaxImpl::extra_repr() const {
+  return "dim=" + std::to_string(options.dim());
+}
+
+Tensor SoftminImpl::forward(const Tensor &input) {
+  return F::softmin(input, options.dim());
+}
+std::string SoftminImpl::extra_repr() const {
+  return "dim=" + std::to_string(options.dim());
+}
+
+Tensor SELUImpl::forward(const Tensor &input) { return F::selu(input); }
+std::string SELUImpl::extra_repr() const {
+  return inplaceRepr(options.inplace(), "");
+}
+
+CELUImpl::CELUImpl(const CELUOptions &options_)
+    : Cloneable("CELU"), options(options_) {
+  if (options.alpha() == 0.0)
+    throw Error("CELU: alpha must not be 0");
+}
+Tensor CELUImpl::forward(const Tensor &input) {
+  return F::celu(input, options.alpha());
+}
+std::string CELUImpl::extra_repr() const {
+  return "alpha=" + py_repr(options.alpha()) +
+         inplaceRepr(options.inplace(), ", ");
+}
+
+Tensor SoftplusImpl::forward(const Tensor &input) {
+  return F::softplus(input, options.beta(), options.threshold());
+}
+std::string SoftplusImpl::extra_repr() const {
+  return "beta=" + pyNumber(options.beta()) +
+         ", threshold=" + pyNumber(options.threshold());
+}
+
+Tensor MishImpl::forward(const Tensor &input) { return F::mish(input); }
+std::string MishImpl::extra_repr() const {
+  return inplaceRepr(options.inplace(), "");
+}
+
+Tensor LogSigmoidImpl::forward(const Tensor &input) {
+  return F::logsigmoid(input);
+}
+
+Tensor SoftsignImpl::forward(const Tensor &input) { return F::softsign(input); }
+
+Tensor TanhshrinkImpl::forward(const Tensor &input) {
+  return F::tanhshrink(input);
+}
+
+Tensor HardshrinkImpl::forward(const Tensor &input) {
+  return F::hardshrink(input, options.lambda());
+}
+std::string HardshrinkImpl::extra_repr() const {
+  return py_repr(options.lambda());
+}
+
+SoftshrinkImpl::SoftshrinkImpl(const SoftshrinkOptions &options_)
+    : Cloneable("Softshrink"), options(options_) {
+  if (options.lambda() < 0.0)
+    throw Error("Softshrink: lambda must be >= 0, got " +
+                py_repr(options.lambda()));
+}
+Tensor SoftshrinkImpl::forward(const Tensor &input) {
+  return F::softshrink(input, options.lambda());
+}
+std::string SoftshrinkImpl::extra_repr() const {
+  return py_repr(options.lambda());
+}
+
+Tensor ThresholdImpl::forward(const Tensor &input) {
+  return F::threshold(input, options.threshold(), options.value());
+}
+std::string ThresholdImpl::extra_repr() const {
+  return "threshold=" + pyNumber(options.threshold()) +
+         ", value=" + pyNumber(options.value()) +
+         inplaceRepr(options.inplace(), ", ");
+}
+
+Tensor GLUImpl::forward(const Tensor &input) {
+  return F::glu(input, options.dim());
+}
+std::string GLUImpl::extra_repr() const {
   return "dim=" + std::to_string(options.dim());
 }
 

@@ -492,6 +492,56 @@ TEST_F(ModuleTest, ActivationsPrintInplaceAsPyTorch) {
   EXPECT_EQ(repr(*Dropout()), "Dropout(p=0.5, inplace=False)");
 }
 
+// What PyTorch 1.13 prints for the further activation layers (the
+// constructor calls in each comment).
+TEST_F(ModuleTest, MoreActivationLayersPrintAsPyTorch) {
+  // nn.SELU(), nn.SELU(inplace=True), nn.CELU(), nn.CELU(0.5, inplace=True)
+  EXPECT_EQ(repr(*SELU()), "SELU()");
+  EXPECT_EQ(repr(*SELU(true)), "SELU(inplace=True)");
+  EXPECT_EQ(repr(*CELU()), "CELU(alpha=1.0)");
+  EXPECT_EQ(repr(*CELU(CELUOptions().alpha(0.5).inplace(true))),
+            "CELU(alpha=0.5, inplace=True)");
+  // nn.Softplus(), nn.Softplus(beta=2, threshold=10.5)
+  EXPECT_EQ(repr(*Softplus()), "Softplus(beta=1, threshold=20)");
+  EXPECT_EQ(repr(*Softplus(SoftplusOptions().beta(2).threshold(10.5))),
+            "Softplus(beta=2, threshold=10.5)");
+  // nn.Mish(), nn.Mish(inplace=True), nn.LogSigmoid(), nn.Softsign(),
+  // nn.Tanhshrink()
+  EXPECT_EQ(repr(*Mish()), "Mish()");
+  EXPECT_EQ(repr(*Mish(true)), "Mish(inplace=True)");
+  EXPECT_EQ(repr(*LogSigmoid()), "LogSigmoid()");
+  EXPECT_EQ(repr(*Softsign()), "Softsign()");
+  EXPECT_EQ(repr(*Tanhshrink()), "Tanhshrink()");
+  // nn.Hardshrink(), nn.Hardshrink(1.5), nn.Softshrink()
+  EXPECT_EQ(repr(*Hardshrink()), "Hardshrink(0.5)");
+  EXPECT_EQ(repr(*Hardshrink(1.5)), "Hardshrink(1.5)");
+  EXPECT_EQ(repr(*Softshrink()), "Softshrink(0.5)");
+  // nn.Threshold(0.1, 20), nn.Threshold(0.1, 20, inplace=True)
+  EXPECT_EQ(repr(*Threshold(ThresholdOptions(0.1, 20))),
+            "Threshold(threshold=0.1, value=20)");
+  EXPECT_EQ(repr(*Threshold(ThresholdOptions(0.1, 20).inplace(true))),
+            "Threshold(threshold=0.1, value=20, inplace=True)");
+  // nn.GLU(), nn.GLU(1), nn.Softmin(dim=1)
+  EXPECT_EQ(repr(*GLU()), "GLU(dim=-1)");
+  EXPECT_EQ(repr(*GLU(1)), "GLU(dim=1)");
+  EXPECT_EQ(repr(*Softmin(1)), "Softmin(dim=1)");
+}
+
+TEST_F(ModuleTest, MoreActivationLayersRejectBadOptions) {
+  EXPECT_THROW(CELU(CELUOptions().alpha(0.0)), Error);
+  EXPECT_THROW(Softshrink(-1.0), Error);
+  // GLU halves its dimension: an odd size is an error naming it.
+  GLU glu(1);
+  try {
+    trace(glu, {TensorSpec({2, 5, 4})});
+    FAIL() << "expected nn::Error";
+  } catch (const Error &e) {
+    EXPECT_THAT(e.what(),
+                ::testing::HasSubstr("glu: halving dimension must be even, but "
+                                     "dimension 1 is size 5 (input 2x5x4)"));
+  }
+}
+
 // What PyTorch 1.13 prints for each padding layer and PReLU.
 TEST_F(ModuleTest, PaddingLayersAndPReLUPrintAsPyTorch) {
   EXPECT_EQ(repr(*ZeroPad2d(1)), "ZeroPad2d((1, 1, 1, 1))");

@@ -71,3 +71,27 @@ def cases():
                                          torch.rand(slopes) - 0.5)
     yield "prelu_specials", F.prelu, (with_specials(torch.randn(2, 3, 5) * 30),
                                       torch.rand(3))
+    # More activation layers' functions. (Added after the cases above, as
+    # those.) softplus_b2_t5's inputs cross its threshold; hardshrink and
+    # softshrink with lambd 1.5 keep both sides.
+    more = {
+        "selu": F.selu,
+        "celu_05": lambda x: F.celu(x, 0.5),
+        "softplus": F.softplus,
+        "softplus_b2_t5": lambda x: F.softplus(x, beta=2, threshold=5),
+        "mish": F.mish,
+        "logsigmoid": F.logsigmoid,
+        "softsign": F.softsign,
+        "tanhshrink": F.tanhshrink,
+        "hardshrink": F.hardshrink,
+        "softshrink_15": lambda x: F.softshrink(x, 1.5),
+        "threshold": lambda x: F.threshold(x, 0.1, 20.0),
+    }
+    for name, fn in more.items():
+        for shape in shapes:
+            x = torch.randn(shape) * 3
+            yield f"{name}_{'x'.join(map(str, shape))}", fn, (x,)
+        yield f"{name}_specials", fn, (with_specials(torch.randn(17) * 30),)
+    yield "glu_3x4", F.glu, (torch.randn(3, 4) * 3,)
+    yield "glu_2x6x5_dim1", lambda x: F.glu(x, 1), (torch.randn(2, 6, 5) * 3,)
+    yield "softmin_3x17_dim1", lambda x: F.softmin(x, dim=1), (torch.randn(3, 17) * 4,)

@@ -180,6 +180,146 @@ public:
 };
 NN_MODULE(PReLU);
 
+/// SELU(SELUOptions().inplace(true)); `inplace` as ReLUOptions'.
+struct SELUOptions {
+  SELUOptions(bool inplace = false) : inplace_(inplace) {}
+  NN_ARG(bool, inplace);
+};
+class SELUImpl : public Cloneable<SELUImpl> {
+public:
+  explicit SELUImpl(const SELUOptions &options_ = {})
+      : Cloneable("SELU"), options(options_) {}
+  Tensor forward(const Tensor &input);
+  std::string extra_repr() const override;
+  SELUOptions options;
+};
+NN_MODULE(SELU);
+
+/// CELU(CELUOptions().alpha(0.5)).
+struct CELUOptions {
+  NN_ARG(double, alpha) = 1.0;
+  NN_ARG(bool, inplace) = false; // as ReLUOptions'
+};
+class CELUImpl : public Cloneable<CELUImpl> {
+public:
+  explicit CELUImpl(const CELUOptions &options_ = {});
+  Tensor forward(const Tensor &input);
+  std::string extra_repr() const override;
+  CELUOptions options;
+};
+NN_MODULE(CELU);
+
+/// Softplus(SoftplusOptions().beta(2).threshold(10)). Integral values print
+/// as Python ints, as PyTorch prints its defaults (beta=1, threshold=20).
+struct SoftplusOptions {
+  NN_ARG(double, beta) = 1.0;
+  NN_ARG(double, threshold) = 20.0;
+};
+class SoftplusImpl : public Cloneable<SoftplusImpl> {
+public:
+  explicit SoftplusImpl(const SoftplusOptions &options_ = {})
+      : Cloneable("Softplus"), options(options_) {}
+  Tensor forward(const Tensor &input);
+  std::string extra_repr() const override;
+  SoftplusOptions options;
+};
+NN_MODULE(Softplus);
+
+/// Mish(MishOptions().inplace(true)); `inplace` as ReLUOptions'.
+struct MishOptions {
+  MishOptions(bool inplace = false) : inplace_(inplace) {}
+  NN_ARG(bool, inplace);
+};
+class MishImpl : public Cloneable<MishImpl> {
+public:
+  explicit MishImpl(const MishOptions &options_ = {})
+      : Cloneable("Mish"), options(options_) {}
+  Tensor forward(const Tensor &input);
+  std::string extra_repr() const override;
+  MishOptions options;
+};
+NN_MODULE(Mish);
+
+class LogSigmoidImpl : public Cloneable<LogSigmoidImpl> {
+public:
+  LogSigmoidImpl() : Cloneable("LogSigmoid") {}
+  Tensor forward(const Tensor &input);
+};
+NN_MODULE(LogSigmoid);
+
+class SoftsignImpl : public Cloneable<SoftsignImpl> {
+public:
+  SoftsignImpl() : Cloneable("Softsign") {}
+  Tensor forward(const Tensor &input);
+};
+NN_MODULE(Softsign);
+
+class TanhshrinkImpl : public Cloneable<TanhshrinkImpl> {
+public:
+  TanhshrinkImpl() : Cloneable("Tanhshrink") {}
+  Tensor forward(const Tensor &input);
+};
+NN_MODULE(Tanhshrink);
+
+/// Hardshrink(HardshrinkOptions(1.5)) and Softshrink alike.
+struct HardshrinkOptions {
+  HardshrinkOptions(double lambda = 0.5) : lambda_(lambda) {}
+  NN_ARG(double, lambda);
+};
+class HardshrinkImpl : public Cloneable<HardshrinkImpl> {
+public:
+  explicit HardshrinkImpl(const HardshrinkOptions &options_ = {})
+      : Cloneable("Hardshrink"), options(options_) {}
+  Tensor forward(const Tensor &input);
+  std::string extra_repr() const override;
+  HardshrinkOptions options;
+};
+NN_MODULE(Hardshrink);
+
+using SoftshrinkOptions = HardshrinkOptions;
+class SoftshrinkImpl : public Cloneable<SoftshrinkImpl> {
+public:
+  explicit SoftshrinkImpl(const SoftshrinkOptions &options_ = {});
+  Tensor forward(const Tensor &input);
+  std::string extra_repr() const override;
+  SoftshrinkOptions options;
+};
+NN_MODULE(Softshrink);
+
+/// Threshold(ThresholdOptions(0.1, 20)): `value` where x <= threshold.
+/// Integral values print as Python ints, as Softplus's.
+struct ThresholdOptions {
+  ThresholdOptions(double threshold, double value)
+      : threshold_(threshold), value_(value) {}
+  NN_ARG(double, threshold);
+  NN_ARG(double, value);
+  NN_ARG(bool, inplace) = false; // as ReLUOptions'
+};
+class ThresholdImpl : public Cloneable<ThresholdImpl> {
+public:
+  explicit ThresholdImpl(const ThresholdOptions &options_)
+      : Cloneable("Threshold"), options(options_) {}
+  Tensor forward(const Tensor &input);
+  std::string extra_repr() const override;
+  ThresholdOptions options;
+};
+NN_MODULE(Threshold);
+
+/// GLU(GLUOptions(1)): halves `dim` (default -1).
+struct GLUOptions {
+  GLUOptions(int64_t dim = -1) : dim_(dim) {}
+  NN_ARG(int64_t, dim);
+};
+class GLUImpl : public Cloneable<GLUImpl> {
+public:
+  explicit GLUImpl(const GLUOptions &options_ = {})
+      : Cloneable("GLU"), options(options_) {}
+  Tensor forward(const Tensor &input);
+  std::string extra_repr() const override;
+  GLUOptions options;
+};
+NN_MODULE(GLU);
+
 /// Softmax(1): normalizes along `dim`.
 struct SoftmaxOptions {
   SoftmaxOptions(int64_t dim) : dim_(dim) {}
@@ -204,6 +344,17 @@ public:
   SoftmaxOptions options;
 };
 NN_MODULE(LogSoftmax);
+
+/// Softmin(1): softmax of −x along `dim`.
+class SoftminImpl : public Cloneable<SoftminImpl> {
+public:
+  explicit SoftminImpl(const SoftmaxOptions &options_)
+      : Cloneable("Softmin"), options(options_) {}
+  Tensor forward(const Tensor &input);
+  std::string extra_repr() const override;
+  SoftmaxOptions options;
+};
+NN_MODULE(Softmin);
 
 } // namespace nn
 
