@@ -424,6 +424,39 @@ SmallVector<int64_t> mlir::nn::padHigh(ArrayRef<int64_t> padding,
                                   : padding.take_front(rank));
 }
 
+SmallVector<double> mlir::nn::avgPoolDivisors(AvgPoolOp op) {
+  ArrayRef<int64_t>
+      in = llvm::cast<RankedTensorType>(op.getInput().getType())
+               .getShape()
+               .drop_front(2),
+      out = llvm::cast<RankedTensorType>(op.getType()).getShape().drop_front(2),
+      kernel = op.getKernel(), stride = op.getStride(), pad = op.getPadding();
+  SmallVector<double> divisors = {1.0};
+  for (size_t i = 0; i < in.size(); ++i) {
+    SmallVector<double> next;
+    for (double cells : divisors)
+      for (int64_t o = 0; o < out[i]; ++o) {
+        int64_t start = o * stride[i] - pad[i];
+        int64_t end = std::min(start + kernel[i], in[i] + pad[i]);
+        if (!op.getCountIncludePad())
+          start = std::max<int64_t>(start, 0), end = std::min(end, in[i]);
+        next.push_back(cells * static_cast<double>(end - start));
+      }
+    divisors = std::move(next);
+  }
+  if (auto override = op.getDivisorOverride())
+    return SmallVector<double>(divisors.size(), static_cast<double>(*override));
+  for (double &d : divisors)
+    if (d <= 0) // An empty window sums to 0; PyTorch writes 0 there.
+      d = 1.0;
+  return divisors;
+}
+
+std::pair<int64_t, int64_t> mlir::nn::adaptivePoolWindow(int64_t i, int64_t in,
+                                                         int64_t out) {
+  return {(i * in) / out, ((i + 1) * in + out - 1) / out};
+}
+
 float mlir::nn::interpolationScale(int64_t in, int64_t out, bool alignCorners,
                                    std::optional<double> scale) {
   if (alignCorners)

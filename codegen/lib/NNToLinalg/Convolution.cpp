@@ -473,21 +473,6 @@ Value divideByCells(OpBuilder &b, Location loc, Value sum,
       });
 }
 
-/// The products of one factor from each list, in row-major order of the
-/// lists: a per-cell value of a separable window rule (a divisor is the
-/// product of each dimension's window size).
-SmallVector<double> outerProduct(ArrayRef<SmallVector<double>> factors) {
-  SmallVector<double> cells = {1.0};
-  for (ArrayRef<double> dim : factors) {
-    SmallVector<double> next;
-    for (double c : cells)
-      for (double f : dim)
-        next.push_back(c * f);
-    cells = std::move(next);
-  }
-  return cells;
-}
-
 /// linalg.pooling_nc{w,hw}_{max,sum} for any number of spatial dimensions:
 /// one linalg.generic combining into `init` ([N, C, out...]) the cells of
 /// the (already padded) `input` at `out * stride + k * dilation` for every
@@ -590,38 +575,11 @@ struct AvgPoolOpLowering : public OpRewritePattern<AvgPoolOp> {
           return b.create<arith::AddFOp>(l, acc, v);
         });
 
-    // PyTorch's divisor per output cell (aten's avg_pool CPU kernels): the
-    // window clipped to the padded input, or further to the input itself
-    // without count_include_pad. Both are products over the dimensions.
-    std::optional<int64_t> override = op.getDivisorOverride();
-    SmallVector<SmallVector<double>> sizes(rank);
-    for (int64_t i = 0; i < rank; ++i) {
-      int64_t in = inType.getDimSize(2 + i);
-      for (int64_t o = 0; o < resultType.getDimSize(2 + i); ++o) {
-        int64_t start = o * stride[i] - pad[i];
-        int64_t end = std::min(start + kernel[i], in + pad[i]);
-        if (!op.getCountIncludePad())
-          start = std::max<int64_t>(start, 0), end = std::min(end, in);
-        sizes[i].push_back(static_cast<double>(end - start));
-      }
-    }
-    SmallVector<double> divisors = outerProduct(sizes);
-    for (double &d : divisors)
-      // An empty window sums to 0; PyTorch writes 0 there.
-      d = override ? static_cast<double>(*override) : d > 0 ? d : 1.0;
-    rewriter.replaceOp(op, divideByCells(rewriter, loc, sum, divisors));
+    rewriter.replaceOp(op,
+                       divideByCells(rewriter, loc, sum, avgPoolDivisors(op)));
     return success();
   }
 };
-
-/// Adaptive pooling's window of output cell `i` of a dimension: input
-/// positions [start, end).
-int64_t adaptiveStart(int64_t i, int64_t in, int64_t out) {
-  return (i * in) / out;
-}
-int64_t adaptiveEnd(int64_t i, int64_t in, int64_t out) {
-  return ((i + 1) * in + out - 1) / out;
-}
 
 struct AdaptiveAvgPoolOpLowering : public OpRewritePattern<AdaptiveAvgPoolOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -640,14 +598,17 @@ struct AdaptiveAvgPoolOpLowering : public OpRewritePattern<AdaptiveAvgPoolOp> {
     // The largest window in each dimension: the reduction extent; and each
     // cell's divisor, the product of its windows' sizes.
     SmallVector<int64_t> window(rank, 0);
-    SmallVector<SmallVector<double>> sizes(rank);
-    for (int64_t d = 0; d < rank; ++d)
-      for (int64_t i = 0; i < out[d]; ++i) {
-        int64_t size =
-            adaptiveEnd(i, in[d], out[d]) - adaptiveStart(i, in[d], out[d]);
-        window[d] = std::max(window[d], size);
-        sizes[d].push_back(static_cast<double>(size));
-      }
+    SmallVector<double> divisors = {1.0};
+    for (int64_t d = 0; d < rank; ++d) {
+      SmallVector<double> next;
+      for (double cells : divisors)
+        for (int64_t i = 0; i < out[d]; ++i) {
+          auto [start, end] = adaptivePoolWindow(i, in[d], out[d]);
+          window[d] = std::max(window[d], end - start);
+          next.push_back(cells * static_cast<double>(end - start));
+        }
+      divisors = std::move(next);
+    }
 
     MLIRContext *ctx = rewriter.getContext();
     int64_t loops = 2 + 2 * rank;
@@ -707,8 +668,7 @@ struct AdaptiveAvgPoolOpLowering : public OpRewritePattern<AdaptiveAvgPoolOp> {
                       l, b.create<arith::AddFOp>(l, args[1], term).getResult());
                 })
             .getResult(0);
-    rewriter.replaceOp(op,
-                       divideByCells(rewriter, loc, sum, outerProduct(sizes)));
+    rewriter.replaceOp(op, divideByCells(rewriter, loc, sum, divisors));
     return success();
   }
 };

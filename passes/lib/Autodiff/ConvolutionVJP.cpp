@@ -153,7 +153,7 @@ Value constantOf(GradBuilder &g, Value like, ArrayRef<int64_t> shape,
 Value adaptiveMatrix(GradBuilder &g, Value like, int64_t out, int64_t in) {
   SmallVector<double> values(out * in, 0.0);
   for (int64_t i = 0; i < out; ++i) {
-    int64_t start = (i * in) / out, end = ((i + 1) * in + out - 1) / out;
+    auto [start, end] = adaptivePoolWindow(i, in, out);
     for (int64_t j = start; j < end; ++j)
       values[i * in + j] = 1.0 / double(end - start);
   }
@@ -433,25 +433,9 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
     SmallVector<Window> windows =
         windowsOf(op.getInput(), dy, op.getKernel(), op.getStride(),
                   op.getPadding(), /*dilation=*/{});
-    // Each output's divisor, as PyTorch's avg_pool computes it: a product
-    // of the windows' sizes in each dimension.
-    SmallVector<double> divisors = {1.0};
-    for (const Window &w : windows) {
-      SmallVector<double> next;
-      for (double cells : divisors)
-        for (int64_t i = 0; i < w.out; ++i) {
-          int64_t start = i * w.stride - w.pad;
-          int64_t end = std::min(start + w.kernel, w.in + w.pad);
-          if (!op.getCountIncludePad())
-            start = std::max<int64_t>(start, 0), end = std::min(end, w.in);
-          next.push_back(cells * double(end - start));
-        }
-      divisors = std::move(next);
-    }
-    if (auto d = op.getDivisorOverride())
-      divisors.assign(divisors.size(), double(*d));
-    Value share =
-        g.div(dy, constantOf(g, dy, shapeOf(dy).drop_front(2), divisors));
+    // Each output's share: divided as the forward divided.
+    Value share = g.div(
+        dy, constantOf(g, dy, shapeOf(dy).drop_front(2), avgPoolDivisors(op)));
     Value grad;
     forEachOffset(windows, [&](ArrayRef<int64_t> k) {
       Value part = offsetScatter(g, share, windows, k);

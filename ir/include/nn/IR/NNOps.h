@@ -70,6 +70,19 @@ ElementsAttr embeddedValue(Operation *declaration,
 float interpolationScale(int64_t in, int64_t out, bool alignCorners,
                          std::optional<double> scale);
 
+/// nn.avg_pool's divisor of each output cell, row-major over the result's
+/// spatial dimensions, as PyTorch's avg_pool kernels compute it: the window
+/// clipped to the padded input (count_include_pad) or to the input itself,
+/// a product over the dimensions; or divisor_override. Shared by the
+/// lowering and the gradient rule.
+SmallVector<double> avgPoolDivisors(AvgPoolOp op);
+
+/// Adaptive pooling's window of output cell `i` of a dimension pooled from
+/// `in` to `out`: input positions [floor(i·in/out), ceil((i+1)·in/out)).
+/// Shared by the lowering and the gradient rule.
+std::pair<int64_t, int64_t> adaptivePoolWindow(int64_t i, int64_t in,
+                                               int64_t out);
+
 /// The low sides of a convolution or pooling op's padding attribute (N or
 /// 2N entries for N spatial dimensions; see NNConvolutionOps.td).
 SmallVector<int64_t> padLow(ArrayRef<int64_t> padding, int64_t rank);
