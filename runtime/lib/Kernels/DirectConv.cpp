@@ -38,13 +38,18 @@ constexpr double kMinParallelDepthwiseWork = 1 << 18;
 /// 3x3 layer (144 KiB). W2's layer ran within 1% from 64 to 384 KiB.
 constexpr int64_t kBandBudgetFloats = 192 * 1024 / sizeof(float);
 
+/// The row pitch of `cv`'s scratch planes: OW and the widest tap reach.
+int64_t scratchPitch(const ConvArgs &cv) {
+  return cv.OW + (cv.KW - 1) * cv.dilationW / cv.strideW;
+}
+
 /// The scratch layout of `cv` for bands of `bandRows` output rows.
 DirectGeometry directGeometry(const ConvArgs &cv, int64_t bandRows) {
   DirectGeometry g;
   const int64_t sH = cv.strideH, sW = cv.strideW;
   g.maxRy = (cv.KH - 1) * cv.dilationH / sH;
-  int64_t maxRx = (cv.KW - 1) * cv.dilationW / sW;
-  g.Wq = cv.OW + maxRx;
+  g.Wq = scratchPitch(cv);
+  int64_t maxRx = g.Wq - cv.OW;
   g.bandRows = bandRows;
   g.planeRows = bandRows + g.maxRy;
   // A tile starting before qEnd = rows * Wq reads up to TW - 1 pixels past
@@ -213,8 +218,8 @@ void directChunk(void *ctx, int64_t begin, int64_t end) {
 /// `tileWidth` (a band's last tile is cut at its end: 8 rows of 7 vectors
 /// are 18 2/3 tiles of 3, 9 rows exactly 21).
 int64_t bandRows(const ConvArgs &cv, int64_t threads, int64_t vectorWidth,
-                 int64_t tileWidth) {
-  int64_t Wq = cv.OW + (cv.KW - 1) * cv.dilationW / cv.strideW;
+                 int64_t tileWidth, bool canJoin) {
+  int64_t Wq = scratchPitch(cv);
   int64_t rowFloats = cv.C * cv.strideH * cv.strideW * Wq;
   int64_t maxRy = (cv.KH - 1) * cv.dilationH / cv.strideH;
   int64_t most = minI(cv.OH, maxI(1, kBandBudgetFloats / rowFloats - maxRy));
@@ -222,12 +227,18 @@ int64_t bandRows(const ConvArgs &cv, int64_t threads, int64_t vectorWidth,
     int64_t bands = minI(cv.OH, ceilDiv(4 * threads, cv.N));
     most = minI(most, ceilDiv(cv.OH, bands));
   }
-  const int64_t rowVectors = ceilDiv(cv.OW, vectorWidth),
-                tileVectors = tileWidth / vectorWidth;
+  const int64_t tileVectors = tileWidth / vectorWidth;
+  auto vectors = [&](int64_t rows) {
+    return rows == 0 ? 0
+                     : nn_rt::directVectors(
+                           rows, cv.OW, Wq, vectorWidth,
+                           nn_rt::directJoinRows(rows, cv.OW, Wq, vectorWidth,
+                                                 canJoin));
+  };
   auto computed = [&](int64_t rows) {
     int64_t full = cv.OH / rows, last = cv.OH % rows;
-    return full * ceilDiv(rows * rowVectors, tileVectors) +
-           ceilDiv(last * rowVectors, tileVectors);
+    return full * ceilDiv(vectors(rows), tileVectors) +
+           ceilDiv(vectors(last), tileVectors);
   };
   // Half the largest band still amortizes the maxRy rows each band re-reads.
   int64_t best = most;
@@ -304,6 +315,11 @@ int64_t directConvVectorWidth() {
                                              : avx2::directVectorWidth();
 }
 
+bool directConvJoinsRows() {
+  return directConvIsa() == IsaLevel::avx512 ? avx512::directJoinsRows()
+                                             : avx2::directJoinsRows();
+}
+
 namespace {
 /// setDirectConvIsa's level, or -1 for none.
 std::atomic<int> isaOverride{-1};
@@ -355,11 +371,14 @@ static double laneUse(int64_t size, int64_t lanes) {
   return double(size) / double(ceilDiv(size, lanes) * lanes);
 }
 
-/// The part of the lanes the pixel tiles (vectors of a row's pixels) and
-/// the channel tiles (vectors of output channels, pixels taken over rows)
-/// fill on `cv`.
+/// The part of the lanes the pixel tiles (vectors of a row's pixels, or of
+/// rows joined) and the channel tiles (vectors of output channels, pixels
+/// taken over rows) fill on `cv` (the pixel tiles' in one band of all rows).
 static double pixelTileUse(const ConvArgs &cv) {
-  return laneUse(cv.OW, directConvVectorWidth());
+  const int64_t VL = directConvVectorWidth(), Wq = scratchPitch(cv);
+  bool joined = directJoinRows(cv.OH, cv.OW, Wq, VL, directConvJoinsRows());
+  return double(cv.OH * cv.OW) /
+         double(directVectors(cv.OH, cv.OW, Wq, VL, joined) * VL);
 }
 /// The channel tiles' results leave through a transposing buffer and the
 /// scalar epilogue, at about this many vector FMAs' time per output value
@@ -390,13 +409,13 @@ bool directConvApplies(const ConvArgs &cv) {
                    cv.OH == cv.H && cv.OW == cv.W;
   if (plainGemm)
     return false;
-  // The direct tiles compute whole vectors of one output row, the GEMM
-  // whole column tiles of an image's pixels (after an im2col copy). Rows
-  // much narrower than a vector waste most lanes of the first: ResNet's
-  // 7x7 layers use 7 of 16 AVX-512 lanes there, 49 of 64 columns in the
-  // GEMM, which measured 21% faster on ResNet-18 at batch 1 (Zen 4). At
-  // 28x28 (28 of 32 lanes, 784 of 800 columns) the im2col copy made the
-  // GEMM 3% slower, hence the margin.
+  // The direct tiles compute whole vectors of one output row (or of rows
+  // joined), the GEMM whole column tiles of an image's pixels (after an
+  // im2col copy). Rows much narrower than a vector, not joined, waste most
+  // lanes of the first: ResNet's 7x7 layers used 7 of 16 AVX-512 lanes
+  // there, 49 of 64 columns in the GEMM, which measured 21% faster on
+  // ResNet-18 at batch 1 (Zen 4). At 28x28 (28 of 32 lanes, 784 of 800
+  // columns) the im2col copy made the GEMM 3% slower, hence the margin.
   int64_t gemmColumns =
       isaLevel() == IsaLevel::avx512 ? avx512::nr() : avx2::nr();
   double pixels = pixelTileUse(cv), channels = channelTileUse(cv);
@@ -446,13 +465,15 @@ void runDirectConv(const ConvArgs &cv, const float *packedWeight,
   // (its multiply-adds are C·taps times more); then, if still too few, the
   // rows, into smaller bands whose halo rows each re-read and whose tiles
   // fill less.
-  int64_t rows = bandRows(cv, 1, vectorWidth, tileWidth);
+  const bool canJoin = !channels && directConvJoinsRows();
+  int64_t rows = bandRows(cv, 1, vectorWidth, tileWidth, canJoin);
   int64_t blocks = ceilDiv(cv.O, block), groups = 1;
   if (split) {
     int64_t units = cv.N * ceilDiv(cv.OH, rows);
     groups = minI(blocks, ceilDiv(4 * threads, units));
     if (units * groups < 4 * threads)
-      rows = bandRows(cv, ceilDiv(threads, groups), vectorWidth, tileWidth);
+      rows = bandRows(cv, ceilDiv(threads, groups), vectorWidth, tileWidth,
+                      canJoin);
   }
   DirectGeometry g = directGeometry(cv, rows);
   int64_t bands = ceilDiv(cv.OH, g.bandRows);

@@ -52,6 +52,10 @@ inline Vec applyEpilogueLanes(const nn_rt_epilogue &ep, Vec v, int64_t m,
   return applyEpilogue8(ep, v, m, n0, mask);
 }
 
+/// No compressing store: vectors stay within a row (VectorWalk). Rows of 56
+/// are 7 whole ymm.
+#define NN_DIRECT_JOIN_ROWS 0
+
 } // namespace
 
 #include "DirectConvImpl.h"

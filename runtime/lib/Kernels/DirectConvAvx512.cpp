@@ -1,10 +1,11 @@
 //===- DirectConvAvx512.cpp - The AVX-512 direct convolution (8 x 48) -----===//
 //
-// 24 zmm accumulators: 8 output channels x 3 vectors of 16 pixels of a row;
-// per tap 3 input loads and 8 broadcasts feed 24 FMAs. Depthwise: 4 vectors
-// (64 pixels) of one channel. Compiled with -mavx512f; only called after
-// CPUID (and XGETBV) said the CPU and the OS support it. Measured on Zen 4
-// (W2 at 80% of the FMA peak); its results are also tested on machines
+// 24 zmm accumulators: 8 output channels x 3 vectors of 16 pixels; per tap
+// 3 input loads and 8 broadcasts feed 24 FMAs. A vector may span a row's
+// end (VectorWalk's joined rows), its lanes compressed when stored. Depthwise:
+// 4 vectors (64 pixels) of one channel. Compiled with -mavx512f; only called
+// after CPUID (and XGETBV) said the CPU and the OS support it. Measured on Zen
+// 4 (W2 at 80% of the FMA peak); its results are also tested on machines
 // without AVX-512, under SIMDe's emulation (KernelTestsAvx512Emulated).
 //
 // Channel tiles: 12 pixels x 2 vectors of 16 output channels, 24 zmm
@@ -57,6 +58,13 @@ inline void vstoreLanes(float *p, Vec v, Lanes mask) {
 inline Vec applyEpilogueLanes(const nn_rt_epilogue &ep, Vec v, int64_t m,
                               int64_t n0, Lanes mask) {
   return applyEpilogue16(ep, v, m, n0, mask);
+}
+
+/// The lanes `keep` of v moved, in order, to its front: a joined vector's
+/// pixels of two rows made consecutive (DirectConvImpl.h's VectorWalk).
+#define NN_DIRECT_JOIN_ROWS 1
+inline Vec compressLanes(Vec v, Lanes keep) {
+  return _mm512_maskz_compress_ps(keep, v);
 }
 
 } // namespace

@@ -15,12 +15,16 @@
 // A tile keeps OCB x NV accumulators in registers over every input channel
 // and tap: per tap NV unaligned vector loads of the input (from the padded
 // scratch, no bounds checks) and OCB broadcasts of the packed weights feed
-// OCB x NV FMAs. A vector is VL pixels of one output row, starting at a
-// multiple of VL (a tile's vectors may come from two rows), so the columns
-// past a row are not computed and only a row's last, partial vector is
-// stored lane by lane: W2's rows of 56 are 7 whole ymm (flattened rows of
-// 58 computed 3.5% more and stored 1 vector in 7 lane by lane, together
-// 5% of its time). Output-channel blocks are the outer loop and the band's
+// OCB x NV FMAs. With AVX2 a vector is VL pixels of one output row,
+// starting at a multiple of VL (a tile's vectors may come from two rows),
+// so the columns past a row are not computed and only a row's last,
+// partial vector is stored masked: W2's rows of 56 are 7 whole ymm
+// (flattened rows of 58 computed 3.5% more and stored 1 vector in 7 lane
+// by lane, together 5% of its time). With AVX-512 the same rows are 3.5
+// zmm, so the vectors run on over the flattened rows where that computes
+// fewer of them, and a vector spanning a row's end is compressed to its
+// kept lanes when stored (VectorWalk): W2 took 6-9% less time on Zen 5.
+// Output-channel blocks are the outer loop and the band's
 // tiles the inner one, so a block's weights (C x taps x OCB floats: 9 KiB
 // for 64 3x3 channels) stay in L1 while the band's input (sized for L2 by
 // the caller) streams past, the next channel's window prefetched; the next
@@ -45,81 +49,149 @@
 namespace {
 
 constexpr int64_t TW = NV * VL;
+constexpr bool kJoinRows = NN_DIRECT_JOIN_ROWS;
 static_assert(TW <= nn_rt::kDirectMaxTileWidth &&
                   NVD * VL <= nn_rt::kDirectMaxTileWidth,
               "a tile reads past the planes' slack");
 
-/// Where a band's results go: output row oy0 + j of this image.
+/// Where an image's results go: its output planes, with the epilogue.
 struct BandStore {
   float *out; // this image's output
   nn_rt_epilogue ep;
   bool vectorEp;
-  int64_t OW, OHW, oy0;
+  int64_t OHW;
 };
 
-BandStore bandStore(const nn_rt::ConvArgs &cv, int64_t image, int64_t oy0) {
+BandStore bandStore(const nn_rt::ConvArgs &cv, int64_t image) {
   nn_rt_epilogue ep = nn_rt::epilogueOfImage(cv.ep, image);
-  return BandStore{cv.output + image * cv.O * cv.OH * cv.OW,
-                   ep,
-                   vectorEpilogue(ep),
-                   cv.OW,
-                   cv.OH * cv.OW,
-                   oy0};
+  return BandStore{cv.output + image * cv.O * cv.OH * cv.OW, ep,
+                   vectorEpilogue(ep), cv.OH * cv.OW};
 }
 
-/// Stores `v`, output channel o's results at band row j, columns [x, x +
-/// VL) cut at OW, with the epilogue: one vector store for a whole vector,
-/// a masked one for a row's last, partial one (lane by lane where the
-/// epilogue has no vector form). Rows of 7 or 14 (MobileNet's depthwise
-/// layers) are all or half partial vectors.
-inline void storeVector(const BandStore &s, Vec v, int64_t o, int64_t j,
-                        int64_t x) {
+/// Where one vector of a band's results goes in each output channel's
+/// plane: `count` consecutive pixels from pixel p, taken from the vector's
+/// first lanes, or, when the vector spans a row's end (a joined walk, see
+/// VectorWalk), from the lanes `keep` (compressed to the front first).
+struct VectorPlace {
+  int64_t p, count;
+  Lanes first; // the first count lanes
+#if NN_DIRECT_JOIN_ROWS
+  bool prefix; // keep is `first`: nothing to compress
+  Lanes keep;
+#endif
+};
+
+/// Stores `v`, output channel o's results at `at`, with the epilogue: one
+/// vector store for a whole vector, a masked one for a partial one (lane
+/// by lane where the epilogue has no vector form). Rows of 7 or 14
+/// (MobileNet's depthwise layers) are all or half partial vectors.
+inline void storeVector(const BandStore &s, Vec v, int64_t o,
+                        const VectorPlace &at) {
+  if (at.count == 0)
+    return;
   float *plane = s.out + o * s.OHW;
-  const int64_t p = (s.oy0 + j) * s.OW + x;
+#if NN_DIRECT_JOIN_ROWS
+  if (!at.prefix)
+    v = compressLanes(v, at.keep);
+#endif
   if (s.vectorEp) {
-    if (x + VL <= s.OW) {
-      vstore(plane + p, applyEpilogueVec(s.ep, v, o, p));
+    if (at.count == VL) {
+      vstore(plane + at.p, applyEpilogueVec(s.ep, v, o, at.p));
     } else {
-      Lanes lanes = firstLanes(s.OW - x);
-      vstoreLanes(plane + p, applyEpilogueLanes(s.ep, v, o, p, lanes), lanes);
+      vstoreLanes(plane + at.p, applyEpilogueLanes(s.ep, v, o, at.p, at.first),
+                  at.first);
     }
     return;
   }
   alignas(64) float lanes[VL];
   vstore(lanes, v);
-  for (int64_t l = 0; l < VL && x + l < s.OW; ++l)
-    plane[p + l] = nn_rt::applyEpilogue(s.ep, lanes[l], o, p + l);
+  for (int64_t l = 0; l < at.count; ++l)
+    plane[at.p + l] = nn_rt::applyEpilogue(s.ep, lanes[l], o, at.p + l);
 }
 
-/// The band's output vectors in order: row j, columns [x, x + VL), with
-/// ceil(OW / VL) vectors per row. A vector never crosses a row, so the Wq -
-/// OW columns past each row are neither computed nor stored.
+/// The band's output vectors in order, each VL consecutive floats of the
+/// scratch's flattened rows from q = j * Wq + x. Row by row, vectors start
+/// at columns 0, VL, 2 VL, ... of each row, so the Wq - OW columns past a
+/// row are neither computed nor stored, and a row's last vector is partial
+/// unless VL divides OW. Joined (where that computes fewer vectors,
+/// nn_rt::directJoinRows), the vectors run on over the rows: a vector's
+/// lanes past a row's end are its padding columns (computed, dropped) and
+/// then the next row's first pixels. W2's rows of 56 in a pitch of 58 fill
+/// 96.6% of the lanes, against 87.5% row by row (3.5 zmm a row).
 struct VectorWalk {
+  explicit VectorWalk(bool joined) : joined(joined) {}
   int64_t j = 0, x = 0;
-  void next(int64_t OW) {
+  bool joined;
+  /// Whether the vector at (j, x) holds a pixel of the band's `rows`.
+  bool within(int64_t rows, int64_t OW) const {
+    return j < rows - 1 || (j == rows - 1 && x < OW);
+  }
+  void next(int64_t OW, int64_t Wq) {
     x += VL;
-    if (x >= OW)
-      x = 0, ++j;
+    if (!joined) {
+      if (x >= OW)
+        x = 0, ++j;
+      return;
+    }
+    while (x >= Wq)
+      x -= Wq, ++j;
+  }
+  /// The vector at (j, x) of a band whose first row is output row oy0.
+  VectorPlace place(int64_t rows, int64_t OW, int64_t Wq, int64_t oy0) const {
+    VectorPlace at;
+    if (!joined) {
+      at.p = (oy0 + j) * OW + x;
+      at.count = OW - x < VL ? OW - x : VL;
+#if NN_DIRECT_JOIN_ROWS
+      at.prefix = true;
+#endif
+    } else {
+#if NN_DIRECT_JOIN_ROWS
+      // Row r's columns c, c + 1, ... are lanes l0, l0 + 1, ...: c = x on
+      // the first row, 0 on the next ones, each Wq - c lanes further on.
+      unsigned bits = 0;
+      at.p = -1;
+      for (int64_t r = j, c = x, l0 = 0; l0 < VL && r < rows;
+           l0 += Wq - c, c = 0, ++r) {
+        if (c >= OW)
+          continue;
+        int64_t n = OW - c < VL - l0 ? OW - c : VL - l0;
+        bits |= ((1u << n) - 1) << l0;
+        if (at.p < 0)
+          at.p = (oy0 + r) * OW + c;
+      }
+      at.count = __builtin_popcount(bits);
+      at.prefix = bits == (1u << at.count) - 1;
+      at.keep = static_cast<Lanes>(bits);
+#else
+      __builtin_unreachable(); // these tiles never join rows
+#endif
+    }
+    at.first = firstLanes(at.count);
+    return at;
   }
 };
 
-/// The next N vectors of `walk` within `rows` rows: their rows, columns and
-/// scratch offsets (j * Wq + x). Vectors past the band repeat its last one
+/// The next N vectors of `walk` within `rows` rows: their scratch offsets
+/// (j * Wq + x) and places. Vectors past the band repeat its last one
 /// (computed again, never stored), so every read stays in the scratch.
 template <int N> struct VectorTile {
-  int64_t j[N], x[N], base[N];
+  int64_t base[N];
+  VectorPlace place[N];
   int valid;
-  VectorTile(VectorWalk &walk, int64_t rows, int64_t OW, int64_t Wq) {
+  VectorTile(VectorWalk &walk, int64_t rows, int64_t OW, int64_t Wq,
+             int64_t oy0) {
     valid = 0;
+    int64_t q = walk.j * Wq + walk.x; // the caller checked walk.within
 #pragma GCC unroll 16
     for (int v = 0; v < N; ++v) {
-      if (walk.j < rows) {
-        j[v] = walk.j, x[v] = walk.x, valid = v + 1;
-        walk.next(OW);
-      } else {
-        j[v] = j[v - 1], x[v] = x[v - 1];
+      if (walk.within(rows, OW)) {
+        q = walk.j * Wq + walk.x;
+        place[v] = walk.place(rows, OW, Wq, oy0);
+        valid = v + 1;
+        walk.next(OW, Wq);
       }
-      base[v] = j[v] * Wq + x[v];
+      base[v] = q;
     }
   }
 };
@@ -326,6 +398,7 @@ void directConvBandChannels(const ConvArgs &cv, const DirectGeometry &g,
 }
 
 int64_t directOcBlock() { return OCB; }
+bool directJoinsRows() { return kJoinRows; }
 int64_t directTileWidth() { return TW; }
 int64_t directVectorWidth() { return VL; }
 
@@ -333,16 +406,17 @@ void directConvBand(const ConvArgs &cv, const DirectGeometry &g,
                     const float *packedWeight, const float *scratch,
                     int64_t image, int64_t oy0, int64_t rows, int64_t oBegin,
                     int64_t oEnd, const DirectPrefetch &next) {
-  BandStore s = bandStore(cv, image, oy0);
+  BandStore s = bandStore(cv, image);
   const int64_t blockFloats = cv.C * g.taps * OCB;
-  const int64_t rowVectors = (cv.OW + VL - 1) / VL;
-  PrefetchWalk prefetch(next, (oEnd - oBegin + OCB - 1) / OCB *
-                                  ((rows * rowVectors + NV - 1) / NV));
+  const bool joined = directJoinRows(rows, cv.OW, g.Wq, VL, kJoinRows);
+  PrefetchWalk prefetch(
+      next, (oEnd - oBegin + OCB - 1) / OCB *
+                ((directVectors(rows, cv.OW, g.Wq, VL, joined) + NV - 1) / NV));
   for (int64_t o0 = oBegin; o0 < oEnd; o0 += OCB) {
     const float *w = packedWeight + (o0 / OCB) * blockFloats;
     const int64_t channels = cv.O - o0 < OCB ? cv.O - o0 : OCB;
-    for (VectorWalk walk; walk.j < rows;) {
-      VectorTile<NV> tile(walk, rows, cv.OW, g.Wq);
+    for (VectorWalk walk(joined); walk.within(rows, cv.OW);) {
+      VectorTile<NV> tile(walk, rows, cv.OW, g.Wq, oy0);
       Vec acc[OCB][NV];
       directTile(scratch, tile.base, g.chanStride, cv.C, g.offsets, g.taps, w,
                  acc);
@@ -351,10 +425,10 @@ void directConvBand(const ConvArgs &cv, const DirectGeometry &g,
         if (channels == OCB) {
 #pragma GCC unroll 16
           for (int r = 0; r < OCB; ++r)
-            storeVector(s, acc[r][v], o0 + r, tile.j[v], tile.x[v]);
+            storeVector(s, acc[r][v], o0 + r, tile.place[v]);
         } else {
           for (int r = 0; r < channels; ++r)
-            storeVector(s, acc[r][v], o0 + r, tile.j[v], tile.x[v]);
+            storeVector(s, acc[r][v], o0 + r, tile.place[v]);
         }
       }
     }
@@ -363,14 +437,23 @@ void directConvBand(const ConvArgs &cv, const DirectGeometry &g,
 
 void depthwisePlane(const ConvArgs &cv, const DirectGeometry &g,
                     const float *plane, int64_t image, int64_t channel) {
-  BandStore s = bandStore(cv, image, 0);
+  BandStore s = bandStore(cv, image);
   const float *w = cv.weight + channel * g.taps;
-  for (VectorWalk walk; walk.j < cv.OH;) {
-    VectorTile<NVD> tile(walk, cv.OH, cv.OW, g.Wq);
+  // A depthwise vector is taps FMAs, which a joined vector's extra work
+  // (its lanes worked out, a compress) can outweigh: on Zen 5 (MobileNetV2
+  // at batch 8, layer by layer) joining rows of 56 and 28 in pitches of 58
+  // and 30 (9% and 6% fewer vectors) ran 10-13% slower, rows of 7 in a
+  // pitch of 9 (4 vectors for 7) 5% faster. Hence only where it saves a
+  // quarter of the vectors.
+  const bool joined =
+      kJoinRows && 4 * directVectors(cv.OH, cv.OW, g.Wq, VL, true) <=
+                       3 * directVectors(cv.OH, cv.OW, g.Wq, VL, false);
+  for (VectorWalk walk(joined); walk.within(cv.OH, cv.OW);) {
+    VectorTile<NVD> tile(walk, cv.OH, cv.OW, g.Wq, 0);
     Vec acc[NVD];
     depthwiseTile(plane, tile.base, g.offsets, g.taps, w, acc);
     for (int v = 0; v < tile.valid; ++v)
-      storeVector(s, acc[v], channel, tile.j[v], tile.x[v]);
+      storeVector(s, acc[v], channel, tile.place[v]);
   }
 }
 

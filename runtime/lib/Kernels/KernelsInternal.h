@@ -354,7 +354,9 @@ float *perCallConvWeights(int64_t floats);
 // the kernel runs over vectors of output pixels with neither a gather nor a
 // bounds check. Vectors start at columns 0, VL, 2 VL, ... of each output
 // row (a row's last one may be partial), so the Wq - OW columns past a row
-// are never computed.
+// are never computed; or, where the tiles can store a vector's lanes
+// spread over two rows (AVX-512's compress) and that computes fewer
+// vectors, they run on over the flattened rows (directJoinRows).
 
 /// The most taps (KH * KW) of a direct convolution (7 x 7 fits).
 constexpr int64_t kDirectMaxTaps = 64;
@@ -379,6 +381,24 @@ struct DirectGeometry {
   /// Which phases (py * strideW + px) some tap reads.
   bool phaseUsed[kDirectMaxStride * kDirectMaxStride];
 };
+
+/// Vectors of VL output pixels the direct kernel computes for `rows` output
+/// rows of OW pixels in scratch rows of pitch Wq: ceil(OW / VL) a row, or,
+/// `joined` over the flattened rows, ceil(((rows - 1) * Wq + OW) / VL).
+inline int64_t directVectors(int64_t rows, int64_t OW, int64_t Wq, int64_t VL,
+                             bool joined) {
+  return joined ? ((rows - 1) * Wq + OW + VL - 1) / VL
+                : rows * ((OW + VL - 1) / VL);
+}
+/// Whether tiles that can join rows (`canJoin`) do, for a band of `rows`:
+/// where that computes fewer vectors (rows of 56 in a pitch of 58 with 16
+/// lanes: 203 vectors for 56 rows instead of 224; rows of 7 in a pitch of
+/// 9: 4 for 7 rows instead of 7).
+inline bool directJoinRows(int64_t rows, int64_t OW, int64_t Wq, int64_t VL,
+                           bool canJoin) {
+  return canJoin && directVectors(rows, OW, Wq, VL, true) <
+                        directVectors(rows, OW, Wq, VL, false);
+}
 
 /// Input a band kernel pulls towards L2 while it computes, so that the next
 /// band's copy into the scratch does not wait on L3 or memory: `channels`
@@ -424,6 +444,9 @@ int64_t directConvBlock(DirectTiles tiles);
 int64_t directConvTileWidth();
 /// Output pixels per vector of the direct kernel on this CPU.
 int64_t directConvVectorWidth();
+/// Whether the direct kernel's pixel tiles on this CPU join rows where that
+/// computes fewer vectors (directJoinRows).
+bool directConvJoinsRows();
 /// Floats of packDirectConvWeights' result.
 int64_t directPackedWeightSize(int64_t O, int64_t C, int64_t taps,
                                int64_t block);
@@ -435,6 +458,7 @@ void packDirectConvWeights(const float *weight, int64_t O, int64_t C,
 #define NN_DECLARE_DIRECT_ISA(isa)                                             \
   namespace isa {                                                              \
   int64_t directOcBlock();                                                     \
+  bool directJoinsRows();                                                      \
   int64_t directChannelBlock();                                                \
   int64_t directChannelTilePixels();                                           \
   void directConvBandChannels(const ConvArgs &cv, const DirectGeometry &g,     \

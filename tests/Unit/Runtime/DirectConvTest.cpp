@@ -274,18 +274,28 @@ TEST_P(DirectConvTest, TilesFollowTheLanesTheyFill) {
   };
   using nn_rt::DirectTiles;
   // ResNet's first 3x3 layers: rows of 56 fill 7 of 7 AVX2 vectors, 56 of
-  // 64 AVX-512 lanes, and 64 input channels leave the channel tiles' stores
-  // too large a part: pixel tiles.
+  // 58 AVX-512 lanes (joined rows), and 64 input channels leave the channel
+  // tiles' stores too large a part: pixel tiles.
   EXPECT_TRUE(nn_rt::directConvApplies(args(56, 64, 64)));
   EXPECT_EQ(nn_rt::directConvTiles(args(56, 64, 64)), DirectTiles::pixels);
-  // Its last ones: rows of 7 fill 7 of 16 AVX-512 lanes, where 512 output
-  // channels fill every lane of the channel tiles.
+  // Its last ones: 7x7 images fill 49 of 64 AVX-512 lanes (rows joined in
+  // a pitch of 9), where 512 output channels fill every lane of the
+  // channel tiles.
   EXPECT_TRUE(nn_rt::directConvApplies(args(7, 512, 512)));
   if (avx512)
     EXPECT_EQ(nn_rt::directConvTiles(args(7, 512, 512)), DirectTiles::channels);
-  // 5 output channels of rows of 7: neither tile fills many AVX-512 lanes,
-  // the GEMM's column tiles of the image's 49 pixels 49 of 64.
-  EXPECT_EQ(nn_rt::directConvApplies(args(7, 64, 5)), !avx512);
+  // 5 output channels of rows of 7: the pixel tiles fill 49 of 64 AVX-512
+  // lanes, as many as the GEMM's column tiles of the image's 49 pixels but
+  // without its im2col copy, and 7 of 8 AVX2 lanes: the direct kernel.
+  EXPECT_TRUE(nn_rt::directConvApplies(args(7, 64, 5)));
+  // Row by row (the AVX-512 tiles, were rows not joined), 7 of 16 lanes
+  // would lose to the GEMM's 49 of 64.
+  EXPECT_EQ(nn_rt::directVectors(7, 7, 9, 16, false), 7);
+  EXPECT_EQ(nn_rt::directVectors(7, 7, 9, 16, true), 4);
+  EXPECT_TRUE(nn_rt::directJoinRows(7, 7, 9, 16, true));
+  // Rows of 64 in a pitch of 66 would compute more vectors joined.
+  EXPECT_FALSE(nn_rt::directJoinRows(8, 64, 66, 16, true));
+  EXPECT_FALSE(nn_rt::directJoinRows(7, 7, 9, 16, false));
 }
 
 /// Every output width from 1 to a tile and a vector past the tile (33 on
