@@ -4,7 +4,8 @@
 // Matrix Multiplication"), included once per instruction set by
 // GemmAvx2.cpp and GemmAvx512.cpp, each compiled with that ISA's flags. The
 // including file defines NN_GEMM_NAMESPACE, the vector type and helpers (see
-// GemmAvx2.cpp), MR x NR (the register tile), the micro-kernel's FMA
+// GemmAvx2.cpp), MR x NR (the register tile), kGemmKC, kGemmMC and
+// kGemmNC (sgemm's blocks, with their reasons), the micro-kernel's FMA
 // body and packTransposedPanel, and, where it defines NN_GEMM_A_IN_PLACE,
 // microKernelInPlaceA, which reads A unpacked; everything here has internal
 // linkage so the two copies never meet at link time (an AVX-512 inline
@@ -58,13 +59,8 @@ constexpr int64_t MC = MR * 24;
 constexpr int64_t NCConv = 256 / NR * NR;
 constexpr Blocking kConvBlocking{KC, MC, NCConv};
 
-/// sgemm's blocks. The micro-kernel's fixed cost per call (12 C loads and
-/// stores, mostly L3 misses once C outgrows L2, and C is swept once per K
-/// block) is what a longer K block amortizes: on Zen 3, 1024^3 went from
-/// 85% of the FMA peak at KC = 256 to 88.7% at 512 (91% at 1024, but then
-/// the B micro-panel, KC x NR, no longer fits L1 beside A). The A block
-/// keeps KC x MC = 144 KiB of L2 and the B panel 4 MiB of L3, as before.
-constexpr Blocking kGemmBlocking{512, MR * 12, 2048 / NR *NR};
+/// sgemm's blocks, the including file's.
+constexpr Blocking kGemmBlocking{kGemmKC, kGemmMC, kGemmNC};
 
 constexpr int64_t maxI(int64_t a, int64_t b) { return a > b ? a : b; }
 /// The per-thread packing buffers hold a block of either blocking.

@@ -114,7 +114,10 @@ TEST_P(KernelsTest, SgemmMatchesLoops) {
                      GemmCase{6, 16, 0, false, true, false, true},
                      GemmCase{150, 33, 257, true, true, true, false},
                      GemmCase{37, 53, 300, false, false, false, false, true},
-                     GemmCase{150, 33, 257, true, true, true, false, true}}) {
+                     GemmCase{150, 33, 257, true, true, true, false, true},
+                     // K blocks: two of AVX-512's 1024, three of AVX2's 512.
+                     GemmCase{40, 70, 1100, false, true, true, true},
+                     GemmCase{30, 45, 1300, true, false, false, false, true}}) {
     SCOPED_TRACE(::testing::Message() << c.M << "x" << c.N << "x" << c.K
                                       << (c.transposeA ? " Aᵀ" : ""));
     auto A = randomVector(c.M * c.K, rng), B = randomVector(c.K * c.N, rng);
@@ -536,7 +539,10 @@ TEST_P(KernelsTest, SgemmPackedBIsBitIdentical) {
                      GemmCase{37, 53, 300, false, true, false, false},
                      GemmCase{150, 33, 257, true, true, true, false},
                      GemmCase{300, 200, 600, true, false, true, true},
-                     GemmCase{100, 600, 600, false, false, false, true}}) {
+                     GemmCase{100, 600, 600, false, false, false, true},
+                     // Two K blocks and two column panels of AVX-512's
+                     // 1024 x 1024 (three and one of AVX2's 512 x 2048).
+                     GemmCase{50, 1100, 1100, false, false, true, true}}) {
     SCOPED_TRACE(::testing::Message() << c.M << "x" << c.N << "x" << c.K);
     auto A = randomVector(c.M * c.K, rng), B = randomVector(c.K * c.N, rng);
     auto bias = randomVector(c.rowBias ? c.M : c.N, rng);
