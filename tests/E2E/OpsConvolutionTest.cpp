@@ -353,6 +353,12 @@ const OpCase kConvolutionCases[] = {
        return {F::conv3d(in[0], in[1], F3().bias(in[2]).padding(1))};
      },
      kConv},
+    {"convolution", "conv2d_plane_2x3x17x20_same_k4x3_d1x2",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv2d(in[0], in[1],
+                         F2().bias(in[2]).padding(kSame).dilation({1, 2}))};
+     },
+     kConv},
     // conv_transpose1d / conv_transpose3d
     {"convolution", "conv_transpose3d_stride2_pad1_outpad1",
      [](const Inputs &in) -> Outputs {

@@ -149,3 +149,53 @@ func.func @forward(%x: tensor<2x4xf32>) -> (tensor<f32>, tensor<2x4xf32> {nn.nam
   %l = nn.sum %a dims [] : (tensor<2x4xf32>) -> tensor<f32>
   return %l, %a : tensor<f32>, tensor<2x4xf32>
 }
+
+// -----
+
+// On an output plane of 256 positions or more the weight gradient is one
+// GEMM per kernel offset. With stride 1 each offset's matrix is a window of
+// the padded input's rows ([1·18·18, 2]: 324 rows), the output's gradient
+// placed at the window's first pixels (padded to 18x18 on the high side) and
+// cut to the 324 - (2·18 + 2) = 286 rows every window holds; no tap copies.
+nn.parameter @w : tensor<3x2x3x3xf32>
+// CHECK-LABEL: func.func @forward
+func.func @forward(%x: tensor<1x2x16x16xf32>) -> tensor<f32> {
+  %w = nn.load @w : tensor<3x2x3x3xf32>
+  %y = nn.conv %x, %w stride [1, 1] padding [1, 1] dilation [1, 1] groups 1 : (tensor<1x2x16x16xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x16x16xf32>
+  %l = nn.sum %y dims [] : (tensor<1x3x16x16xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+// CHECK: %[[XH:.+]] = nn.permute %{{.+}} [0, 2, 3, 1] : (tensor<1x2x18x18xf32>) -> tensor<1x18x18x2xf32>
+// CHECK: %[[XR:.+]] = nn.reshape %[[XH]] [324, 2]
+// CHECK: %[[DH:.+]] = nn.permute %{{.+}} [1, 0, 2, 3] : (tensor<1x3x18x18xf32>) -> tensor<3x1x18x18xf32>
+// CHECK: %[[DR:.+]] = nn.reshape %[[DH]] [3, 324]
+// CHECK: %[[D:.+]] = nn.slice %[[DR]] dim 1 [0 : 286 : 1] : (tensor<3x324xf32>) -> tensor<3x286xf32>
+// CHECK: %[[T0:.+]] = nn.slice %[[XR]] dim 0 [0 : 286 : 1]
+// CHECK: nn.matmul %[[D]], %[[T0]] : (tensor<3x286xf32>, tensor<286x2xf32>) -> tensor<3x2xf32>
+// CHECK: %[[T1:.+]] = nn.slice %[[XR]] dim 0 [1 : 287 : 1]
+// CHECK: nn.matmul %[[D]], %[[T1]]
+// CHECK: nn.slice %[[XR]] dim 0 [2 : 288 : 1]
+// CHECK: nn.slice %[[XR]] dim 0 [18 : 304 : 1]
+// CHECK: nn.slice %[[XR]] dim 0 [38 : 324 : 1]
+// CHECK: %[[DW:.+]] = nn.cat {{.+}} dim 2 : ({{.+}}) -> tensor<3x2x9xf32>
+// CHECK: nn.reshape %[[DW]] [3, 2, 3, 3]
+
+// -----
+
+// Strided, each offset's pixels are gathered from the padded input
+// ([1, 34, 34, 2]) with the stride: rows no window of one shifts to another.
+nn.parameter @w : tensor<3x2x3x3xf32>
+// CHECK-LABEL: func.func @forward
+func.func @forward(%x: tensor<1x2x32x32xf32>) -> tensor<f32> {
+  %w = nn.load @w : tensor<3x2x3x3xf32>
+  %y = nn.conv %x, %w stride [2, 2] padding [1, 1] dilation [1, 1] groups 1 : (tensor<1x2x32x32xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x16x16xf32>
+  %l = nn.sum %y dims [] : (tensor<1x3x16x16xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+// CHECK: %[[XH:.+]] = nn.permute %{{.+}} [0, 2, 3, 1] : (tensor<1x2x34x34xf32>) -> tensor<1x34x34x2xf32>
+// CHECK: %[[D:.+]] = nn.reshape %{{.+}} [3, 256]
+// CHECK: %[[R:.+]] = nn.slice %[[XH]] dim 1 [0 : 31 : 2]
+// CHECK: %[[C:.+]] = nn.slice %[[R]] dim 2 [0 : 31 : 2] : (tensor<1x16x34x2xf32>) -> tensor<1x16x16x2xf32>
+// CHECK: %[[T:.+]] = nn.reshape %[[C]] [256, 2]
+// CHECK: nn.matmul %[[D]], %[[T]] : (tensor<3x256xf32>, tensor<256x2xf32>) -> tensor<3x2xf32>
+// CHECK: nn.cat {{.+}} dim 2 : ({{.+}}) -> tensor<3x2x9xf32>

@@ -185,3 +185,9 @@ def cases():
     yield "adaptive_avg_pool3d_global", lambda x: F.adaptive_avg_pool3d(x, 1), (r(2, 3, 4, 5, 6),)
     yield "adaptive_avg_pool3d_2x3x1_to_4x3x2", \
         lambda x: F.adaptive_avg_pool3d(x, (4, 3, 2)), (r(1, 2, 2, 3, 1),)
+    # stride 1 on a plane of 256 positions or more: the weight's gradient as
+    # GEMMs over windows of the padded input; dilated, padded unevenly
+    # (appended last: earlier cases keep their random draws)
+    yield "conv2d_plane_2x3x17x20_same_k4x3_d1x2", \
+        lambda x, w, b: F.conv2d(x, w, b, padding="same", dilation=(1, 2)), \
+        (r(2, 3, 17, 20), r(4, 3, 4, 3), r(4))
