@@ -167,7 +167,7 @@ void scalarGemm(const nn_rt::GemmArgs &g, int64_t m0, int64_t m1, int64_t n0,
     for (int64_t n = n0; n < n1; ++n) {
       float acc = 0.f;
       for (int64_t k = 0; k < g.K; ++k)
-        acc += g.A[m * g.rsA + k * g.csA] * g.B[k * g.rsB + n * g.csB];
+        acc += g.A[m * g.rsA + k * g.csA] * *nn_rt::bElement(g, k, n);
       float *c = g.C + m * g.rsC + n;
       if (g.accumulate)
         acc += *c;
@@ -569,6 +569,34 @@ extern "C" void nn_rt_sgemm(int64_t M, int64_t N, int64_t K, const float *A,
   runGemm(nn_rt::GemmArgs{M, N, K, A, rsA, csA, B, rsB, csB, C, rsC,
                           accumulate != 0, nn_rt::epilogueOrNone(epilogue),
                           nullptr});
+}
+
+extern "C" void nn_rt_sgemm_b_windows(int64_t M, int64_t N, int64_t K,
+                                      const float *A, int64_t rsA, int64_t csA,
+                                      const float *B, int64_t rsB, int64_t csB,
+                                      int64_t windows,
+                                      const int64_t *rowOffsets, float *C,
+                                      int64_t rsC, int32_t accumulate,
+                                      const nn_rt_epilogue *epilogue) {
+  if (M <= 0 || N <= 0 || windows <= 0 || N % windows != 0)
+    return;
+  nn_rt::GemmArgs g{M,
+                    N,
+                    K,
+                    A,
+                    rsA,
+                    csA,
+                    B,
+                    rsB,
+                    csB,
+                    C,
+                    rsC,
+                    accumulate != 0,
+                    nn_rt::epilogueOrNone(epilogue),
+                    nullptr};
+  g.bRowOffsets = rowOffsets;
+  g.bWindowCols = N / windows;
+  runGemm(g);
 }
 
 extern "C" int64_t nn_rt_sgemm_pack_b_size(int64_t K, int64_t N) {

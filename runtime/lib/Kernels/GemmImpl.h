@@ -114,9 +114,14 @@ void packA(const nn_rt::GemmArgs &g, int64_t m0, int64_t mc, int64_t k0,
   }
 }
 
+void packBWindows(const nn_rt::GemmArgs &g, int64_t k0, int64_t kc, int64_t n0,
+                  int64_t nc, float *dst);
+
 /// B[k0 + k, n0 + j] -> dst[j / NR][k][j % NR], columns past nc zero.
 void packBStrided(const nn_rt::GemmArgs &g, int64_t k0, int64_t kc, int64_t n0,
                   int64_t nc, float *dst) {
+  if (g.bRowOffsets)
+    return packBWindows(g, k0, kc, n0, nc, dst);
   if (g.csB == 1 && nc >= NR) {
     // A row-major B, full panels: 8 rows at a time, each read front to back
     // across all the panels, each panel getting 8 x NR contiguous floats.
@@ -159,6 +164,32 @@ void packBStrided(const nn_rt::GemmArgs &g, int64_t k0, int64_t kc, int64_t n0,
       for (int64_t k = 0; k < kc; ++k) {
         for (int64_t c = 0; c < cols; ++c)
           dst[k * NR + c] = src[k * g.rsB + c * g.csB];
+        for (int64_t c = cols; c < NR; ++c)
+          dst[k * NR + c] = 0.f;
+      }
+    }
+    dst += NR * kc;
+  }
+}
+
+/// packBStrided of a B in windows (GemmArgs::bRowOffsets): a panel within
+/// one window packs as that window's strided matrix (the row-major fast
+/// path when the window is NR columns or more), one across two element by
+/// element. The windows of a convolution's weight gradient overlap in all
+/// but a few rows, so a K block's panels read the same rows, from cache.
+void packBWindows(const nn_rt::GemmArgs &g, int64_t k0, int64_t kc, int64_t n0,
+                  int64_t nc, float *dst) {
+  for (int64_t jp = 0; jp < nc; jp += NR) {
+    int64_t j = n0 + jp, cols = minI(NR, nc - jp);
+    if (j / g.bWindowCols == (j + cols - 1) / g.bWindowCols) {
+      nn_rt::GemmArgs window = g;
+      window.B = nn_rt::bElement(g, 0, j);
+      window.bRowOffsets = nullptr;
+      packBStrided(window, k0, kc, 0, cols, dst);
+    } else {
+      for (int64_t k = 0; k < kc; ++k) {
+        for (int64_t c = 0; c < cols; ++c)
+          dst[k * NR + c] = *nn_rt::bElement(g, k0 + k, j + c);
         for (int64_t c = cols; c < NR; ++c)
           dst[k * NR + c] = 0.f;
       }

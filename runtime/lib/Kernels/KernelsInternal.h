@@ -30,7 +30,20 @@ struct GemmArgs {
   /// B in the ISA's packed layout (packAllB, packBPanels), or null: B is read
   /// through the strides and packed per block.
   const float *packedB;
+  /// B in windows (nn_rt_sgemm_b_windows), or null: columns
+  /// [w * bWindowCols, (w + 1) * bWindowCols) of B are the columns of one
+  /// strided matrix from row bRowOffsets[w] on (see bElement).
+  const int64_t *bRowOffsets;
+  int64_t bWindowCols;
 };
+
+/// Where B[k, n] of `g` is, windows included.
+static inline const float *bElement(const GemmArgs &g, int64_t k, int64_t n) {
+  if (!g.bRowOffsets)
+    return g.B + k * g.rsB + n * g.csB;
+  int64_t w = n / g.bWindowCols;
+  return g.B + (k + g.bRowOffsets[w]) * g.rsB + (n - w * g.bWindowCols) * g.csB;
+}
 
 /// The operands of nn_rt_conv2d_nchw.
 struct ConvArgs {

@@ -564,6 +564,46 @@ TEST_P(KernelsTest, SgemmPackedBIsBitIdentical) {
   }
 }
 
+/// B in windows of rows of one matrix (a stride-1 convolution's weight
+/// gradient) gives the bits of the same GEMM on those windows copied side by
+/// side: panels inside a window (64 columns), across windows (5 and 40), B
+/// read through padded rows and transposed, the shared packed B of a tall
+/// GEMM on two threads, two K blocks, accumulation and an epilogue.
+TEST_P(KernelsTest, SgemmBWindowsIsBitIdenticalToTheCopiedWindows) {
+  struct Case {
+    int64_t M, K, width, windows, rows, rsB, csB;
+  };
+  for (Case c : {Case{64, 300, 64, 9, 338, 64, 1}, Case{7, 33, 5, 7, 50, 8, 1},
+                 Case{300, 1100, 40, 3, 1200, 40, 1},
+                 Case{13, 90, 40, 4, 100, 1, 100}}) {
+    SCOPED_TRACE(::testing::Message()
+                 << c.M << "x" << c.width << "x" << c.windows << "x" << c.K);
+    const int64_t N = c.width * c.windows;
+    auto base =
+        randomVector((c.rows - 1) * c.rsB + (c.width - 1) * c.csB + 1, rng);
+    std::vector<int64_t> offsets;
+    for (int64_t w = 0; w < c.windows; ++w)
+      offsets.push_back((w * 7 + w * w) % (c.rows - c.K + 1));
+    std::vector<float> copied(c.K * N);
+    for (int64_t k = 0; k < c.K; ++k)
+      for (int64_t n = 0; n < N; ++n) {
+        int64_t w = n / c.width, j = n % c.width;
+        copied[k * N + n] = base[(k + offsets[w]) * c.rsB + j * c.csB];
+      }
+    auto A = randomVector(c.M * c.K, rng), bias = randomVector(N, rng);
+    auto C = randomVector(c.M * N, rng), windowC = C;
+    nn_rt_epilogue ep = {};
+    ep.addends[0] = {bias.data(), 0, 0, 1};
+    ep.activation = NN_RT_ACT_RELU;
+    nn_rt_sgemm(c.M, N, c.K, A.data(), c.K, 1, copied.data(), N, 1, C.data(), N,
+                1, &ep);
+    nn_rt_sgemm_b_windows(c.M, N, c.K, A.data(), c.K, 1, base.data(), c.rsB,
+                          c.csB, c.windows, offsets.data(), windowC.data(), N,
+                          1, &ep);
+    ASSERT_EQ(0, memcmp(C.data(), windowC.data(), C.size() * sizeof(float)));
+  }
+}
+
 /// A GEMM of at most one row block reads A in place; a taller one, or a
 /// column-major A, packs it. Either way every row of C is the same FMA
 /// sequence: the first 64 rows of a 150-row GEMM, and the 64 rows with A

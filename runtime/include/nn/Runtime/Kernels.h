@@ -82,6 +82,20 @@ NN_RT_EXPORT void nn_rt_sgemm(int64_t M, int64_t N, int64_t K, const float *A,
                               int32_t accumulate,
                               const nn_rt_epilogue *epilogue);
 
+/// nn_rt_sgemm with B made of `windows` windows of rows of one strided
+/// matrix: columns [w * N / windows, (w + 1) * N / windows) of B are B's
+/// first N / windows columns from row rowOffsets[w] on, i.e. B[k, n] =
+/// B[(k + rowOffsets[w]) * rsB + (n - w * N / windows) * csB]. The windows
+/// are gathered while packing, never copied out: a stride-1 convolution's
+/// weight gradient, one window of the padded input per kernel offset
+/// (nn-autodiff), is one GEMM. N must be a multiple of `windows`.
+NN_RT_EXPORT void
+nn_rt_sgemm_b_windows(int64_t M, int64_t N, int64_t K, const float *A,
+                      int64_t rsA, int64_t csA, const float *B, int64_t rsB,
+                      int64_t csB, int64_t windows, const int64_t *rowOffsets,
+                      float *C, int64_t rsC, int32_t accumulate,
+                      const nn_rt_epilogue *epilogue);
+
 /// 2-D convolution on contiguous NCHW input, OIHW weight (groups = 1) and
 /// NCHW output. Windows up to 64 taps with strides up to 4 run a direct
 /// kernel over a zero-padded copy of each band of input rows (no gather, no
