@@ -51,6 +51,22 @@ func.func @gemm_transposed_a(%dy: memref<8x4xf32>, %x: memref<8x5xf32>, %out: me
 
 // -----
 
+// B in row windows: the windows' first rows an i64 array in a stack slot,
+// passed with their count to nn_rt_sgemm_b_windows; N is the windows'.
+// CHECK-LABEL: func.func @gemm_row_windows
+// CHECK: %[[ROWS:.+]] = llvm.alloca %{{.+}} x !llvm.array<3 x i64>
+// CHECK: %[[A0:.+]] = llvm.insertvalue %c0_i64, %{{.+}}[0] : !llvm.array<3 x i64>
+// CHECK: %[[A1:.+]] = llvm.insertvalue %c1_i64, %[[A0]][1]
+// CHECK: %[[A2:.+]] = llvm.insertvalue %c4_i64, %[[A1]][2]
+// CHECK: llvm.store %[[A2]], %[[ROWS]]
+// CHECK: call @nn_rt_sgemm_b_windows(%c3_i64, %c6_i64, %c8_i64, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %c3_i64, %[[ROWS]], %{{.+}}, %c6_i64, %c0_i32, %{{.+}}) : (i64, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i32, !llvm.ptr) -> ()
+func.func @gemm_row_windows(%a: memref<3x8xf32>, %x: memref<12x2xf32>, %out: memref<3x6xf32>) {
+  nn_kernel.gemm %a, %x row_windows [0, 1, 4] outs(%out : memref<3x6xf32>) : memref<3x8xf32>, memref<12x2xf32>
+  return
+}
+
+// -----
+
 // A view is passed as it is: its offset is added to the aligned base
 // pointer, its strides passed. Clamp's bounds reach the struct.
 // CHECK-LABEL: func.func @gemm_view

@@ -49,6 +49,34 @@ func.func @transposed_lhs(%dy: tensor<8x4xf32>, %x: tensor<8x5xf32>) -> tensor<4
 
 // -----
 
+// B made of windows of rows of one matrix side by side (a stride-1
+// convolution's weight gradient): the GEMM reads the windows in place
+// (row_windows), the cat is never built. A cat of windows of different
+// matrices, or of strided rows, is a plain B.
+// CHECK-LABEL: func.func @row_windows
+// CHECK: %[[Y:.+]] = nn_kernel.gemm %arg0, %arg1 row_windows [0, 1, 4] outs(%{{.*}} : tensor<3x6xf32>) : tensor<3x8xf32>, tensor<12x2xf32> -> tensor<3x6xf32>
+// CHECK: %[[C:.+]] = nn.cat
+// CHECK: nn_kernel.gemm %arg0, %[[C]] outs
+// CHECK: %[[S:.+]] = nn.cat
+// CHECK: nn_kernel.gemm %arg0, %[[S]] outs
+// CHECK: return %[[Y]]
+func.func @row_windows(%a: tensor<3x8xf32>, %x: tensor<12x2xf32>, %z: tensor<12x2xf32>, %t: tensor<16x2xf32>) -> (tensor<3x6xf32>, tensor<3x4xf32>, tensor<3x4xf32>) {
+  %w0 = nn.slice %x dim 0 [0 : 8 : 1] : (tensor<12x2xf32>) -> tensor<8x2xf32>
+  %w1 = nn.slice %x dim 0 [1 : 9 : 1] : (tensor<12x2xf32>) -> tensor<8x2xf32>
+  %w2 = nn.slice %x dim 0 [4 : 12 : 1] : (tensor<12x2xf32>) -> tensor<8x2xf32>
+  %b = nn.cat %w0, %w1, %w2 dim 1 : (tensor<8x2xf32>, tensor<8x2xf32>, tensor<8x2xf32>) -> tensor<8x6xf32>
+  %y = nn.matmul %a, %b : (tensor<3x8xf32>, tensor<8x6xf32>) -> tensor<3x6xf32>
+  %v = nn.slice %z dim 0 [2 : 10 : 1] : (tensor<12x2xf32>) -> tensor<8x2xf32>
+  %mixed = nn.cat %w0, %v dim 1 : (tensor<8x2xf32>, tensor<8x2xf32>) -> tensor<8x4xf32>
+  %m = nn.matmul %a, %mixed : (tensor<3x8xf32>, tensor<8x4xf32>) -> tensor<3x4xf32>
+  %s = nn.slice %t dim 0 [0 : 16 : 2] : (tensor<16x2xf32>) -> tensor<8x2xf32>
+  %strided = nn.cat %w0, %s dim 1 : (tensor<8x2xf32>, tensor<8x2xf32>) -> tensor<8x4xf32>
+  %n = nn.matmul %a, %strided : (tensor<3x8xf32>, tensor<8x4xf32>) -> tensor<3x4xf32>
+  return %y, %m, %n : tensor<3x6xf32>, tensor<3x4xf32>, tensor<3x4xf32>
+}
+
+// -----
+
 // A relu whose input has a second user stays an op of its own.
 // CHECK-LABEL: func.func @no_fuse_relu_second_user
 // CHECK: %[[Y:.+]] = nn_kernel.gemm %arg0, %arg1 outs(%{{.*}} : tensor<8x4xf32>) : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>

@@ -8,6 +8,30 @@ func.func @gemm_shapes(%a: tensor<8x16xf32>, %b: tensor<15x4xf32>, %c: tensor<8x
 
 // -----
 
+func.func @gemm_row_windows_width(%a: tensor<8x16xf32>, %b: tensor<20x3xf32>, %c: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{computes [8, 4] from a [8, 16] and 2 windows of b [20, 3]: the shapes do not agree}}
+  %0 = nn_kernel.gemm %a, %b row_windows [0, 4] outs(%c : tensor<8x4xf32>) : tensor<8x16xf32>, tensor<20x3xf32> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @gemm_row_window_outside(%a: tensor<8x16xf32>, %b: tensor<20x2xf32>, %c: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{row window [5, 21) is not inside b [20, 2]}}
+  %0 = nn_kernel.gemm %a, %b row_windows [0, 5] outs(%c : tensor<8x4xf32>) : tensor<8x16xf32>, tensor<20x2xf32> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @gemm_row_windows_transposed(%a: tensor<8x16xf32>, %b: tensor<2x20xf32>, %c: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{reads row windows of a plain b, not a transposed or packed one}}
+  %0 = nn_kernel.gemm %a, %b row_windows [0, 4] outs(%c : tensor<8x4xf32>) transpose_b : tensor<8x16xf32>, tensor<2x20xf32> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
 func.func @gemm_transposed_shapes(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %c: tensor<8x4xf32>) -> tensor<8x4xf32> {
   // expected-error @+1 {{computes [8, 4] from a [8, 16] and transposed b [16, 4]: the shapes do not agree}}
   %0 = nn_kernel.gemm %a, %b outs(%c : tensor<8x4xf32>) transpose_b : tensor<8x16xf32>, tensor<16x4xf32> -> tensor<8x4xf32>

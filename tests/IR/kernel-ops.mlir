@@ -18,6 +18,14 @@ func.func @gemm(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %bias: tensor<4xf32>
   return %0, %1, %2 : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>
 }
 
+// B as two windows of rows of a [20, 2] matrix: rows [0, 16) and [4, 20).
+// CHECK-LABEL: func.func @gemm_row_windows
+// CHECK: nn_kernel.gemm %arg0, %arg1 row_windows [0, 4] outs(%arg2 : tensor<8x4xf32>) : tensor<8x16xf32>, tensor<20x2xf32> -> tensor<8x4xf32>
+func.func @gemm_row_windows(%a: tensor<8x16xf32>, %b: tensor<20x2xf32>, %init: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %0 = nn_kernel.gemm %a, %b row_windows [0, 4] outs(%init : tensor<8x4xf32>) : tensor<8x16xf32>, tensor<20x2xf32> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
 // A transposed B through strides, on memrefs: no result.
 // CHECK-LABEL: func.func @gemm_memref
 // CHECK: nn_kernel.gemm %arg0, %arg1 epilogue <relu> outs(%arg2 : memref<8x4xf32>) : memref<8x16xf32, strided<[?, ?], offset: ?>>, memref<16x4xf32, strided<[1, 16]>>

@@ -153,10 +153,11 @@ func.func @forward(%x: tensor<2x4xf32>) -> (tensor<f32>, tensor<2x4xf32> {nn.nam
 // -----
 
 // On an output plane of 256 positions or more the weight gradient is one
-// GEMM per kernel offset. With stride 1 each offset's matrix is a window of
-// the padded input's rows ([1·18·18, 2]: 324 rows), the output's gradient
-// placed at the window's first pixels (padded to 18x18 on the high side) and
-// cut to the 324 - (2·18 + 2) = 286 rows every window holds; no tap copies.
+// GEMM. With stride 1 each kernel offset's matrix is a window of the padded
+// input's rows ([1·18·18, 2]: 324 rows), the output's gradient placed at the
+// window's first pixels (padded to 18x18 on the high side) and cut to the
+// 324 - (2·18 + 2) = 286 rows every window holds; B is the nine windows side
+// by side (a cat of slices, which the CPU kernels read in place).
 nn.parameter @w : tensor<3x2x3x3xf32>
 // CHECK-LABEL: func.func @forward
 func.func @forward(%x: tensor<1x2x16x16xf32>) -> tensor<f32> {
@@ -170,15 +171,16 @@ func.func @forward(%x: tensor<1x2x16x16xf32>) -> tensor<f32> {
 // CHECK: %[[DH:.+]] = nn.permute %{{.+}} [1, 0, 2, 3] : (tensor<1x3x18x18xf32>) -> tensor<3x1x18x18xf32>
 // CHECK: %[[DR:.+]] = nn.reshape %[[DH]] [3, 324]
 // CHECK: %[[D:.+]] = nn.slice %[[DR]] dim 1 [0 : 286 : 1] : (tensor<3x324xf32>) -> tensor<3x286xf32>
-// CHECK: %[[T0:.+]] = nn.slice %[[XR]] dim 0 [0 : 286 : 1]
-// CHECK: nn.matmul %[[D]], %[[T0]] : (tensor<3x286xf32>, tensor<286x2xf32>) -> tensor<3x2xf32>
+// CHECK: %[[T0:.+]] = nn.slice %[[XR]] dim 0 [0 : 286 : 1] : (tensor<324x2xf32>) -> tensor<286x2xf32>
 // CHECK: %[[T1:.+]] = nn.slice %[[XR]] dim 0 [1 : 287 : 1]
-// CHECK: nn.matmul %[[D]], %[[T1]]
 // CHECK: nn.slice %[[XR]] dim 0 [2 : 288 : 1]
 // CHECK: nn.slice %[[XR]] dim 0 [18 : 304 : 1]
-// CHECK: nn.slice %[[XR]] dim 0 [38 : 324 : 1]
-// CHECK: %[[DW:.+]] = nn.cat {{.+}} dim 2 : ({{.+}}) -> tensor<3x2x9xf32>
-// CHECK: nn.reshape %[[DW]] [3, 2, 3, 3]
+// CHECK: %[[T8:.+]] = nn.slice %[[XR]] dim 0 [38 : 324 : 1]
+// CHECK: %[[B:.+]] = nn.cat %[[T0]], %[[T1]], {{.+}}, %[[T8]] dim 1 : ({{.+}}) -> tensor<286x18xf32>
+// CHECK: %[[P:.+]] = nn.matmul %[[D]], %[[B]] : (tensor<3x286xf32>, tensor<286x18xf32>) -> tensor<3x18xf32>
+// CHECK: %[[PR:.+]] = nn.reshape %[[P]] [3, 9, 2]
+// CHECK: %[[PT:.+]] = nn.transpose %[[PR]] 1, 2 : (tensor<3x9x2xf32>) -> tensor<3x2x9xf32>
+// CHECK: nn.reshape %[[PT]] [3, 2, 3, 3]
 
 // -----
 

@@ -400,6 +400,21 @@ LogicalResult GemmOp::verify() {
            << a.size() << ", " << b.size() << " and " << c.size();
   int64_t M = c[0], N = c[1];
   int64_t aM = getTransposeA() ? a[1] : a[0], K = getTransposeA() ? a[0] : a[1];
+  if (std::optional<ArrayRef<int64_t>> windows = getBRowWindows()) {
+    if (getTransposeB() || llvm::isa<PackedType>(getB().getType()))
+      return emitOpError("reads row windows of a plain b, not a transposed or "
+                         "packed one");
+    int64_t count = static_cast<int64_t>(windows->size());
+    if (count == 0 || aM != M || b[1] * count != N)
+      return emitOpError("computes [")
+             << M << ", " << N << "] from a [" << a << "] and " << count
+             << " windows of b [" << b << "]: the shapes do not agree";
+    for (int64_t row : *windows)
+      if (row < 0 || row + K > b[0])
+        return emitOpError("row window [")
+               << row << ", " << row + K << ") is not inside b [" << b << "]";
+    return verifyKernel(*this, getAddends(), getEpilogueAttr(), 1, M, N);
+  }
   int64_t bK = getTransposeB() ? b[1] : b[0],
           bN = getTransposeB() ? b[0] : b[1];
   if (aM != M || bK != K || bN != N)

@@ -257,11 +257,12 @@ Value convWeightGradGemm(GradBuilder &g, Value input, Value dout,
 /// the output pixel at padded position q reads row q + offset at each kernel
 /// offset. With `dout` scattered to those positions (zeros on the high side
 /// of each dim, out to the padded size) as an [O, rows] matrix, each tap's
-/// matrix is a window of consecutive rows of the one padded input: a view,
-/// where convWeightGradGemm copies every tap's strided rows out. The zeros
-/// cost the products the padding adds (7% for 3x3 on 56x56); the last rows,
-/// past the last output pixel, are dropped, so every window ends inside
-/// the input.
+/// matrix is a window of consecutive rows of the one padded input, and the
+/// taps side by side ([rows, taps·C]) are one GEMM's B, which the CPU
+/// kernels read window by window while packing (nn_kernel.gemm's
+/// row_windows) instead of copying them side by side. The zeros cost the
+/// products the padding adds (7% for 3x3 on 56x56); the last rows, past the
+/// last output pixel, are dropped, so every window ends inside the input.
 Value convWeightGradWindows(GradBuilder &g, Value input, Value dout,
                             ArrayRef<int64_t> weightShape, ArrayRef<int64_t> lo,
                             ArrayRef<int64_t> hi, ArrayRef<int64_t> dilation) {
@@ -289,20 +290,22 @@ Value convWeightGradWindows(GradBuilder &g, Value input, Value dout,
   Value dyRows = g.slice(
       g.reshape(g.permute(grid, outFirst), {out, rows + reach}), 1, 0, rows);
   SmallVector<int64_t> offset(rank, 0);
-  SmallVector<Value> columns;
+  SmallVector<Value> windows;
   while (true) {
     int64_t first = 0;
     for (int64_t i = 0; i < rank; ++i)
       first += offset[i] * dilation[i] * pitch[i];
-    Value product = g.matmul(dyRows, g.slice(canvas, 0, first, first + rows));
-    columns.push_back(g.reshape(product, {out, channels, 1}));
+    windows.push_back(g.slice(canvas, 0, first, first + rows));
     int64_t i = rank - 1;
     while (i >= 0 && ++offset[i] == weightShape[2 + i])
       offset[i--] = 0;
     if (i < 0)
       break;
   }
-  return g.reshape(g.cat(columns, 2), weightShape);
+  int64_t taps = static_cast<int64_t>(windows.size());
+  Value product =
+      g.reshape(g.matmul(dyRows, g.cat(windows, 1)), {out, taps, channels});
+  return g.reshape(g.transpose(product, 1, 2), weightShape);
 }
 
 /// The output plane (the product of the output's spatial sizes) from which an

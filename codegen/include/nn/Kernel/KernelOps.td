@@ -177,15 +177,24 @@ def Kernel_GemmOp : Kernel_DpsOp<"gemm"> {
     is B, or with `transpose_b` Bᵀ ([N, K]: nn.linear's weight), or a
     weight packed by `nn_kernel.pack_gemm_b` of that shape. A and B are
     read through any strides; the result and the addends are row-major.
+
+    With `b_row_windows` = [r0, r1, ...], B is windows of rows of `b`
+    ([R, W], not transposed or packed): its columns [i·W, (i + 1)·W) are
+    rows [ri, ri + K) of `b`, so N = W · (number of windows). The windows
+    are read while packing, never copied side by side: a stride-1
+    convolution's weight gradient, one window of the padded input per kernel
+    offset, is one GEMM.
   }];
   let arguments = (ins Kernel_F32TensorOrMemRef:$a, Kernel_WeightOperand:$b,
                    Variadic<Kernel_F32TensorOrMemRef>:$addends,
                    Kernel_F32TensorOrMemRef:$init,
                    UnitAttr:$transpose_a,
                    UnitAttr:$transpose_b,
+                   OptionalAttr<DenseI64ArrayAttr>:$b_row_windows,
                    OptionalAttr<Kernel_EpilogueAttr>:$epilogue);
   let assemblyFormat = [{
-    $a `,` $b (`addends` `(` $addends^ `:` type($addends) `)`)?
+    $a `,` $b (`row_windows` $b_row_windows^)?
+    (`addends` `(` $addends^ `:` type($addends) `)`)?
     (`epilogue` $epilogue^)? `outs` `(` $init `:` type($init) `)`
     (`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)? attr-dict
     `:` type($a) `,` type($b) (`->` type($result)^)?

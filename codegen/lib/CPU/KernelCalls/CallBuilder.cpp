@@ -140,14 +140,19 @@ Value CallBuilder::matrix(Operation *anchor, Value ptr,
   return spill(anchor, s.get());
 }
 
-Value CallBuilder::batchSizes(Operation *anchor, ArrayRef<int64_t> batch) {
-  auto type = LLVM::LLVMArrayType::get(b.getI64Type(), abi::kMaxBatchDims);
+Value CallBuilder::i64Array(Operation *anchor, ArrayRef<int64_t> values) {
+  auto type = LLVM::LLVMArrayType::get(b.getI64Type(), values.size());
   Value value = b.create<LLVM::UndefOp>(loc, type);
-  int64_t pad = abi::kMaxBatchDims - static_cast<int64_t>(batch.size());
-  for (int64_t i = 0; i < abi::kMaxBatchDims; ++i)
+  for (auto [i, v] : llvm::enumerate(values))
     value = b.create<LLVM::InsertValueOp>(
-        loc, value, i64(i < pad ? 1 : batch[i - pad]), ArrayRef<int64_t>{i});
+        loc, value, i64(v), ArrayRef<int64_t>{static_cast<int64_t>(i)});
   return spill(anchor, value);
+}
+
+Value CallBuilder::batchSizes(Operation *anchor, ArrayRef<int64_t> batch) {
+  SmallVector<int64_t> sizes(abi::kMaxBatchDims - batch.size(), 1);
+  sizes.append(batch.begin(), batch.end());
+  return i64Array(anchor, sizes);
 }
 
 ValueRange CallBuilder::call(Operation *anchor, abi::Function function,

@@ -56,6 +56,30 @@ Value init(PatternRewriter &rewriter, Location loc, RankedTensorType type) {
                                           type.getElementType());
 }
 
+/// `rhs` as windows of rows of one matrix: an nn.cat along dim 1 of
+/// nn.slices along dim 0 (step 1) of one static [R, W] f32 value (a stride-1
+/// convolution's weight gradient, see nn-autodiff). Returns that value and
+/// each window's first row, or nothing.
+std::optional<std::pair<Value, SmallVector<int64_t>>> rowWindows(Value rhs) {
+  auto cat = rhs.getDefiningOp<CatOp>();
+  if (!cat || (cat.getDim() != 1 && cat.getDim() != -1))
+    return std::nullopt;
+  Value base;
+  SmallVector<int64_t> starts;
+  for (Value part : cat.getInputs()) {
+    auto slice = part.getDefiningOp<SliceOp>();
+    if (!slice || (slice.getDim() != 0 && slice.getDim() != -2) ||
+        slice.getStep() != 1 || slice.getStart() < 0 ||
+        (base && slice.getInput() != base))
+      return std::nullopt;
+    base = slice.getInput();
+    starts.push_back(slice.getStart());
+  }
+  if (!base || !staticF32(base, 2))
+    return std::nullopt;
+  return std::make_pair(base, starts);
+}
+
 /// Emits the kernel op that computes `contraction` (its operands mapped
 /// through `outside`) with the epilogue `e`, at the rewriter's insertion
 /// point; returns the result, of the contraction's type.
@@ -126,6 +150,14 @@ Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
     if (staticF32(transpose.getInput(), 2))
       lhs = transpose.getInput(), transposedA = true;
   }
+  auto outType = RankedTensorType::get({M, N}, rewriter.getF32Type());
+  if (auto windows = matmul ? rowWindows(rhs) : std::nullopt) {
+    auto op = rewriter.create<kernel::GemmOp>(
+        loc, outType, lhs, windows->first, addends,
+        init(rewriter, loc, outType), transposedA, /*transpose_b=*/false,
+        rewriter.getDenseI64ArrayAttr(windows->second), epilogue);
+    return reshapeRows(rewriter, loc, op.getResult(), resultType);
+  }
   Value packed = packer.packed(
       rewriter, loc, rhs,
       transposed ? PackKind::linearWeight : PackKind::matmulRhs,
@@ -133,10 +165,10 @@ Value emitKernel(PatternRewriter &rewriter, Operation *contraction,
       [&](OpBuilder &b, Value source, Value context, int64_t slot) {
         b.create<kernel::PackGemmBOp>(loc, source, context, slot, transposed);
       });
-  auto outType = RankedTensorType::get({M, N}, rewriter.getF32Type());
   auto op = rewriter.create<kernel::GemmOp>(
       loc, outType, lhs, packed ? packed : rhs, addends,
-      init(rewriter, loc, outType), transposedA, transposed, epilogue);
+      init(rewriter, loc, outType), transposedA, transposed,
+      /*b_row_windows=*/nullptr, epilogue);
   return reshapeRows(rewriter, loc, op.getResult(), resultType);
 }
 

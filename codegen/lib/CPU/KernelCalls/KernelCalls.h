@@ -150,6 +150,9 @@ public:
   Value matrix(Operation *anchor, Value ptr, ArrayRef<Value> batchStrides,
                Value row, Value col);
 
+  /// `values` as an i64 array in a stack slot.
+  Value i64Array(Operation *anchor, ArrayRef<int64_t> values);
+
   /// The batch sizes of a kernel (`batch`, padded with leading 1s to
   /// NN_RT_MAX_BATCH_DIMS) as an i64 array in a stack slot.
   Value batchSizes(Operation *anchor, ArrayRef<int64_t> batch);

@@ -80,6 +80,14 @@ void lower(CallBuilder &cb, kernel::GemmOp op, const PackedPointers &packed) {
     return;
   }
   auto [bPtr, bStrides] = cb.pointer(op.getB());
+  if (std::optional<ArrayRef<int64_t>> windows = op.getBRowWindows()) {
+    cb.call(op, abi::Function::nn_rt_sgemm_b_windows,
+            {cb.i64(M), cb.i64(N), cb.i64(K), aPtr, aStrides[0], aStrides[1],
+             bPtr, bStrides[0], bStrides[1],
+             cb.i64(static_cast<int64_t>(windows->size())),
+             cb.i64Array(op, *windows), cPtr, cb.i64(N), cb.i32(0), epilogue});
+    return;
+  }
   if (op.getTransposeB())
     std::swap(bStrides[0], bStrides[1]);
   cb.call(op, abi::Function::nn_rt_sgemm,
