@@ -201,3 +201,39 @@ func.func @forward(%x: tensor<1x2x32x32xf32>) -> tensor<f32> {
 // CHECK: %[[T:.+]] = nn.reshape %[[C]] [256, 2]
 // CHECK: nn.matmul %[[D]], %[[T]] : (tensor<3x256xf32>, tensor<256x2xf32>) -> tensor<3x2xf32>
 // CHECK: nn.cat {{.+}} dim 2 : ({{.+}}) -> tensor<3x2x9xf32>
+
+// -----
+
+// Train-mode batch norm recomputes its statistics from the saved input (two
+// reductions) and reduces the batch twice more: Σdy and Σdy·x̂, which are
+// the bias's and the weight's gradients and give dx = w·rstd·(dy - Σdy/n -
+// x̂·Σdy·x̂/n), n = 2·4·4 = 32 elements per channel.
+nn.parameter @w : tensor<3xf32>
+nn.parameter @b : tensor<3xf32>
+nn.buffer @m : tensor<3xf32>
+nn.buffer @v : tensor<3xf32>
+// CHECK-LABEL: func.func @forward
+// CHECK-SAME: -> (tensor<f32>, tensor<3xf32> {nn.grad = "w", nn.name = "grad.w"}, tensor<3xf32> {nn.grad = "b", nn.name = "grad.b"})
+func.func @forward(%x: tensor<2x3x4x4xf32>) -> tensor<f32> {
+  %w = nn.load @w : tensor<3xf32>
+  %b = nn.load @b : tensor<3xf32>
+  %m = nn.load @m : tensor<3xf32>
+  %v = nn.load @v : tensor<3xf32>
+  %y, %rm, %rv = nn.batch_norm_training %x, %m, %v weight %w bias %b eps 1.000000e-05 momentum 1.000000e-01 : (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>)
+  %l = nn.sum %y dims [] : (tensor<2x3x4x4xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+// CHECK: %[[DY:.+]] = nn.expand
+// CHECK: %[[SX:.+]] = nn.sum %arg0 dims [0, 2, 3] keepdim
+// CHECK: %[[C:.+]] = nn.sub %arg0
+// CHECK: %[[SQ:.+]] = nn.mul %[[C]], %[[C]]
+// CHECK: nn.sum %[[SQ]] dims [0, 2, 3] keepdim
+// CHECK: %[[RSTD:.+]] = nn.rsqrt
+// CHECK: %[[XHAT:.+]] = nn.mul %[[C]], %[[RSTD]]
+// CHECK: %[[SDY:.+]] = nn.sum %[[DY]] dims [0, 2, 3] keepdim
+// CHECK: %[[DYX:.+]] = nn.mul %[[DY]], %[[XHAT]]
+// CHECK: %[[SDYX:.+]] = nn.sum %[[DYX]] dims [0, 2, 3] keepdim
+// CHECK-NOT: nn.sum
+// CHECK: %[[DW:.+]] = nn.reshape %[[SDYX]] [3] : (tensor<1x3x1x1xf32>) -> tensor<3xf32>
+// CHECK: %[[DB:.+]] = nn.reshape %[[SDY]] [3] : (tensor<1x3x1x1xf32>) -> tensor<3xf32>
+// CHECK: return %{{.+}}, %[[DW]], %[[DB]]

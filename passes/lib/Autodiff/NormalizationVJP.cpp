@@ -55,36 +55,58 @@ Value normalizedGrad(GradBuilder &g, Value gy, Value xhat, Value rstd,
   return g.mul(rstd, g.sub(g.sub(gy, g.meanKeep(gy, dims)), g.mul(xhat, proj)));
 }
 
-/// Batch norm over every dim but the channel one (1): the input's gradient
-/// with statistics of the batch (`train`) or the given running ones, and
-/// the affine's.
-LogicalResult batchNormVJP(GradBuilder &g, Value x, Value mean, Value var,
-                           Value weight, Value bias, double eps, bool train,
-                           Value dy, MutableArrayRef<Value> dx, unsigned wi,
-                           unsigned bi) {
+/// Train-mode batch norm over every dim but the channel one (1), with the
+/// statistics of the batch: the input's gradient and the affine's. The
+/// affine's gradients are the sums normalizedGrad takes means of (mean(g) =
+/// w·Σdy / n, mean(g·x̂) = w·Σdy·x̂ / n), so the batch is reduced twice, not
+/// four times:
+///
+///   dx = w·rstd · (dy - Σdy / n - x̂ · Σ(dy·x̂) / n)
+LogicalResult batchNormTrainVJP(GradBuilder &g, Value x, Value weight,
+                                Value bias, double eps, Value dy,
+                                MutableArrayRef<Value> dx, unsigned wi,
+                                unsigned bi) {
+  int64_t rank = shapeOf(x).size();
+  SmallVector<int64_t> dims = allBut(rank, {1});
+  auto [xhat, rstd] = standardize(g, x, dims, eps);
+  Value sumDy = g.sum(dy, dims, /*keepdim=*/true);
+  Value sumDyXhat = g.sum(g.mul(dy, xhat), dims, /*keepdim=*/true);
+  // 1 / n, n the elements per channel.
+  double perCount =
+      double(shapeOf(x)[1]) /
+      double(llvm::cast<RankedTensorType>(x.getType()).getNumElements());
+  Value scale = weight ? g.mul(rstd, perChannel(g, weight, rank)) : rstd;
+  dx[0] = g.mul(scale, g.sub(g.sub(dy, g.scale(sumDy, perCount)),
+                             g.mul(xhat, g.scale(sumDyXhat, perCount))));
+  ArrayRef<int64_t> channels = shapeOf(x).slice(1, 1);
+  if (weight)
+    dx[wi] = g.reshape(sumDyXhat, channels);
+  if (bias)
+    dx[bi] = g.reshape(sumDy, channels);
+  return success();
+}
+
+/// Eval-mode batch norm over every dim but the channel one (1), normalizing
+/// with its `mean` and `var` operands: the input's gradient, the affine's,
+/// and the statistics' where the graph computed them.
+LogicalResult batchNormEvalVJP(GradBuilder &g, Value x, Value mean, Value var,
+                               Value weight, Value bias, double eps, Value dy,
+                               MutableArrayRef<Value> dx, unsigned wi,
+                               unsigned bi) {
   int64_t rank = shapeOf(x).size();
   SmallVector<int64_t> dims = allBut(rank, {1});
   Value gy = weight ? g.mul(dy, perChannel(g, weight, rank)) : dy;
-  Value xhat;
-  if (train) {
-    auto [normalized, rstd] = standardize(g, x, dims, eps);
-    xhat = normalized;
-    dx[0] = normalizedGrad(g, gy, xhat, rstd, dims);
-  } else {
-    Value rstd = perChannel(g, g.rsqrt(g.add(var, g.scalar(var, eps))), rank);
-    Value centered = g.sub(x, perChannel(g, mean, rank));
-    xhat = g.mul(centered, rstd);
-    dx[0] = g.mul(gy, rstd);
-    // Statistics computed in the graph (batch statistics without running
-    // ones are a mean and a var op) get theirs: -Σ g·rstd and
-    // -½ Σ g·(x - mean)·rstd³; running buffers are constants.
-    dx[1] = g.neg(g.sum(g.mul(gy, rstd), dims, /*keepdim=*/false));
-    Value rstd3 = g.mul(rstd, g.mul(rstd, rstd));
-    dx[2] =
-        g.scale(g.sum(g.mul(g.mul(gy, centered), rstd3), dims, false), -0.5);
-  }
+  Value rstd = perChannel(g, g.rsqrt(g.add(var, g.scalar(var, eps))), rank);
+  Value centered = g.sub(x, perChannel(g, mean, rank));
+  dx[0] = g.mul(gy, rstd);
+  // Statistics computed in the graph (batch statistics without running
+  // ones are a mean and a var op) get theirs: -Σ g·rstd and
+  // -½ Σ g·(x - mean)·rstd³; running buffers are constants.
+  dx[1] = g.neg(g.sum(g.mul(gy, rstd), dims, /*keepdim=*/false));
+  Value rstd3 = g.mul(rstd, g.mul(rstd, rstd));
+  dx[2] = g.scale(g.sum(g.mul(g.mul(gy, centered), rstd3), dims, false), -0.5);
   if (weight)
-    dx[wi] = g.sum(g.mul(dy, xhat), dims, /*keepdim=*/false);
+    dx[wi] = g.sum(g.mul(dy, g.mul(centered, rstd)), dims, /*keepdim=*/false);
   if (bias)
     dx[bi] = g.sum(dy, dims, /*keepdim=*/false);
   return success();
@@ -114,16 +136,16 @@ void mlir::nn::populateNormalizationVJPRules(VJPRules &rules) {
   });
   rules.add<BatchNormOp>(
       [](GradBuilder &g, BatchNormOp op, Value dy, MutableArrayRef<Value> dx) {
-        return batchNormVJP(g, op.getInput(), op.getMean(), op.getVar(),
-                            op.getWeight(), op.getBias(),
-                            op.getEps().convertToDouble(), /*train=*/false, dy,
-                            dx, 3, op.getWeight() ? 4 : 3);
+        return batchNormEvalVJP(g, op.getInput(), op.getMean(), op.getVar(),
+                                op.getWeight(), op.getBias(),
+                                op.getEps().convertToDouble(), dy, dx, 3,
+                                op.getWeight() ? 4 : 3);
       });
   rules.add<BatchNormTrainingOp>([](GradBuilder &g, BatchNormTrainingOp op,
                                     Value dy, MutableArrayRef<Value> dx) {
-    return batchNormVJP(g, op.getInput(), Value(), Value(), op.getWeight(),
-                        op.getBias(), op.getEps().convertToDouble(),
-                        /*train=*/true, dy, dx, 3, op.getWeight() ? 4 : 3);
+    return batchNormTrainVJP(g, op.getInput(), op.getWeight(), op.getBias(),
+                             op.getEps().convertToDouble(), dy, dx, 3,
+                             op.getWeight() ? 4 : 3);
   });
   // x [N, C, *] in G groups of C/G channels: a layer norm per (n, group),
   // the affine per channel.
