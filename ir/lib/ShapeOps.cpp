@@ -17,6 +17,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::nn;
 using namespace mlir::nn::detail;
@@ -578,6 +580,49 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
 /// The whole dimension with step 1 is the input.
 OpFoldResult SliceOp::fold(FoldAdaptor) {
   if (getInput().getType() == getType() && getStep() == 1)
+    return getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// PadOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &inferred) {
+  auto input = rankedType(adaptor.getInput());
+  ArrayRef<int64_t> shape = input.getShape(), low = adaptor.getLow(),
+                    high = adaptor.getHigh();
+  int64_t rank = input.getRank();
+  if (static_cast<int64_t>(low.size()) != rank ||
+      static_cast<int64_t>(high.size()) != rank)
+    return emitOptionalError(loc, "pad: ", low.size(), " low and ", high.size(),
+                             " high pads for an input of rank ", rank, " (",
+                             formatShape(shape),
+                             "); one of each per dimension");
+  SmallVector<int64_t> result(shape);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (low[d] < 0 || high[d] < 0)
+      return emitOptionalError(loc, "pad: dimension ", d, " padded by (",
+                               low[d], ", ", high[d],
+                               "); pads are non-negative (crop with nn.slice)");
+    result[d] += low[d] + high[d];
+  }
+  double value = adaptor.getValue().convertToDouble();
+  if (llvm::isa<IntegerType>(input.getElementType()) &&
+      value != std::trunc(value))
+    return emitOptionalError(loc, "pad: value ", value,
+                             " is not an integer, as the ",
+                             input.getElementType(), " input needs");
+  inferred.push_back(RankedTensorType::get(result, input.getElementType()));
+  return success();
+}
+
+/// No padding is the input.
+OpFoldResult PadOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
     return getInput();
   return {};
 }

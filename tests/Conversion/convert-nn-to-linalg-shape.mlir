@@ -11,6 +11,8 @@
 // LLVM-NOT: memrefCopy
 // LLVM: llvm.func @cat(
 // LLVM-NOT: memrefCopy
+// LLVM: llvm.func @pad(
+// LLVM-NOT: memrefCopy
 // LLVM: llvm.func @stack(
 // LLVM-NOT: memrefCopy
 
@@ -158,6 +160,35 @@ func.func @cat_zero_borders(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x7x5xf32> {
   %bottom = arith.constant dense<0.0> : tensor<2x3x2x5xf32>
   %0 = nn.cat %top, %x, %bottom dim 2 : (tensor<2x3x1x5xf32>, tensor<2x3x4x5xf32>, tensor<2x3x2x5xf32>) -> tensor<2x3x7x5xf32>
   return %0 : tensor<2x3x7x5xf32>
+}
+
+// -----
+
+// pad: the whole result filled with the value (one contiguous pass), the
+// input copied into its interior once, whatever the number of padded dims.
+// CHECK-LABEL: func.func @pad
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<2x3x7x8xf32>
+// CHECK: %[[V:.+]] = arith.constant -1.500000e+00 : f32
+// CHECK: %[[F:.+]] = linalg.fill ins(%[[V]] : f32) outs(%[[E]] : tensor<2x3x7x8xf32>)
+// CHECK: %[[S:.+]] = tensor.extract_slice %[[F]][0, 0, 1, 3] [2, 3, 4, 5] [1, 1, 1, 1] : tensor<2x3x7x8xf32> to tensor<2x3x4x5xf32>
+// CHECK: %[[C:.+]] = linalg.copy ins(%{{.+}} : tensor<2x3x4x5xf32>) outs(%[[S]] : tensor<2x3x4x5xf32>)
+// CHECK: %[[R:.+]] = tensor.insert_slice %[[C]] into %[[F]][0, 0, 1, 3] [2, 3, 4, 5] [1, 1, 1, 1]
+// CHECK-NOT: linalg.copy
+// CHECK: return %[[R]]
+func.func @pad(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x7x8xf32> {
+  %0 = nn.pad %x low [0, 0, 1, 3] high [0, 0, 2, 0] value -1.5 : (tensor<2x3x4x5xf32>) -> tensor<2x3x7x8xf32>
+  return %0 : tensor<2x3x7x8xf32>
+}
+
+// -----
+
+// An integer pad fills with the value as an integer.
+// CHECK-LABEL: func.func @pad_i64
+// CHECK: %[[V:.+]] = arith.constant 7 : i64
+// CHECK: linalg.fill ins(%[[V]] : i64)
+func.func @pad_i64(%x: tensor<3xi64>) -> tensor<5xi64> {
+  %0 = nn.pad %x low [1] high [1] value 7.0 : (tensor<3xi64>) -> tensor<5xi64>
+  return %0 : tensor<5xi64>
 }
 
 // -----

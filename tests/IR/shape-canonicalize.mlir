@@ -95,17 +95,18 @@ func.func @permute_chain(%x: tensor<2x3x4xf32>) -> (tensor<4x3x2xf32>, tensor<2x
 // -----
 
 // Identity permutations, a transpose of one dim with itself, a single-input
-// cat and a full slice are their input.
+// cat, a full slice and a pad by nothing are their input.
 // CHECK-LABEL: func.func @identities
 // CHECK-SAME: (%[[X:.+]]: tensor<2x3xf32>)
 // CHECK-NOT: nn.
-// CHECK: return %[[X]], %[[X]], %[[X]], %[[X]]
-func.func @identities(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+// CHECK: return %[[X]], %[[X]], %[[X]], %[[X]], %[[X]]
+func.func @identities(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
   %0 = nn.permute %x [0, -1] : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %1 = nn.transpose %x 1, -1 : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %2 = nn.cat %x dim 0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %3 = nn.slice %x dim 1 [0 : 3 : 1] : (tensor<2x3xf32>) -> tensor<2x3xf32>
-  return %0, %1, %2, %3 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+  %4 = nn.pad %x low [0, 0] high [0, 0] value 1.0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0, %1, %2, %3, %4 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
 }
 
 // -----

@@ -263,6 +263,33 @@ func.func @slice_range(%x: tensor<2x3xf32>) {
 
 // -----
 
+func.func @pad_rank(%x: tensor<2x3xf32>) {
+  // expected-error @+2 {{pad: 1 low and 2 high pads for an input of rank 2 (2x3); one of each per dimension}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %r = nn.pad %x low [1] high [1, 1] value 0.0 : (tensor<2x3xf32>) -> tensor<4x5xf32>
+  return
+}
+
+// -----
+
+func.func @pad_negative(%x: tensor<2x3xf32>) {
+  // expected-error @+2 {{pad: dimension 1 padded by (1, -1); pads are non-negative (crop with nn.slice)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %r = nn.pad %x low [0, 1] high [0, -1] value 0.0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @pad_integer_value(%x: tensor<2x3xi64>) {
+  // expected-error @+2 {{pad: value 5.000000e-01 is not an integer, as the 'i64' input needs}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %r = nn.pad %x low [0, 1] high [0, 1] value 0.5 : (tensor<2x3xi64>) -> tensor<2x5xi64>
+  return
+}
+
+// -----
+
 func.func @slice_scalar(%x: tensor<f32>) {
   // expected-error @+2 {{slice: input must have at least one dimension, got a scalar}}
   // expected-error @+1 {{failed to infer returned types}}

@@ -34,6 +34,8 @@ func.func @joining(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>, %x: tensor<3x7xi64>
   %2:2 = nn.split %x [2, 5] dim 1 : (tensor<3x7xi64>) -> (tensor<3x2xi64>, tensor<3x5xi64>)
   // CHECK: nn.slice %{{.*}} dim 1 [1 : 7 : 2] : (tensor<3x7xi64>) -> tensor<3x3xi64>
   %3 = nn.slice %x dim 1 [1 : 7 : 2] : (tensor<3x7xi64>) -> tensor<3x3xi64>
+  // CHECK: nn.pad %{{.*}} low [0, 1] high [2, 0] value 7.000000e+00 : (tensor<3x7xi64>) -> tensor<5x8xi64>
+  %p = nn.pad %x low [0, 1] high [2, 0] value 7.0 : (tensor<3x7xi64>) -> tensor<5x8xi64>
   return
 }
 

@@ -237,3 +237,20 @@ func.func @forward(%x: tensor<2x3x4x4xf32>) -> tensor<f32> {
 // CHECK: %[[DW:.+]] = nn.reshape %[[SDYX]] [3] : (tensor<1x3x1x1xf32>) -> tensor<3xf32>
 // CHECK: %[[DB:.+]] = nn.reshape %[[SDY]] [3] : (tensor<1x3x1x1xf32>) -> tensor<3xf32>
 // CHECK: return %{{.+}}, %[[DW]], %[[DB]]
+
+// -----
+
+// A pad's gradient is its interior: one slice per padded dim, no copy of
+// the padding.
+nn.parameter @p : tensor<2x3xf32>
+// CHECK-LABEL: func.func @forward
+func.func @forward(%x: tensor<2x3xf32>) -> tensor<f32> {
+  %p = nn.load @p : tensor<2x3xf32>
+  %y = nn.pad %p low [0, 1] high [2, 1] value 5.0 : (tensor<2x3xf32>) -> tensor<4x5xf32>
+  %l = nn.sum %y dims [] : (tensor<4x5xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+// CHECK: %[[DY:.+]] = nn.expand %{{.+}} [4, 5]
+// CHECK: %[[R:.+]] = nn.slice %[[DY]] dim 0 [0 : 2 : 1] : (tensor<4x5xf32>) -> tensor<2x5xf32>
+// CHECK: %[[C:.+]] = nn.slice %[[R]] dim 1 [1 : 4 : 1] : (tensor<2x5xf32>) -> tensor<2x3xf32>
+// CHECK: return %{{.+}}, %[[C]]

@@ -6,8 +6,7 @@
 // CHECK-LABEL: func.func @padded_strided
 // CHECK-SAME: (%[[X:.*]]: tensor<1x2x4x5x5xf32>, %[[W:.*]]: tensor<3x2x2x3x3xf32>, %[[B:.*]]: tensor<3xf32>)
 // CHECK: %[[P:.*]] = nn.permute %[[X]] [0, 2, 1, 3, 4] : (tensor<1x2x4x5x5xf32>) -> tensor<1x4x2x5x5xf32>
-// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<1x1x2x5x5xf32>
-// CHECK: %[[C:.*]] = nn.cat %[[Z]], %[[P]], %{{.*}} dim 1 : {{.*}} -> tensor<1x6x2x5x5xf32>
+// CHECK: %[[C:.*]] = nn.pad %[[P]] low [0, 1, 0, 0, 0] high [0, 1, 0, 0, 0] value 0.000000e+00 : (tensor<1x4x2x5x5xf32>) -> tensor<1x6x2x5x5xf32>
 // CHECK: %[[S0:.*]] = nn.slice %[[C]] dim 1 [0 : 5 : 2] : (tensor<1x6x2x5x5xf32>) -> tensor<1x3x2x5x5xf32>
 // CHECK: %[[I0:.*]] = nn.reshape %[[S0]] [3, 2, 5, 5]
 // CHECK: %[[W0:.*]] = nn.slice %[[W]] dim 2 [0 : 1 : 1] : (tensor<3x2x2x3x3xf32>) -> tensor<3x2x1x3x3xf32>

@@ -280,6 +280,46 @@ struct JoinLowering : public OpRewritePattern<OpTy> {
   }
 };
 
+/// nn.pad: the result filled with the value in one pass over contiguous
+/// memory (JoinLowering says why not only the borders), the input copied
+/// into its interior, in destination-passing style as there.
+struct PadLowering : public OpRewritePattern<PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(PadOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = rankedType(op.getResult());
+    auto inputType = rankedType(op.getInput());
+    Type element = resultType.getElementType();
+    double v = op.getValue().convertToDouble();
+    TypedAttr fill;
+    if (auto floatType = llvm::dyn_cast<FloatType>(element))
+      fill = rewriter.getFloatAttr(floatType, v);
+    else if (auto intType = llvm::dyn_cast<IntegerType>(element))
+      fill = rewriter.getIntegerAttr(intType, static_cast<int64_t>(v));
+    else
+      return rewriter.notifyMatchFailure(op, "neither float nor integer");
+    Value result =
+        rewriter.create<tensor::EmptyOp>(loc, resultType.getShape(), element);
+    Value value = rewriter.create<arith::ConstantOp>(loc, fill);
+    result = rewriter.create<linalg::FillOp>(loc, value, result).getResult(0);
+    SmallVector<OpFoldResult> offsets, sizes,
+        strides(inputType.getRank(), rewriter.getIndexAttr(1));
+    for (auto [low, size] : llvm::zip(op.getLow(), inputType.getShape())) {
+      offsets.push_back(rewriter.getIndexAttr(low));
+      sizes.push_back(rewriter.getIndexAttr(size));
+    }
+    Value slot = rewriter.create<tensor::ExtractSliceOp>(
+        loc, inputType, result, offsets, sizes, strides);
+    Value copied =
+        rewriter.create<linalg::CopyOp>(loc, op.getInput(), slot).getResult(0);
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(op, copied, result,
+                                                       offsets, sizes, strides);
+    return success();
+  }
+};
+
 /// The loop index `d` of the linalg.generic being built (linalg.index).
 using LoopIndex = function_ref<Value(int64_t d)>;
 
@@ -395,11 +435,12 @@ struct EmbeddingOpLowering : public OpRewritePattern<EmbeddingOp> {
 } // namespace
 
 void mlir::nn::populateShapePatterns(RewritePatternSet &patterns) {
-  patterns.add<ReshapeLikeLowering<ReshapeOp>, ReshapeLikeLowering<FlattenOp>,
-               ReshapeLikeLowering<SqueezeOp>, ReshapeLikeLowering<UnsqueezeOp>,
-               PermutationLowering<PermuteOp>, PermutationLowering<TransposeOp>,
-               ExpandOpLowering, SliceOpLowering, SplitOpLowering,
-               JoinLowering<CatOp, false>, JoinLowering<StackOp, true>,
-               IndexSelectOpLowering, GatherOpLowering, EmbeddingOpLowering>(
-      patterns.getContext());
+  patterns
+      .add<ReshapeLikeLowering<ReshapeOp>, ReshapeLikeLowering<FlattenOp>,
+           ReshapeLikeLowering<SqueezeOp>, ReshapeLikeLowering<UnsqueezeOp>,
+           PermutationLowering<PermuteOp>, PermutationLowering<TransposeOp>,
+           ExpandOpLowering, SliceOpLowering, SplitOpLowering,
+           JoinLowering<CatOp, false>, JoinLowering<StackOp, true>, PadLowering,
+           IndexSelectOpLowering, GatherOpLowering, EmbeddingOpLowering>(
+          patterns.getContext());
 }

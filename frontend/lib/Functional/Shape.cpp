@@ -253,6 +253,9 @@ Tensor pad(const Tensor &input, const PadFuncOptions &options) {
   if (mode != "constant" && options.value() != 0.0)
     t.fail("pad: mode '" + mode + "' takes no value");
   Tensor x = input;
+  // Constant mode: negative pads crop (slices), the positive ones are one
+  // nn.pad over every dimension.
+  std::vector<int64_t> low(rank, 0), high(rank, 0);
   for (size_t k = 0; k < pads.size() / 2; ++k) {
     int64_t dim = rank - 1 - static_cast<int64_t>(k);
     int64_t before = pads[2 * k], after = pads[2 * k + 1], size = x.size(dim);
@@ -265,24 +268,11 @@ Tensor pad(const Tensor &input, const PadFuncOptions &options) {
     if (size + before + after < 0)
       t.fail(where + " would have a negative size");
     if (mode == "constant") {
-      // Negative pads crop; positive ones add blocks of the value.
       if (before < 0 || after < 0)
         x = slice(x, dim, std::max<int64_t>(0, -before),
                   size + std::min<int64_t>(0, after));
-      std::vector<Tensor> parts;
-      auto block = [&](int64_t length) {
-        Shape shape = x.shape();
-        shape[dim] = length;
-        Tensor zeros = functional::zeros(shape, x.dtype());
-        return options.value() == 0.0 ? zeros : add(zeros, options.value());
-      };
-      if (before > 0)
-        parts.push_back(block(before));
-      parts.push_back(x);
-      if (after > 0)
-        parts.push_back(block(after));
-      if (parts.size() > 1)
-        x = cat(parts, dim);
+      low[dim] = std::max<int64_t>(0, before);
+      high[dim] = std::max<int64_t>(0, after);
       continue;
     }
     if (before < 0 || after < 0)
@@ -306,7 +296,14 @@ Tensor pad(const Tensor &input, const PadFuncOptions &options) {
     int64_t length = static_cast<int64_t>(source.size());
     x = index_select(x, dim, Tensor::from_vector<int64_t>(source, {length}));
   }
-  return x;
+  if (std::all_of(low.begin(), low.end(), [](int64_t v) { return v == 0; }) &&
+      std::all_of(high.begin(), high.end(), [](int64_t v) { return v == 0; }))
+    return x;
+  mlir::Value value = t.valueOf(x, "pad", "input");
+  return t.emit<mlir::nn::PadOp>(value.getType(), value,
+                                 t.builder.getDenseI64ArrayAttr(low),
+                                 t.builder.getDenseI64ArrayAttr(high),
+                                 t.builder.getF64FloatAttr(options.value()));
 }
 
 Tensor embedding(const Tensor &input, const Tensor &weight,

@@ -220,16 +220,17 @@ Value convWeightGradGemm(GradBuilder &g, Value input, Value dout,
   ArrayRef<int64_t> ys = shapeOf(dout);
   int64_t rank = static_cast<int64_t>(ys.size()) - 2;
   int64_t out = ys[1], channels = shapeOf(input)[1], rows = ys[0];
-  Value canvas = input;
-  SmallVector<int64_t> lastC = {0}, outFirst = {1, 0};
+  SmallVector<int64_t> lastC = {0}, outFirst = {1, 0}, padLo = {0, 0},
+                       padHi = {0, 0};
   for (int64_t i = 0; i < rank; ++i) {
-    canvas = g.pad(canvas, 2 + i, lo[i], hi[i], 0.0);
+    padLo.push_back(lo[i]);
+    padHi.push_back(hi[i]);
     lastC.push_back(2 + i);
     outFirst.push_back(2 + i);
     rows *= ys[2 + i];
   }
   lastC.push_back(1);
-  canvas = g.permute(canvas, lastC);
+  Value canvas = g.permute(g.pad(input, padLo, padHi, 0.0), lastC);
   Value dyRows = g.reshape(g.permute(dout, outFirst), {out, rows});
   // Every kernel offset, row-major.
   SmallVector<int64_t> offset(rank, 0);
@@ -269,12 +270,13 @@ Value convWeightGradWindows(GradBuilder &g, Value input, Value dout,
   ArrayRef<int64_t> xs = shapeOf(input), ys = shapeOf(dout);
   int64_t rank = static_cast<int64_t>(ys.size()) - 2;
   int64_t out = ys[1], channels = xs[1], rows = xs[0];
-  Value canvas = input, grid = dout;
   SmallVector<int64_t> lastC = {0}, outFirst = {1, 0}, pitch(rank, 1);
+  SmallVector<int64_t> canvasLo = {0, 0}, canvasHi = {0, 0}, gridHi = {0, 0};
   for (int64_t i = 0; i < rank; ++i) {
     int64_t padded = xs[2 + i] + lo[i] + hi[i];
-    canvas = g.pad(canvas, 2 + i, lo[i], hi[i], 0.0);
-    grid = g.pad(grid, 2 + i, 0, padded - ys[2 + i], 0.0);
+    canvasLo.push_back(lo[i]);
+    canvasHi.push_back(hi[i]);
+    gridHi.push_back(padded - ys[2 + i]);
     lastC.push_back(2 + i);
     outFirst.push_back(2 + i);
     rows *= padded;
@@ -282,7 +284,10 @@ Value convWeightGradWindows(GradBuilder &g, Value input, Value dout,
       pitch[j] *= padded;
   }
   lastC.push_back(1);
-  canvas = g.reshape(g.permute(canvas, lastC), {rows, channels});
+  Value canvas =
+      g.reshape(g.permute(g.pad(input, canvasLo, canvasHi, 0.0), lastC),
+                {rows, channels});
+  Value grid = g.pad(dout, SmallVector<int64_t>(rank + 2, 0), gridHi, 0.0);
   int64_t reach = 0;
   for (int64_t i = 0; i < rank; ++i)
     reach += (weightShape[2 + i] - 1) * dilation[i] * pitch[i];

@@ -72,18 +72,18 @@ Value GradBuilder::cat(ValueRange parts, int64_t dim) {
 
 Value GradBuilder::pad(Value x, int64_t dim, int64_t lo, int64_t hi,
                        double value) {
-  SmallVector<Value> parts;
-  auto block = [&](int64_t n) {
-    SmallVector<int64_t> shape(tensorType(x).getShape());
-    shape[dim] = n;
-    return filled(x, shape, value);
-  };
-  if (lo > 0)
-    parts.push_back(block(lo));
-  parts.push_back(x);
-  if (hi > 0)
-    parts.push_back(block(hi));
-  return cat(parts, dim);
+  SmallVector<int64_t> low(tensorType(x).getRank(), 0), high(low);
+  low[dim] = lo, high[dim] = hi;
+  return pad(x, low, high, value);
+}
+
+Value GradBuilder::pad(Value x, ArrayRef<int64_t> lo, ArrayRef<int64_t> hi,
+                       double value) {
+  if (llvm::all_of(lo, [](int64_t v) { return v == 0; }) &&
+      llvm::all_of(hi, [](int64_t v) { return v == 0; }))
+    return x;
+  return inferred<PadOp>(x, b.getDenseI64ArrayAttr(lo),
+                         b.getDenseI64ArrayAttr(hi), b.getF64FloatAttr(value));
 }
 
 Value GradBuilder::unslice(Value x, int64_t dim, int64_t start, int64_t step,
@@ -103,18 +103,7 @@ Value GradBuilder::unslice(Value x, int64_t dim, int64_t start, int64_t step,
     spread = slice(reshape(interleaved, flat), dim, 0, (count - 1) * step + 1);
   }
   int64_t length = tensorType(spread).getDimSize(dim);
-  SmallVector<Value> parts;
-  auto zeros = [&](int64_t n) {
-    SmallVector<int64_t> zshape(shape);
-    zshape[dim] = n;
-    return filled(x, zshape, 0.0);
-  };
-  if (start > 0)
-    parts.push_back(zeros(start));
-  parts.push_back(spread);
-  if (int64_t after = size - start - length; after > 0)
-    parts.push_back(zeros(after));
-  return cat(parts, dim);
+  return pad(spread, dim, start, size - start - length, 0.0);
 }
 
 Value GradBuilder::meanKeep(Value x, ArrayRef<int64_t> dims) {

@@ -100,6 +100,16 @@ void mlir::nn::populateShapeVJPRules(VJPRules &rules) {
         }
         return success();
       });
+  // The padding's gradient is the interior's.
+  rules.add<PadOp>(
+      [](GradBuilder &g, PadOp op, Value dy, MutableArrayRef<Value> dx) {
+        Value interior = dy;
+        ArrayRef<int64_t> low = op.getLow(), shape = shapeOf(op.getInput());
+        for (auto [d, size] : llvm::enumerate(shape))
+          interior = g.slice(interior, d, low[d], low[d] + size);
+        dx[0] = interior;
+        return success();
+      });
   rules.add<StackOp>(
       [](GradBuilder &g, StackOp op, Value dy, MutableArrayRef<Value> dx) {
         int64_t dim = normalDim(op.getDimAttr().getInt(), shapeOf(dy).size());

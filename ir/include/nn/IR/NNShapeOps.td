@@ -230,6 +230,30 @@ def NN_SliceOp : NN_ShapeOp<"slice"> {
   let hasFolder = 1;
 }
 
+def NN_PadOp : NN_ShapeOp<"pad"> {
+  let summary = "Constant padding of every dimension, as F.pad's constant mode";
+  let description = [{
+    Adds `low[d]` elements before and `high[d]` after dimension d, each
+    `value` (converted to the element type; integral for integer tensors).
+    The pads are non-negative: the functional API crops with nn.slice.
+    One op for every dimension, lowered to one fill and one copy, where a
+    cat per padded dimension copies the tensor once per dimension.
+
+    ```mlir
+    %y = nn.pad %x low [0, 1] high [0, 2] value 0.000000e+00
+        : (tensor<2x3xf32>) -> tensor<2x6xf32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$input, DenseI64ArrayAttr:$low,
+                       DenseI64ArrayAttr:$high, F64Attr:$value);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = [{
+    $input `low` $low `high` $high `value` $value attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasFolder = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Indexing
 //===----------------------------------------------------------------------===//

@@ -65,6 +65,9 @@ public:
   /// `x` padded with `value` by `lo` before and `hi` after along `dim` (x
   /// itself when both are 0).
   Value pad(Value x, int64_t dim, int64_t lo, int64_t hi, double value);
+  /// `x` padded with `value` by lo[d] before and hi[d] after every dim d:
+  /// one nn.pad (x itself when all are 0).
+  Value pad(Value x, ArrayRef<int64_t> lo, ArrayRef<int64_t> hi, double value);
   /// The inverse of slice: a tensor of `size` along `dim` (x's other dims)
   /// holding x's elements at start, start + step, ... and zeros elsewhere.
   Value unslice(Value x, int64_t dim, int64_t start, int64_t step,
