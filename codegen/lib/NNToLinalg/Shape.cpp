@@ -292,17 +292,10 @@ struct PadLowering : public OpRewritePattern<PadOp> {
     auto resultType = rankedType(op.getResult());
     auto inputType = rankedType(op.getInput());
     Type element = resultType.getElementType();
-    double v = op.getValue().convertToDouble();
-    TypedAttr fill;
-    if (auto floatType = llvm::dyn_cast<FloatType>(element))
-      fill = rewriter.getFloatAttr(floatType, v);
-    else if (auto intType = llvm::dyn_cast<IntegerType>(element))
-      fill = rewriter.getIntegerAttr(intType, static_cast<int64_t>(v));
-    else
-      return rewriter.notifyMatchFailure(op, "neither float nor integer");
     Value result =
         rewriter.create<tensor::EmptyOp>(loc, resultType.getShape(), element);
-    Value value = rewriter.create<arith::ConstantOp>(loc, fill);
+    Value value =
+        buildScalar(rewriter, loc, element, op.getValue().convertToDouble());
     result = rewriter.create<linalg::FillOp>(loc, value, result).getResult(0);
     SmallVector<OpFoldResult> offsets, sizes,
         strides(inputType.getRank(), rewriter.getIndexAttr(1));
