@@ -104,22 +104,31 @@ SmallVector<Window> windowsOf(Value x, Value y, ArrayRef<int64_t> kernel,
   return windows;
 }
 
-/// Calls `body` with every offset of a window (row-major: the last
-/// dimension fastest, PyTorch's scan order).
-void forEachOffset(ArrayRef<Window> windows,
+/// Calls `body` with every offset of a kernel of sizes `kernel` (row-major:
+/// the last dimension fastest, PyTorch's scan order).
+void forEachOffset(ArrayRef<int64_t> kernel,
                    function_ref<void(ArrayRef<int64_t>)> body) {
-  SmallVector<int64_t> k(windows.size(), 0);
+  SmallVector<int64_t> k(kernel.size(), 0);
   for (;;) {
     body(k);
-    int64_t d = static_cast<int64_t>(windows.size()) - 1;
+    int64_t d = static_cast<int64_t>(kernel.size()) - 1;
     for (; d >= 0; --d) {
-      if (++k[d] < windows[d].kernel)
+      if (++k[d] < kernel[d])
         break;
       k[d] = 0;
     }
     if (d < 0)
       return;
   }
+}
+
+/// forEachOffset over the offsets of a pooling op's windows.
+void forEachOffset(ArrayRef<Window> windows,
+                   function_ref<void(ArrayRef<int64_t>)> body) {
+  SmallVector<int64_t> kernel;
+  for (const Window &w : windows)
+    kernel.push_back(w.kernel);
+  forEachOffset(kernel, body);
 }
 
 /// offsetView in every spatial dimension: offset `k` of each window.
@@ -206,6 +215,20 @@ Value convWeightGrad(GradBuilder &g, Value input, Value dout,
   return g.transpose(cropped, 0, 1);
 }
 
+/// `input` [N, C, spatial...] zero-padded by `lo` / `hi` in its spatial dims
+/// and laid out channels last: [N, padded spatial..., C].
+Value paddedChannelsLast(GradBuilder &g, Value input, ArrayRef<int64_t> lo,
+                         ArrayRef<int64_t> hi) {
+  SmallVector<int64_t> padLo = {0, 0}, padHi = {0, 0}, order = {0};
+  for (size_t i = 0; i < lo.size(); ++i) {
+    padLo.push_back(lo[i]);
+    padHi.push_back(hi[i]);
+    order.push_back(2 + static_cast<int64_t>(i));
+  }
+  order.push_back(1);
+  return g.permute(g.pad(input, padLo, padHi, 0.0), order);
+}
+
 /// The weight gradient of an ungrouped convolution as one GEMM per kernel
 /// offset: with `input` [N, C, spatial...] padded and laid out
 /// [N, spatial'..., C], the rows the offset reads form an [N·out..., C]
@@ -220,22 +243,15 @@ Value convWeightGradGemm(GradBuilder &g, Value input, Value dout,
   ArrayRef<int64_t> ys = shapeOf(dout);
   int64_t rank = static_cast<int64_t>(ys.size()) - 2;
   int64_t out = ys[1], channels = shapeOf(input)[1], rows = ys[0];
-  SmallVector<int64_t> lastC = {0}, outFirst = {1, 0}, padLo = {0, 0},
-                       padHi = {0, 0};
+  SmallVector<int64_t> outFirst = {1, 0};
   for (int64_t i = 0; i < rank; ++i) {
-    padLo.push_back(lo[i]);
-    padHi.push_back(hi[i]);
-    lastC.push_back(2 + i);
     outFirst.push_back(2 + i);
     rows *= ys[2 + i];
   }
-  lastC.push_back(1);
-  Value canvas = g.permute(g.pad(input, padLo, padHi, 0.0), lastC);
+  Value canvas = paddedChannelsLast(g, input, lo, hi);
   Value dyRows = g.reshape(g.permute(dout, outFirst), {out, rows});
-  // Every kernel offset, row-major.
-  SmallVector<int64_t> offset(rank, 0);
   SmallVector<Value> columns;
-  while (true) {
+  forEachOffset(weightShape.drop_front(2), [&](ArrayRef<int64_t> offset) {
     Value taps = canvas;
     for (int64_t i = 0; i < rank; ++i) {
       int64_t first = offset[i] * dilation[i];
@@ -244,12 +260,7 @@ Value convWeightGradGemm(GradBuilder &g, Value input, Value dout,
     }
     Value product = g.matmul(dyRows, g.reshape(taps, {rows, channels}));
     columns.push_back(g.reshape(product, {out, channels, 1}));
-    int64_t i = rank - 1;
-    while (i >= 0 && ++offset[i] == weightShape[2 + i])
-      offset[i--] = 0;
-    if (i < 0)
-      break;
-  }
+  });
   return g.reshape(g.cat(columns, 2), weightShape);
 }
 
@@ -270,23 +281,17 @@ Value convWeightGradWindows(GradBuilder &g, Value input, Value dout,
   ArrayRef<int64_t> xs = shapeOf(input), ys = shapeOf(dout);
   int64_t rank = static_cast<int64_t>(ys.size()) - 2;
   int64_t out = ys[1], channels = xs[1], rows = xs[0];
-  SmallVector<int64_t> lastC = {0}, outFirst = {1, 0}, pitch(rank, 1);
-  SmallVector<int64_t> canvasLo = {0, 0}, canvasHi = {0, 0}, gridHi = {0, 0};
+  SmallVector<int64_t> outFirst = {1, 0}, pitch(rank, 1), gridHi = {0, 0};
   for (int64_t i = 0; i < rank; ++i) {
     int64_t padded = xs[2 + i] + lo[i] + hi[i];
-    canvasLo.push_back(lo[i]);
-    canvasHi.push_back(hi[i]);
     gridHi.push_back(padded - ys[2 + i]);
-    lastC.push_back(2 + i);
     outFirst.push_back(2 + i);
     rows *= padded;
     for (int64_t j = 0; j < i; ++j)
       pitch[j] *= padded;
   }
-  lastC.push_back(1);
   Value canvas =
-      g.reshape(g.permute(g.pad(input, canvasLo, canvasHi, 0.0), lastC),
-                {rows, channels});
+      g.reshape(paddedChannelsLast(g, input, lo, hi), {rows, channels});
   Value grid = g.pad(dout, SmallVector<int64_t>(rank + 2, 0), gridHi, 0.0);
   int64_t reach = 0;
   for (int64_t i = 0; i < rank; ++i)
@@ -294,19 +299,13 @@ Value convWeightGradWindows(GradBuilder &g, Value input, Value dout,
   rows -= reach;
   Value dyRows = g.slice(
       g.reshape(g.permute(grid, outFirst), {out, rows + reach}), 1, 0, rows);
-  SmallVector<int64_t> offset(rank, 0);
   SmallVector<Value> windows;
-  while (true) {
+  forEachOffset(weightShape.drop_front(2), [&](ArrayRef<int64_t> offset) {
     int64_t first = 0;
     for (int64_t i = 0; i < rank; ++i)
       first += offset[i] * dilation[i] * pitch[i];
     windows.push_back(g.slice(canvas, 0, first, first + rows));
-    int64_t i = rank - 1;
-    while (i >= 0 && ++offset[i] == weightShape[2 + i])
-      offset[i--] = 0;
-    if (i < 0)
-      break;
-  }
+  });
   int64_t taps = static_cast<int64_t>(windows.size());
   Value product =
       g.reshape(g.matmul(dyRows, g.cat(windows, 1)), {out, taps, channels});
