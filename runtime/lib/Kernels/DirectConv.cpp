@@ -13,7 +13,6 @@
 #include "KernelsInternal.h"
 
 #include <atomic>
-#include <immintrin.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,65 +69,7 @@ DirectGeometry directGeometry(const ConvArgs &cv, int64_t bandRows) {
   return g;
 }
 
-/// Writes the scratch of output rows [oy0, oy0 + g.bandRows) for channels
-/// [c0, c0 + channels) of `image` (NCHW, all of cv.C channels) into dst:
-/// phase (py, px) of channel c, row j, column x = the input at
-/// ((oy0 + j) * sH + py - padTop, x * sW + px - padLeft), zero outside.
-/// row[x] = src[2 * x] for x in [lo, hi): a stride-2 phase's columns, four
-/// at a time by SSE shuffles (baseline x86-64), reading no column past
-/// src[2 * hi - 1]. (One float at a time, the copies took 14% of
-/// MobileNetV2's time at batch 8.)
-void copyEvenColumns(float *row, const float *src, int64_t lo, int64_t hi) {
-  int64_t x = lo;
-  for (; x + 4 < hi; x += 4) {
-    __m128 a = _mm_loadu_ps(src + 2 * x), b = _mm_loadu_ps(src + 2 * x + 4);
-    _mm_storeu_ps(row + x, _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
-  }
-  for (; x < hi; ++x)
-    row[x] = src[2 * x];
-}
-
-void fillBand(const ConvArgs &cv, const DirectGeometry &g, const float *image,
-              int64_t c0, int64_t channels, int64_t oy0, float *dst) {
-  const int64_t sH = cv.strideH, sW = cv.strideW, Wq = g.Wq;
-  for (int64_t c = 0; c < channels; ++c) {
-    const float *in = image + (c0 + c) * cv.H * cv.W;
-    for (int64_t py = 0; py < sH; ++py)
-      for (int64_t px = 0; px < sW; ++px) {
-        if (!g.phaseUsed[py * sW + px])
-          continue; // never read
-        float *plane = dst + c * g.chanStride + (py * sW + px) * g.planeSize;
-        // Columns [xLo, xHi) are inside the input's width.
-        int64_t xLo = 0, xHi = Wq;
-        while (xLo < Wq && xLo * sW + px - cv.padLeft < 0)
-          ++xLo;
-        while (xHi > xLo && (xHi - 1) * sW + px - cv.padLeft >= cv.W)
-          --xHi;
-        for (int64_t j = 0; j < g.planeRows; ++j) {
-          float *row = plane + j * Wq;
-          int64_t iy = (oy0 + j) * sH + py - cv.padTop;
-          if (iy < 0 || iy >= cv.H) {
-            memset(row, 0, Wq * sizeof(float));
-            continue;
-          }
-          const float *src = in + iy * cv.W + px - cv.padLeft;
-          memset(row, 0, xLo * sizeof(float));
-          if (sW == 1)
-            memcpy(row + xLo, src + xLo, (xHi - xLo) * sizeof(float));
-          else if (sW == 2)
-            copyEvenColumns(row, src, xLo, xHi);
-          else
-            for (int64_t x = xLo; x < xHi; ++x)
-              row[x] = src[x * sW];
-          memset(row + xHi, 0, (Wq - xHi) * sizeof(float));
-        }
-        memset(plane + g.planeRows * Wq, 0,
-               (g.planeSize - g.planeRows * Wq) * sizeof(float));
-      }
-  }
-}
-
-/// The input rows fillBand reads for the band at output row oy0 of
+/// The input rows the band fill reads for the band at output row oy0 of
 /// `image`: rows [oy0 * sH - padTop, (oy0 + planeRows) * sH - padTop) of
 /// every channel, cut to the image.
 nn_rt::DirectPrefetch bandSource(const ConvArgs &cv, const DirectGeometry &g,
@@ -158,8 +99,17 @@ nn_rt::LoopScratch scratchFor(int64_t floats) {
 using BandFn = void (*)(const ConvArgs &, const DirectGeometry &, const float *,
                         const float *, int64_t, int64_t, int64_t, int64_t,
                         int64_t, const nn_rt::DirectPrefetch &);
-using PlaneFn = void (*)(const ConvArgs &, const DirectGeometry &,
-                         const float *, int64_t, int64_t);
+using PlaneFn = void (*)(const ConvArgs &, const DirectGeometry &, float *,
+                         int64_t, int64_t);
+
+using FillFn = void (*)(const ConvArgs &, const DirectGeometry &, const float *,
+                        int64_t, int64_t, int64_t, float *);
+
+FillFn bandFill() {
+  return nn_rt::directConvIsa() == nn_rt::IsaLevel::avx512
+             ? nn_rt::avx512::fillBand
+             : nn_rt::avx2::fillBand;
+}
 
 BandFn bandKernel(nn_rt::DirectTiles tiles) {
   bool avx512 = nn_rt::directConvIsa() == nn_rt::IsaLevel::avx512;
@@ -188,7 +138,8 @@ void directChunk(void *ctx, int64_t begin, int64_t end) {
   auto *s = static_cast<DirectSplit *>(ctx);
   const ConvArgs &cv = *s->cv;
   const DirectGeometry &g = *s->g;
-  float *buffer = scratch(cv.C * g.chanStride);
+  float *buffer = scratch(cv.C * g.chanStride + nn_rt::kFillSpill);
+  const FillFn fill = bandFill();
   int64_t filled = -1; // the (image, band) in the buffer
   for (int64_t u = begin; u < end; ++u) {
     int64_t unitBand = u / s->groups, group = u % s->groups;
@@ -196,8 +147,7 @@ void directChunk(void *ctx, int64_t begin, int64_t end) {
             oy0 = (unitBand % s->bands) * g.bandRows;
     int64_t rows = minI(g.bandRows, cv.OH - oy0);
     if (unitBand != filled) {
-      fillBand(cv, g, cv.input + image * cv.C * cv.H * cv.W, 0, cv.C, oy0,
-               buffer);
+      fill(cv, g, cv.input + image * cv.C * cv.H * cv.W, 0, cv.C, oy0, buffer);
       filled = unitBand;
     }
     nn_rt::DirectPrefetch next = {};
@@ -260,8 +210,8 @@ bool parallel(const ConvArgs &cv, int64_t threads, int64_t channelsPerOut,
 // --- Depthwise ---------------------------------------------------------------
 
 /// The reference loops, for CPUs without AVX2 + FMA.
-void scalarDepthwisePlane(const ConvArgs &cv, const DirectGeometry &,
-                          const float *, int64_t image, int64_t ch) {
+void scalarDepthwisePlane(const ConvArgs &cv, const DirectGeometry &, float *,
+                          int64_t image, int64_t ch) {
   const float *in = cv.input + (image * cv.C + ch) * cv.H * cv.W;
   const float *w = cv.weight + ch * cv.KH * cv.KW;
   float *out = cv.output + (image * cv.O + ch) * cv.OH * cv.OW;
@@ -280,25 +230,29 @@ void scalarDepthwisePlane(const ConvArgs &cv, const DirectGeometry &,
     }
 }
 
+/// A depthwise plane's scratch (the vector kernels'): its phase planes
+/// (DirectGeometry of all OH rows), then its sums (OH rows of Wq, in whole
+/// vectors), then what a fill or a vector load may run past them.
+int64_t depthwiseScratchFloats(const ConvArgs &cv, const DirectGeometry &g) {
+  return g.chanStride +
+         ceilDiv(cv.OH * g.Wq, nn_rt::kFillSpill) * nn_rt::kFillSpill +
+         nn_rt::kFillSpill;
+}
+
 struct DepthwiseSplit {
   const ConvArgs *cv;
   const DirectGeometry *g;
   PlaneFn plane;
-  bool vector;
+  int64_t scratchFloats;
 };
 
 /// Units [begin, end) are (image, channel) pairs.
 void depthwiseChunk(void *ctx, int64_t begin, int64_t end) {
   auto *s = static_cast<DepthwiseSplit *>(ctx);
   const ConvArgs &cv = *s->cv;
-  const DirectGeometry &g = *s->g;
-  float *buffer = s->vector ? scratch(g.chanStride) : nullptr;
-  for (int64_t u = begin; u < end; ++u) {
-    int64_t image = u / cv.C, ch = u % cv.C;
-    if (s->vector)
-      fillBand(cv, g, cv.input + image * cv.C * cv.H * cv.W, ch, 1, 0, buffer);
-    s->plane(cv, g, buffer, image, ch);
-  }
+  float *buffer = s->scratchFloats ? scratch(s->scratchFloats) : nullptr;
+  for (int64_t u = begin; u < end; ++u)
+    s->plane(cv, *s->g, buffer, u / cv.C, u % cv.C);
 }
 
 } // namespace
@@ -488,7 +442,7 @@ void runDirectConv(const ConvArgs &cv, const float *packedWeight,
                 bandKernel(tiles)};
   if (split)
     nn_rt::parallelFor(cv.N * bands * groups, directChunk, &s,
-                       scratchFor(cv.C * g.chanStride));
+                       scratchFor(cv.C * g.chanStride + nn_rt::kFillSpill));
   else
     directChunk(&s, 0, cv.N * bands * groups);
 }
@@ -507,19 +461,19 @@ extern "C" void nn_rt_conv2d_depthwise_nchw(
                                 OH, OW, output, epilogue);
   // Windows the scratch cannot hold (and CPUs without AVX2) take the
   // reference loops.
-  bool vector = vectorWindow(cv);
   PlaneFn plane = scalarDepthwisePlane;
   DirectGeometry g = {};
-  if (vector) {
+  int64_t scratchFloats = 0;
+  if (vectorWindow(cv)) {
     plane = nn_rt::directConvIsa() == nn_rt::IsaLevel::avx512
                 ? nn_rt::avx512::depthwisePlane
                 : nn_rt::avx2::depthwisePlane;
     g = directGeometry(cv, OH);
+    scratchFloats = depthwiseScratchFloats(cv, g);
   }
-  DepthwiseSplit s{&cv, &g, plane, vector};
+  DepthwiseSplit s{&cv, &g, plane, scratchFloats};
   if (parallel(cv, nn_rt_get_num_threads(), 1, kMinParallelDepthwiseWork))
-    nn_rt::parallelFor(N * C, depthwiseChunk, &s,
-                       scratchFor(vector ? g.chanStride : 0));
+    nn_rt::parallelFor(N * C, depthwiseChunk, &s, scratchFor(scratchFloats));
   else
     depthwiseChunk(&s, 0, N * C);
 }

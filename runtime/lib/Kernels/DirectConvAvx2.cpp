@@ -52,6 +52,28 @@ inline Vec applyEpilogueLanes(const nn_rt_epilogue &ep, Vec v, int64_t m,
   return applyEpilogue8(ep, v, m, n0, mask);
 }
 
+/// The lanes l with lo <= l < hi (DirectConvImpl.h's fillPhaseRow).
+inline Lanes lanesBetween(int64_t lo, int64_t hi) {
+  lo = lo < 0 ? 0 : lo > VL ? VL : lo;
+  hi = hi < 0 ? 0 : hi > VL ? VL : hi;
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_andnot_si256(
+      _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(lo)), lane),
+      _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(hi)), lane));
+}
+/// The lanes `mask` of p[0, VL), the others zero and never read (a masked
+/// load does not fault on them). Never called with no lane: on Zen 5 a
+/// masked load of no lane took ten times a whole vector's.
+inline Vec vloadLanes(const float *p, Lanes mask) {
+  return _mm256_maskload_ps(p, mask);
+}
+/// Lanes 0, 2, 4, ... of a then b: every second float of a[0, 2 VL).
+inline Vec evenLanes(Vec a, Vec b) {
+  // a0 a2 b0 b2 | a4 a6 b4 b6, then its 64-bit pairs in the order 0 2 1 3.
+  __m256 pairs = _mm256_shuffle_ps(a, b, 0x88);
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(pairs), 0xD8));
+}
+
 /// No compressing store: vectors stay within a row (VectorWalk). Rows of 56
 /// are 7 whole ymm.
 #define NN_DIRECT_JOIN_ROWS 0

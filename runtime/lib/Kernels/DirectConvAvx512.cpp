@@ -67,6 +67,26 @@ inline Vec compressLanes(Vec v, Lanes keep) {
   return _mm512_maskz_compress_ps(keep, v);
 }
 
+/// The lanes l with lo <= l < hi (DirectConvImpl.h's fillPhaseRow).
+inline Lanes lanesBetween(int64_t lo, int64_t hi) {
+  lo = lo < 0 ? 0 : lo;
+  hi = hi > VL ? VL : hi;
+  return hi <= lo ? 0 : static_cast<Lanes>((1u << hi) - (1u << lo));
+}
+/// The lanes `mask` of p[0, VL), the others zero and never read (a masked
+/// load does not fault on them). Never called with no lane: on Zen 5 a
+/// masked load of no lane took ten times a whole vector's.
+inline Vec vloadLanes(const float *p, Lanes mask) {
+  return _mm512_maskz_loadu_ps(mask, p);
+}
+/// Lanes 0, 2, 4, ... of a then b: every second float of a[0, 2 VL).
+inline Vec evenLanes(Vec a, Vec b) {
+  return _mm512_permutex2var_ps(a,
+                                _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16,
+                                                  18, 20, 22, 24, 26, 28, 30),
+                                b);
+}
+
 } // namespace
 
 #include "DirectConvImpl.h"

@@ -278,8 +278,8 @@ __attribute__((noinline)) void directTile(const float *in,
 
 /// out[v] = sum over taps t of w[t] * in[base[v] + off[t] ...]: one
 /// depthwise tile of NVD vectors. Not inlined, for the reason directTile is
-/// not: inside depthwisePlane's loops (whose stores index the tile at run
-/// time) GCC 12 stored the accumulators to the stack after every tap's
+/// not: inside the loops of a plane (whose stores then indexed the tile at
+/// run time) GCC 12 stored the accumulators to the stack after every tap's
 /// FMAs.
 __attribute__((noinline)) void depthwiseTile(const float *in,
                                              const int64_t (&base)[NVD],
@@ -342,6 +342,43 @@ __attribute__((noinline)) void channelTile(const float *in,
 #pragma GCC unroll 4
     for (int v = 0; v < CV; ++v)
       out[p][v] = acc[p][v];
+}
+
+/// Lanes [a, b) of p[0, VL), the others zero; reads no float outside them.
+inline Vec loadPart(const float *p, int64_t a, int64_t b) {
+  if (a <= 0 && b >= VL)
+    return vload(p);
+  if (b <= a || b <= 0 || a >= VL)
+    return vzero(); // never a masked load of no lane (see vloadLanes)
+  return vloadLanes(p, lanesBetween(a, b));
+}
+
+/// row[x] = src[x * stride] for x in [lo, hi), zero for the rest of
+/// [0, Wq), reading src only there; S is the stride, or 0 for any (one
+/// float at a time). Whole vectors: the last writes up to VL - 1 floats
+/// past the row, which the caller writes afterwards.
+template <int S>
+void fillPhaseRow(float *row, const float *src, int64_t Wq, int64_t lo,
+                  int64_t hi, int64_t stride = S) {
+  for (int64_t x0 = 0; x0 < Wq; x0 += VL) {
+    const int64_t a = lo - x0, b = hi - x0; // the lanes to read
+    Vec v;
+    if constexpr (S == 1) {
+      v = loadPart(src + x0, a, b);
+    } else if constexpr (S == 2) {
+      // Lane l is float 2 l of the 2 VL from src + 2 x0; the odd ones
+      // between the first and last read are read and dropped.
+      const float *p = src + 2 * x0;
+      v = evenLanes(loadPart(p, 2 * a, 2 * b - 1),
+                    loadPart(p + VL, 2 * a - VL, 2 * b - 1 - VL));
+    } else {
+      alignas(64) float lanes[VL];
+      for (int64_t l = 0; l < VL; ++l)
+        lanes[l] = l >= a && l < b ? src[(x0 + l) * stride] : 0.f;
+      v = vload(lanes);
+    }
+    vstore(row + x0, v);
+  }
 }
 
 } // namespace
@@ -435,26 +472,85 @@ void directConvBand(const ConvArgs &cv, const DirectGeometry &g,
   }
 }
 
-void depthwisePlane(const ConvArgs &cv, const DirectGeometry &g,
-                    const float *plane, int64_t image, int64_t channel) {
-  BandStore s = bandStore(cv, image);
-  const float *w = cv.weight + channel * g.taps;
-  // A depthwise vector is taps FMAs, which a joined vector's extra work
-  // (its lanes worked out, a compress) can outweigh: on Zen 5 (MobileNetV2
-  // at batch 8, layer by layer) joining rows of 56 and 28 in pitches of 58
-  // and 30 (9% and 6% fewer vectors) ran 10-13% slower, rows of 7 in a
-  // pitch of 9 (4 vectors for 7) 5% faster. Hence only where it saves a
-  // quarter of the vectors.
-  const bool joined =
-      kJoinRows && 4 * directVectors(cv.OH, cv.OW, g.Wq, VL, true) <=
-                       3 * directVectors(cv.OH, cv.OW, g.Wq, VL, false);
-  for (VectorWalk walk(joined); walk.within(cv.OH, cv.OW);) {
-    VectorTile<NVD> tile(walk, cv.OH, cv.OW, g.Wq, 0);
-    Vec acc[NVD];
-    depthwiseTile(plane, tile.base, g.offsets, g.taps, w, acc);
-    for (int v = 0; v < tile.valid; ++v)
-      storeVector(s, acc[v], channel, tile.place[v]);
+/// Channels, phases, rows and slack in order, each in whole vectors, so the
+/// floats each writes past its end are written again by the next; the last
+/// slack's run past the planes (KernelsInternal.h's kFillSpill). A row is a
+/// few vectors (a 14-float row of MobileNet is one masked load and a store),
+/// where it was two memsets and a memcpy: 7% of MobileNetV2's time at batch
+/// 1 (Zen 5).
+void fillBand(const ConvArgs &cv, const DirectGeometry &g, const float *image,
+              int64_t c0, int64_t channels, int64_t oy0, float *dst) {
+  const int64_t sH = cv.strideH, sW = cv.strideW, Wq = g.Wq;
+  for (int64_t c = 0; c < channels; ++c) {
+    const float *in = image + (c0 + c) * cv.H * cv.W;
+    for (int64_t py = 0; py < sH; ++py)
+      for (int64_t px = 0; px < sW; ++px) {
+        if (!g.phaseUsed[py * sW + px])
+          continue; // never read
+        float *plane = dst + c * g.chanStride + (py * sW + px) * g.planeSize;
+        // Columns [xLo, xHi) are inside the input's width.
+        int64_t xLo = 0, xHi = Wq;
+        while (xLo < Wq && xLo * sW + px - cv.padLeft < 0)
+          ++xLo;
+        while (xHi > xLo && (xHi - 1) * sW + px - cv.padLeft >= cv.W)
+          --xHi;
+        for (int64_t j = 0; j < g.planeRows; ++j) {
+          float *row = plane + j * Wq;
+          const int64_t iy = (oy0 + j) * sH + py - cv.padTop;
+          if (iy < 0 || iy >= cv.H) {
+            fillPhaseRow<1>(row, in, Wq, 0, 0);
+            continue;
+          }
+          // The input column of x = 0 (before the row where padding leads).
+          const float *src = in + iy * cv.W + px - cv.padLeft;
+          if (sW == 1)
+            fillPhaseRow<1>(row, src, Wq, xLo, xHi);
+          else if (sW == 2)
+            fillPhaseRow<2>(row, src, Wq, xLo, xHi);
+          else
+            fillPhaseRow<0>(row, src, Wq, xLo, xHi, sW);
+        }
+        for (int64_t q = g.planeRows * Wq; q < g.planeSize; q += VL)
+          vstore(plane + q, vzero());
+      }
   }
+}
+
+void depthwisePlane(const ConvArgs &cv, const DirectGeometry &g, float *scratch,
+                    int64_t image, int64_t channel) {
+  fillBand(cv, g, cv.input + image * cv.C * cv.H * cv.W, channel, 1, 0,
+           scratch);
+  // The sums, over the flattened phase rows (q = oy * Wq + x, the columns
+  // x >= OW computed and dropped), into the buffer after the planes.
+  const float *w = cv.weight + channel * g.taps;
+  float *sums = scratch + g.chanStride;
+  const int64_t vectors = (cv.OH * g.Wq + VL - 1) / VL;
+  const int64_t last = (vectors - 1) * VL;
+  for (int64_t q0 = 0; q0 < vectors * VL; q0 += NVD * VL) {
+    // Vectors past the last repeat it, so every read stays in the planes.
+    int64_t base[NVD];
+#pragma GCC unroll 16
+    for (int v = 0; v < NVD; ++v)
+      base[v] = q0 + v * VL < last ? q0 + v * VL : last;
+    Vec acc[NVD];
+    depthwiseTile(scratch, base, g.offsets, g.taps, w, acc);
+#pragma GCC unroll 16
+    for (int v = 0; v < NVD; ++v)
+      vstore(sums + base[v], acc[v]);
+  }
+  // Row by row into the output plane, with the epilogue.
+  BandStore s = bandStore(cv, image);
+  VectorPlace at;
+#if NN_DIRECT_JOIN_ROWS
+  at.prefix = true;
+#endif
+  for (int64_t oy = 0; oy < cv.OH; ++oy)
+    for (int64_t ox = 0; ox < cv.OW; ox += VL) {
+      at.p = oy * cv.OW + ox;
+      at.count = cv.OW - ox < VL ? cv.OW - ox : VL;
+      at.first = firstLanes(at.count);
+      storeVector(s, vload(sums + oy * g.Wq + ox), channel, at);
+    }
 }
 
 } // namespace NN_DIRECT_NAMESPACE

@@ -379,6 +379,9 @@ constexpr int64_t kDirectMaxTileWidth = 64;
 /// The largest stride of a direct convolution (each of stride^2 phases is a
 /// plane of the scratch).
 constexpr int64_t kDirectMaxStride = 4;
+/// The floats a band fill may write past the channels' planes (a vector
+/// of the widest ISA, less one): the scratch holds them.
+constexpr int64_t kFillSpill = 16;
 
 /// The scratch layout of a band of `planeRows` phase rows (see above).
 struct DirectGeometry {
@@ -486,8 +489,17 @@ void packDirectConvWeights(const float *weight, int64_t O, int64_t C,
                       int64_t image, int64_t oy0, int64_t rows,                \
                       int64_t oBegin, int64_t oEnd,                            \
                       const DirectPrefetch &next);                             \
+  /* Writes the scratch of output rows [oy0, oy0 + g.bandRows) for             \
+     channels [c0, c0 + channels) of `image` (NCHW, all of cv.C channels)      \
+     into dst: phase (py, px) of channel c, row j, column x = the input at     \
+     ((oy0 + j) * sH + py - padTop, x * sW + px - padLeft), zero outside,      \
+     each plane's slack zero; up to kFillSpill floats past the last plane      \
+     are written too. */                                                       \
+  void fillBand(const ConvArgs &cv, const DirectGeometry &g,                   \
+                const float *image, int64_t c0, int64_t channels, int64_t oy0, \
+                float *dst);                                                   \
   void depthwisePlane(const ConvArgs &cv, const DirectGeometry &g,             \
-                      const float *plane, int64_t image, int64_t channel);     \
+                      float *scratch, int64_t image, int64_t channel);         \
   }
 NN_DECLARE_DIRECT_ISA(avx2)
 NN_DECLARE_DIRECT_ISA(avx512)

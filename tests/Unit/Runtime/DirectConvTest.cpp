@@ -393,6 +393,18 @@ TEST_P(DirectConvTest, DepthwiseMatchesLoops) {
       {3, 32, 48, 48, 32, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1},
       // Rows wider than a tile (64 pixels on AVX-512), whose tiles span rows.
       {2, 3, 4, 70, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      // Stride 2 over rows of several vectors (the even columns of two
+      // vectors per phase vector), odd and even widths, padding of 2 on
+      // one side only, a dilated window.
+      {2, 3, 9, 71, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+      {1, 2, 10, 40, 2, 3, 3, 2, 2, 2, 2, 0, 0, 1, 1},
+      {1, 2, 13, 37, 2, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2},
+      // MobileNet's small planes: 7x7, and 14x14 halved.
+      {2, 5, 7, 7, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {1, 5, 14, 14, 5, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1},
+      // Strides 3 and 4: their phases filled a float at a time.
+      {1, 2, 19, 23, 2, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1},
+      {1, 2, 17, 34, 2, 5, 5, 4, 4, 2, 2, 2, 2, 1, 1},
       // Beyond the vector kernel's stride: the reference loops.
       {1, 3, 17, 17, 3, 3, 3, 5, 5, 1, 1, 1, 1, 1, 1},
   };
