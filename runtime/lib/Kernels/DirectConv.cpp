@@ -231,12 +231,12 @@ void scalarDepthwisePlane(const ConvArgs &cv, const DirectGeometry &, float *,
 }
 
 /// A depthwise plane's scratch (the vector kernels'): its phase planes
-/// (DirectGeometry of all OH rows), then its sums (OH rows of Wq, in whole
-/// vectors), then what a fill or a vector load may run past them.
+/// (DirectGeometry of all OH rows), then its sums (OH rows of Wq in whole
+/// vectors, and room for a whole tile where they are fewer), which also
+/// take what the fill runs past the planes.
 int64_t depthwiseScratchFloats(const ConvArgs &cv, const DirectGeometry &g) {
-  return g.chanStride +
-         ceilDiv(cv.OH * g.Wq, nn_rt::kFillSpill) * nn_rt::kFillSpill +
-         nn_rt::kFillSpill;
+  return g.chanStride + ceilDiv(cv.OH * g.Wq, 16) * 16 +
+         nn_rt::kDirectMaxTileWidth;
 }
 
 struct DepthwiseSplit {

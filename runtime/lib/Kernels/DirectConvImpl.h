@@ -276,29 +276,38 @@ __attribute__((noinline)) void directTile(const float *in,
       out[r][v] = acc[r][v];
 }
 
-/// out[v] = sum over taps t of w[t] * in[base[v] + off[t] ...]: one
-/// depthwise tile of NVD vectors. Not inlined, for the reason directTile is
-/// not: inside the loops of a plane (whose stores then indexed the tile at
-/// run time) GCC 12 stored the accumulators to the stack after every tap's
-/// FMAs.
-__attribute__((noinline)) void depthwiseTile(const float *in,
-                                             const int64_t (&base)[NVD],
+/// sums[q ... q + VL) = sum over taps t of w[t] * in[q + off[t] ...] for
+/// the `vectors` vectors q = 0, VL, 2 VL, ...: a depthwise plane's sums, NVD
+/// vectors (independent chains of FMAs) at a time, the last NVD ending at
+/// the last vector (overlapping the ones before it, which it computes
+/// again), so every read stays within the planes. One call a plane, not
+/// inlined: inside the plane's loops GCC 12 kept the accumulators on the
+/// stack.
+__attribute__((noinline)) void depthwiseSums(const float *in,
                                              const int64_t *off, int64_t taps,
-                                             const float *w, Vec (&out)[NVD]) {
-  Vec acc[NVD];
-#pragma GCC unroll 16
-  for (int v = 0; v < NVD; ++v)
-    acc[v] = vzero();
-  for (int64_t t = 0; t < taps; ++t) {
-    Vec wt = vbroadcast(w + t);
-    const float *x = in + off[t];
+                                             const float *w, int64_t vectors,
+                                             float *sums) {
+  const int64_t end = vectors * VL;
+  for (int64_t q0 = 0; q0 < end; q0 += NVD * VL) {
+    if (q0 + NVD * VL > end)
+      q0 = end > NVD * VL ? end - NVD * VL : 0;
+    Vec acc[NVD];
 #pragma GCC unroll 16
     for (int v = 0; v < NVD; ++v)
-      acc[v] = vfma(wt, vload(x + base[v]), acc[v]);
-  }
+      acc[v] = vzero();
+    for (int64_t t = 0; t < taps; ++t) {
+      Vec wt = vbroadcast(w + t);
+      const float *x = in + off[t] + q0;
 #pragma GCC unroll 16
-  for (int v = 0; v < NVD; ++v)
-    out[v] = acc[v];
+      for (int v = 0; v < NVD; ++v)
+        acc[v] = vfma(wt, vload(x + v * VL), acc[v]);
+    }
+#pragma GCC unroll 16
+    for (int v = 0; v < NVD; ++v)
+      vstore(sums + q0 + v * VL, acc[v]);
+    if (q0 + NVD * VL >= end)
+      break;
+  }
 }
 
 /// out[p][v] = sum over channels c < C and taps t of in[c][base[p] +
@@ -525,19 +534,7 @@ void depthwisePlane(const ConvArgs &cv, const DirectGeometry &g, float *scratch,
   const float *w = cv.weight + channel * g.taps;
   float *sums = scratch + g.chanStride;
   const int64_t vectors = (cv.OH * g.Wq + VL - 1) / VL;
-  const int64_t last = (vectors - 1) * VL;
-  for (int64_t q0 = 0; q0 < vectors * VL; q0 += NVD * VL) {
-    // Vectors past the last repeat it, so every read stays in the planes.
-    int64_t base[NVD];
-#pragma GCC unroll 16
-    for (int v = 0; v < NVD; ++v)
-      base[v] = q0 + v * VL < last ? q0 + v * VL : last;
-    Vec acc[NVD];
-    depthwiseTile(scratch, base, g.offsets, g.taps, w, acc);
-#pragma GCC unroll 16
-    for (int v = 0; v < NVD; ++v)
-      vstore(sums + base[v], acc[v]);
-  }
+  depthwiseSums(scratch, g.offsets, g.taps, w, vectors, sums);
   // Row by row into the output plane, with the epilogue.
   BandStore s = bandStore(cv, image);
   VectorPlace at;
