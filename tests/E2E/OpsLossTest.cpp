@@ -7,6 +7,7 @@
 
 #include "OpGolden.h"
 
+#include <cmath>
 #include <sstream>
 
 namespace nn::testing {
@@ -100,6 +101,70 @@ std::vector<OpCase> lossCases() {
     return F::cross_entropy(in[0], in[1],
                             F::CrossEntropyFuncOptions().label_smoothing(0.1));
   });
+
+  for (auto [r, reduction] : reductions) {
+    std::string s = r;
+    add("bce_" + s + "_3x7", [reduction](const Inputs &in) {
+      return F::binary_cross_entropy(
+          in[0], in[1],
+          F::BinaryCrossEntropyFuncOptions().reduction(reduction));
+    });
+    add("bce_weight_" + s + "_3x7", [reduction](const Inputs &in) {
+      return F::binary_cross_entropy(
+          in[0], in[1],
+          F::BinaryCrossEntropyFuncOptions().weight(in[2]).reduction(
+              reduction));
+    });
+    add("bce_logits_" + s + "_4x5", [reduction](const Inputs &in) {
+      return F::binary_cross_entropy_with_logits(
+          in[0], in[1],
+          F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(reduction));
+    });
+    add("bce_logits_pos_weight_weight_" + s + "_4x5",
+        [reduction](const Inputs &in) {
+          return F::binary_cross_entropy_with_logits(
+              in[0], in[1],
+              F::BinaryCrossEntropyWithLogitsFuncOptions()
+                  .weight(in[2])
+                  .pos_weight(in[3])
+                  .reduction(reduction));
+        });
+  }
+  add("bce_edges_sum", [](const Inputs &in) {
+    return F::binary_cross_entropy(
+        in[0], in[1], F::BinaryCrossEntropyFuncOptions().reduction(kSum));
+  });
+  add("bce_logits_large_none", [](const Inputs &in) {
+    return F::binary_cross_entropy_with_logits(
+        in[0], in[1],
+        F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(kNone));
+  });
+
+  for (auto [r, reduction] : reductions) {
+    std::string s = r;
+    add("smooth_l1_" + s + "_3x17", [reduction](const Inputs &in) {
+      return F::smooth_l1_loss(
+          in[0], in[1], F::SmoothL1LossFuncOptions().reduction(reduction));
+    });
+    add("smooth_l1_beta05_" + s + "_2x3x5", [reduction](const Inputs &in) {
+      return F::smooth_l1_loss(
+          in[0], in[1],
+          F::SmoothL1LossFuncOptions().reduction(reduction).beta(0.5));
+    });
+    add("huber_" + s + "_3x17", [reduction](const Inputs &in) {
+      return F::huber_loss(in[0], in[1],
+                           F::HuberLossFuncOptions().reduction(reduction));
+    });
+    add("huber_delta2_" + s + "_2x3x5", [reduction](const Inputs &in) {
+      return F::huber_loss(
+          in[0], in[1],
+          F::HuberLossFuncOptions().reduction(reduction).delta(2));
+    });
+  }
+  add("smooth_l1_beta0_7", [](const Inputs &in) {
+    return F::smooth_l1_loss(in[0], in[1],
+                             F::SmoothL1LossFuncOptions().beta(0.0));
+  });
   return cases;
 }
 
@@ -134,6 +199,11 @@ TEST(LossLayerTest, ReprIsPyTorchs) {
   EXPECT_EQ(repr(*NLLLoss()), "NLLLoss()");
   EXPECT_EQ(repr(*MSELoss()), "MSELoss()");
   EXPECT_EQ(repr(*L1Loss(kSum)), "L1Loss()");
+  EXPECT_EQ(repr(*BCELoss()), "BCELoss()");
+  EXPECT_EQ(repr(*BCEWithLogitsLoss()), "BCEWithLogitsLoss()");
+  EXPECT_EQ(repr(*SmoothL1Loss(SmoothL1LossOptions().beta(0.5))),
+            "SmoothL1Loss()");
+  EXPECT_EQ(repr(*HuberLoss()), "HuberLoss()");
 }
 
 TEST(LossLayerTest, ClassWeightIsABufferInTheStateDict) {
@@ -245,6 +315,67 @@ TEST(LossErrorTest, ShapeMismatchesNameBothShapes) {
                  }),
       "cross_entropy: label_smoothing must be between 0.0 and 1.0, got "
       "1.500000");
+  expectError(traceError({TensorSpec({3, 4}), TensorSpec({3, 1})},
+                         [](const Inputs &in) {
+                           return F::binary_cross_entropy(in[0], in[1]);
+                         }),
+              "binary_cross_entropy: input 3x4 and target 3x1 must have the "
+              "same shape");
+  expectError(
+      traceError({TensorSpec({5}), TensorSpec({5, 1})},
+                 [](const Inputs &in) {
+                   return F::binary_cross_entropy_with_logits(in[0], in[1]);
+                 }),
+      "binary_cross_entropy_with_logits: input 5 and target 5x1 must have "
+      "the same shape");
+  expectError(traceError({TensorSpec({5}), TensorSpec({5})},
+                         [](const Inputs &in) {
+                           return F::smooth_l1_loss(
+                               in[0], in[1],
+                               F::SmoothL1LossFuncOptions().beta(-1));
+                         }),
+              "smooth_l1_loss: beta must be non-negative, got -1.000000");
+  expectError(traceError({TensorSpec({5}), TensorSpec({5})},
+                         [](const Inputs &in) {
+                           return F::huber_loss(
+                               in[0], in[1],
+                               F::HuberLossFuncOptions().delta(0));
+                         }),
+              "huber_loss: delta must be positive, got 0.000000");
+  expectError(
+      traceError({TensorSpec({2, 3}), TensorSpec({3, 2})},
+                 [](const Inputs &in) { return F::huber_loss(in[0], in[1]); }),
+      "huber_loss: input 2x3 and target 3x2 must have the same shape");
+}
+
+/// BCEWithLogitsLoss holds weight and pos_weight as buffers, as PyTorch's
+/// does, and through the layer gives its functional's golden.
+TEST(LossLayerTest, BCEWithLogitsLossWeightsAreBuffers) {
+  auto golden = load_safetensors(std::string(NN_SOURCE_DIR) +
+                                 "/tests/reference/goldens/ops/loss/"
+                                 "bce_logits_pos_weight_weight_mean_4x5."
+                                 "safetensors");
+  ASSERT_TRUE(golden.ok()) << golden.status();
+  const auto &t = golden->tensors;
+  BCEWithLogitsLoss criterion(BCEWithLogitsLossOptions()
+                                  .weight(t.at("input.2"))
+                                  .pos_weight(t.at("input.3")));
+  EXPECT_EQ(criterion->state_dict().keys(),
+            (std::vector<std::string>{"weight", "pos_weight"}));
+  EXPECT_TRUE(BCEWithLogitsLoss()->state_dict().keys().empty());
+  Tensor loss =
+      runTraced(*criterion, {t.at("input.0"), t.at("input.1")},
+                [&](const Inputs &in) { return criterion(in[0], in[1]); });
+  expectClose(loss, t.at("output.0"), {}, "BCEWithLogitsLoss");
+
+  BCELoss bce(BCELossOptions().weight(Tensor::from_vector<float>({2}, {1})));
+  EXPECT_EQ(bce->state_dict().keys(), std::vector<std::string>{"weight"});
+  // -2·(0.5·log 0.5 + 0.5·log 0.5) = 2 log 2.
+  Tensor half = Tensor::from_vector<float>({0.5f}, {1});
+  EXPECT_NEAR(runTraced(*bce, {half, half},
+                        [&](const Inputs &in) { return bce(in[0], in[1]); })
+                  .item_as_double(0),
+              2 * std::log(2.0), 1e-6);
 }
 
 } // namespace

@@ -100,6 +100,43 @@ Tensor crossEntropyProbabilities(const Tensor &logProbs, Tensor target,
   return loss;
 }
 
+/// `loss` (per element) reduced as `reduction` says.
+Tensor reduce(const Tensor &loss, Reduction reduction) {
+  switch (reduction) {
+  case Reduction::None:
+    return loss;
+  case Reduction::Sum:
+    return sum(loss);
+  case Reduction::Mean:
+    return mean(loss);
+  }
+  return loss;
+}
+
+/// Fails unless `input` and `target` are of one shape, as PyTorch's
+/// binary cross entropies demand (and as nn demands of every elementwise
+/// loss: a broadcast target is more often a bug than meant).
+void requireSameShape(TraceContext &t, const char *op, const Tensor &input,
+                      const Tensor &target) {
+  if (target.shape() != input.shape())
+    t.fail(std::string(op) + ": input " + shape_str(input.shape()) +
+           " and target " + shape_str(target.shape()) +
+           " must have the same shape");
+}
+
+/// |input - target| and the elementwise loss `quadratic` below `limit`,
+/// `linear` above it, for smooth_l1_loss and huber_loss.
+Tensor piecewiseLoss(const char *op, const Tensor &input, const Tensor &target,
+                     double limit, double quadratic, double linearScale,
+                     double linearShift, Reduction reduction) {
+  TraceContext &t = TraceContext::current(op);
+  requireSameShape(t, op, input, target);
+  Tensor z = abs(input - target);
+  Tensor loss =
+      where(lt(z, limit), z * z * quadratic, (z - linearShift) * linearScale);
+  return reduce(loss, reduction);
+}
+
 } // namespace
 
 Tensor mse_loss(const Tensor &input, const Tensor &target,
@@ -188,6 +225,65 @@ Tensor cross_entropy(const Tensor &input, const Tensor &target,
   }
   }
   return loss * (1 - smoothing) + smooth * (smoothing / classes);
+}
+
+Tensor binary_cross_entropy(const Tensor &input, const Tensor &target,
+                            const BinaryCrossEntropyFuncOptions &options) {
+  TraceContext &t = TraceContext::current("binary_cross_entropy");
+  requireSameShape(t, "binary_cross_entropy", input, target);
+  // PyTorch's CPU kernel: (t - 1)·max(log(1 - x), -100) - t·max(log(x), -100).
+  Tensor floor = constant(t, -100.0, input, "binary_cross_entropy");
+  Tensor loss = (target - 1.0) * maximum(log(1.0 - input), floor) -
+                target * maximum(log(input), floor);
+  if (options.weight().defined())
+    loss = loss * options.weight();
+  return reduce(loss, options.reduction());
+}
+
+Tensor binary_cross_entropy_with_logits(
+    const Tensor &input, const Tensor &target,
+    const BinaryCrossEntropyWithLogitsFuncOptions &options) {
+  TraceContext &t = TraceContext::current("binary_cross_entropy_with_logits");
+  requireSameShape(t, "binary_cross_entropy_with_logits", input, target);
+  // aten/src/ATen/native/Loss.cpp, binary_cross_entropy_with_logits: the
+  // log-sum-exp shifted by max(-x, 0), so no exp overflows.
+  Tensor maxVal = maximum(
+      -input, constant(t, 0.0, input, "binary_cross_entropy_with_logits"));
+  Tensor logTerm = log(exp(-maxVal) + exp(-input - maxVal));
+  Tensor loss = (1.0 - target) * input;
+  if (options.pos_weight().defined()) {
+    Tensor logWeight = (options.pos_weight() - 1.0) * target + 1.0;
+    loss = loss + logWeight * (logTerm + maxVal);
+  } else {
+    loss = loss + maxVal + logTerm;
+  }
+  if (options.weight().defined())
+    loss = loss * options.weight();
+  return reduce(loss, options.reduction());
+}
+
+Tensor smooth_l1_loss(const Tensor &input, const Tensor &target,
+                      const SmoothL1LossFuncOptions &options) {
+  double beta = options.beta();
+  if (!(beta >= 0.0))
+    TraceContext::current("smooth_l1_loss")
+        .fail("smooth_l1_loss: beta must be non-negative, got " +
+              std::to_string(beta));
+  if (beta == 0.0)
+    return l1_loss(input, target, L1LossFuncOptions(options.reduction()));
+  return piecewiseLoss("smooth_l1_loss", input, target, beta, 0.5 / beta, 1.0,
+                       0.5 * beta, options.reduction());
+}
+
+Tensor huber_loss(const Tensor &input, const Tensor &target,
+                  const HuberLossFuncOptions &options) {
+  double delta = options.delta();
+  if (!(delta > 0.0))
+    TraceContext::current("huber_loss")
+        .fail("huber_loss: delta must be positive, got " +
+              std::to_string(delta));
+  return piecewiseLoss("huber_loss", input, target, delta, 0.5, delta,
+                       0.5 * delta, options.reduction());
 }
 
 } // namespace functional

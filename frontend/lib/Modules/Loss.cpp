@@ -43,4 +43,43 @@ Tensor CrossEntropyLossImpl::forward(const Tensor &input,
   return F::cross_entropy(input, target, now.weight(weight));
 }
 
+BCELossImpl::BCELossImpl(const BCELossOptions &options_)
+    : Cloneable("BCELoss"), options(options_), weight(options_.weight()) {
+  register_buffer("weight", &weight);
+}
+
+Tensor BCELossImpl::forward(const Tensor &input, const Tensor &target) {
+  BCELossOptions now = options;
+  return F::binary_cross_entropy(input, target, now.weight(weight));
+}
+
+BCEWithLogitsLossImpl::BCEWithLogitsLossImpl(
+    const BCEWithLogitsLossOptions &options_)
+    : Cloneable("BCEWithLogitsLoss"), options(options_),
+      weight(options_.weight()), pos_weight(options_.pos_weight()) {
+  register_buffer("weight", &weight);
+  register_buffer("pos_weight", &pos_weight);
+}
+
+Tensor BCEWithLogitsLossImpl::forward(const Tensor &input,
+                                      const Tensor &target) {
+  BCEWithLogitsLossOptions now = options;
+  return F::binary_cross_entropy_with_logits(
+      input, target, now.weight(weight).pos_weight(pos_weight));
+}
+
+SmoothL1LossImpl::SmoothL1LossImpl(const SmoothL1LossOptions &options_)
+    : Cloneable("SmoothL1Loss"), options(options_) {}
+
+Tensor SmoothL1LossImpl::forward(const Tensor &input, const Tensor &target) {
+  return F::smooth_l1_loss(input, target, options);
+}
+
+HuberLossImpl::HuberLossImpl(const HuberLossOptions &options_)
+    : Cloneable("HuberLoss"), options(options_) {}
+
+Tensor HuberLossImpl::forward(const Tensor &input, const Tensor &target) {
+  return F::huber_loss(input, target, options);
+}
+
 } // namespace nn

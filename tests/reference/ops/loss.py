@@ -89,3 +89,41 @@ def cases():
     yield "ce_all_ignored_smoothing_mean", \
         lambda x, t: F.cross_entropy(x, t, label_smoothing=0.1), \
         (torch.randn(3, 4), torch.full((3,), -100))
+    # -- binary cross entropy (appended: the cases above keep their seeds) -----
+    for r in REDUCTIONS:
+        yield f"bce_{r}_3x7", lambda x, t, r=r: F.binary_cross_entropy(x, t, reduction=r), \
+            (torch.sigmoid(torch.randn(3, 7) * 2), torch.rand(3, 7))
+        # A weight per column, broadcast over the rows.
+        yield f"bce_weight_{r}_3x7", \
+            lambda x, t, w, r=r: F.binary_cross_entropy(x, t, weight=w, reduction=r), \
+            (torch.sigmoid(torch.randn(3, 7)), torch.rand(3, 7), torch.rand(7) + 0.1)
+        yield f"bce_logits_{r}_4x5", \
+            lambda x, t, r=r: F.binary_cross_entropy_with_logits(x, t, reduction=r), \
+            (torch.randn(4, 5) * 3, torch.rand(4, 5))
+        yield f"bce_logits_pos_weight_weight_{r}_4x5", \
+            lambda x, t, w, p, r=r: F.binary_cross_entropy_with_logits(
+                x, t, weight=w, pos_weight=p, reduction=r), \
+            (torch.randn(4, 5) * 3, torch.rand(4, 5), torch.rand(4, 1) + 0.1,
+             torch.rand(5) + 0.5)
+    # Probabilities of exactly 0 and 1: each log is clamped at -100.
+    yield "bce_edges_sum", lambda x, t: F.binary_cross_entropy(x, t, reduction="sum"), \
+        (torch.tensor([0.0, 1.0, 0.0, 1.0, 0.5]), torch.tensor([0.0, 1.0, 1.0, 0.0, 0.25]))
+    # Logits far out on both sides: no overflow to inf.
+    yield "bce_logits_large_none", \
+        lambda x, t: F.binary_cross_entropy_with_logits(x, t, reduction="none"), \
+        (torch.tensor([-100.0, -30.0, -0.5, 0.0, 30.0, 100.0]),
+         torch.tensor([0.0, 1.0, 0.5, 1.0, 0.0, 1.0]))
+    # -- smooth_l1_loss / huber_loss: both sides of the threshold ----------------
+    for r in REDUCTIONS:
+        yield f"smooth_l1_{r}_3x17", lambda x, y, r=r: F.smooth_l1_loss(x, y, reduction=r), \
+            (torch.randn(3, 17) * 2, torch.randn(3, 17))
+        yield f"smooth_l1_beta05_{r}_2x3x5", \
+            lambda x, y, r=r: F.smooth_l1_loss(x, y, reduction=r, beta=0.5), \
+            (torch.randn(2, 3, 5), torch.randn(2, 3, 5))
+        yield f"huber_{r}_3x17", lambda x, y, r=r: F.huber_loss(x, y, reduction=r), \
+            (torch.randn(3, 17) * 2, torch.randn(3, 17))
+        yield f"huber_delta2_{r}_2x3x5", \
+            lambda x, y, r=r: F.huber_loss(x, y, reduction=r, delta=2.0), \
+            (torch.randn(2, 3, 5) * 3, torch.randn(2, 3, 5))
+    yield "smooth_l1_beta0_7", lambda x, y: F.smooth_l1_loss(x, y, beta=0.0), \
+        (torch.randn(7), torch.randn(7))

@@ -36,6 +36,25 @@ Tensor nll_loss(const Tensor &input, const Tensor &target,
 /// the target with the uniform distribution by PyTorch's formula.
 Tensor cross_entropy(const Tensor &input, const Tensor &target,
                      const CrossEntropyFuncOptions &options = {});
+/// -w·(t·log(x) + (1 - t)·log(1 - x)), each log at least -100 (PyTorch's
+/// clamp, so x = 0 or 1 gives 100, not inf): input probabilities in [0, 1]
+/// (not checked when the compiled model runs: outside it the loss is NaN),
+/// target of the input's shape.
+Tensor binary_cross_entropy(const Tensor &input, const Tensor &target,
+                            const BinaryCrossEntropyFuncOptions &options = {});
+/// binary_cross_entropy of sigmoid(input), computed from the logits as
+/// PyTorch does, without overflow: (1 - t)·x + l·(log(e^-m + e^(-x-m)) + m),
+/// m = max(-x, 0), l = 1 + (pos_weight - 1)·t; times the weight.
+Tensor binary_cross_entropy_with_logits(
+    const Tensor &input, const Tensor &target,
+    const BinaryCrossEntropyWithLogitsFuncOptions &options = {});
+/// 0.5·d²/beta where |d| < beta, else |d| - 0.5·beta (d = input - target);
+/// beta 0 is l1_loss.
+Tensor smooth_l1_loss(const Tensor &input, const Tensor &target,
+                      const SmoothL1LossFuncOptions &options = {});
+/// 0.5·d² where |d| < delta, else delta·(|d| - 0.5·delta).
+Tensor huber_loss(const Tensor &input, const Tensor &target,
+                  const HuberLossFuncOptions &options = {});
 
 } // namespace nn::functional
 

@@ -1,8 +1,9 @@
 //===- Loss.h - Loss layers -------------------------------------*- C++ -*-===//
 //
 // Layers around nn/Functional/Loss.h, as torch.nn's: forward(input, target)
-// gives the loss. A class weight is a buffer named "weight", as in
-// PyTorch. See https://pytorch.org/docs/stable/nn.html#loss-functions
+// gives the loss. A class weight is a buffer named "weight" (and
+// BCEWithLogitsLoss's pos_weight one named "pos_weight"), as in PyTorch. See
+// https://pytorch.org/docs/stable/nn.html#loss-functions
 //
 //   CrossEntropyLoss criterion(CrossEntropyLossOptions().label_smoothing(0.1));
 //   Tensor loss = criterion(logits, labels);
@@ -53,6 +54,45 @@ public:
   Tensor weight; // [C] buffer, undefined without class weights
 };
 NN_MODULE(CrossEntropyLoss);
+
+class BCELossImpl : public Cloneable<BCELossImpl> {
+public:
+  explicit BCELossImpl(const BCELossOptions &options = {});
+  Tensor forward(const Tensor &input, const Tensor &target);
+
+  BCELossOptions options;
+  Tensor weight; // buffer, undefined without a weight
+};
+NN_MODULE(BCELoss);
+
+class BCEWithLogitsLossImpl : public Cloneable<BCEWithLogitsLossImpl> {
+public:
+  explicit BCEWithLogitsLossImpl(const BCEWithLogitsLossOptions &options = {});
+  Tensor forward(const Tensor &input, const Tensor &target);
+
+  BCEWithLogitsLossOptions options;
+  Tensor weight;     // buffer, undefined without a weight
+  Tensor pos_weight; // buffer, undefined without one
+};
+NN_MODULE(BCEWithLogitsLoss);
+
+class SmoothL1LossImpl : public Cloneable<SmoothL1LossImpl> {
+public:
+  explicit SmoothL1LossImpl(const SmoothL1LossOptions &options = {});
+  Tensor forward(const Tensor &input, const Tensor &target);
+
+  SmoothL1LossOptions options;
+};
+NN_MODULE(SmoothL1Loss);
+
+class HuberLossImpl : public Cloneable<HuberLossImpl> {
+public:
+  explicit HuberLossImpl(const HuberLossOptions &options = {});
+  Tensor forward(const Tensor &input, const Tensor &target);
+
+  HuberLossOptions options;
+};
+NN_MODULE(HuberLoss);
 
 } // namespace nn
 

@@ -58,11 +58,43 @@ struct CrossEntropyLossOptions {
   NN_ARG(double, label_smoothing) = 0.0;
 };
 
+/// BCELoss(BCELossOptions().weight(w)): the weight rescales each element's
+/// loss (broadcast to the input's shape).
+struct BCELossOptions {
+  NN_ARG(Tensor, weight);
+  NN_ARG(Reduction, reduction) = kMean;
+};
+
+/// BCEWithLogitsLoss(BCEWithLogitsLossOptions().pos_weight(p)): pos_weight
+/// weighs the positive term per class (broadcast along the last dim).
+struct BCEWithLogitsLossOptions {
+  NN_ARG(Tensor, weight);
+  NN_ARG(Reduction, reduction) = kMean;
+  NN_ARG(Tensor, pos_weight);
+};
+
+/// SmoothL1Loss(SmoothL1LossOptions().beta(0.5)): quadratic below beta
+/// (>= 0; 0 is L1Loss).
+struct SmoothL1LossOptions {
+  NN_ARG(Reduction, reduction) = kMean;
+  NN_ARG(double, beta) = 1.0;
+};
+
+/// HuberLoss(HuberLossOptions().delta(2)): quadratic below delta (> 0).
+struct HuberLossOptions {
+  NN_ARG(Reduction, reduction) = kMean;
+  NN_ARG(double, delta) = 1.0;
+};
+
 namespace functional {
 using MSELossFuncOptions = MSELossOptions;
 using L1LossFuncOptions = L1LossOptions;
 using NLLLossFuncOptions = NLLLossOptions;
 using CrossEntropyFuncOptions = CrossEntropyLossOptions;
+using BinaryCrossEntropyFuncOptions = BCELossOptions;
+using BinaryCrossEntropyWithLogitsFuncOptions = BCEWithLogitsLossOptions;
+using SmoothL1LossFuncOptions = SmoothL1LossOptions;
+using HuberLossFuncOptions = HuberLossOptions;
 } // namespace functional
 
 } // namespace nn
