@@ -9,6 +9,8 @@
 
 #include "OpGolden.h"
 
+#include <sstream>
+
 namespace nn::testing {
 namespace {
 
@@ -169,6 +171,16 @@ const OpCase kShapeCases[] = {
      [](const Inputs &in) { return Outputs{F::embedding(in[0], in[1])}; }},
     {"shape", "embedding_scalar_id",
      [](const Inputs &in) { return Outputs{F::embedding(in[0], in[1])}; }},
+    {"shape", "pixel_shuffle_r2_2x8x3x5",
+     unary([](auto x) { return F::pixel_shuffle(x, 2); })},
+    {"shape", "pixel_shuffle_r3_batch_dims_2x1x9x2x3",
+     unary([](auto x) { return F::pixel_shuffle(x, 3); })},
+    {"shape", "pixel_unshuffle_r2_1x3x4x6",
+     unary([](auto x) { return F::pixel_unshuffle(x, 2); })},
+    {"shape", "channel_shuffle_g3_2x6x4x3",
+     unary([](auto x) { return F::channel_shuffle(x, 3); })},
+    {"shape", "channel_shuffle_g2_2x8x5",
+     unary([](auto x) { return F::channel_shuffle(x, 2); })},
 };
 INSTANTIATE_TEST_SUITE_P(Shape, OpGoldenTest, ::testing::ValuesIn(kShapeCases),
                          caseName);
@@ -248,9 +260,42 @@ TEST(ShapeLayers, TiedEmbeddingLMMatchesPyTorch) {
   EXPECT_TRUE(model->head->weight.shares_storage(model->embed->weight));
 }
 
+TEST(ShapeLayers, ShufflesMatchPyTorchAndPrintAsItDoes) {
+  Sequential shuffles(PixelUnshuffle(2), ChannelShuffle(2), PixelShuffle(2));
+  expectLayerMatches("layer_pixel_shuffle_unshuffle", shuffles, {});
+  std::ostringstream os;
+  os << *shuffles;
+  EXPECT_EQ(os.str(), "Sequential(\n"
+                      "  (0): PixelUnshuffle(downscale_factor=2)\n"
+                      "  (1): ChannelShuffle(groups=2)\n"
+                      "  (2): PixelShuffle(upscale_factor=2)\n"
+                      ")");
+}
+
 //===----------------------------------------------------------------------===//
 // Trace-time errors of the functional API
 //===----------------------------------------------------------------------===//
+
+TEST(ShapeFunctional, ShufflesCheckTheirFactors) {
+  EXPECT_EQ(traceError({TensorSpec({2, 6, 3, 3})},
+                       unary([](auto x) { return F::pixel_shuffle(x, 2); })),
+            "<root>: pixel_shuffle: the channels of input 2x6x3x3 must be "
+            "divisible by upscale_factor² = 4");
+  EXPECT_EQ(traceError({TensorSpec({2, 4, 5, 4})},
+                       unary([](auto x) { return F::pixel_unshuffle(x, 2); })),
+            "<root>: pixel_unshuffle: the height and width of input 2x4x5x4 "
+            "must be divisible by downscale_factor 2");
+  EXPECT_EQ(traceError({TensorSpec({2, 5, 3})},
+                       unary([](auto x) { return F::channel_shuffle(x, 2); })),
+            "<root>: channel_shuffle: the channels of input 2x5x3 must be "
+            "divisible by groups 2");
+  EXPECT_EQ(traceError({TensorSpec({4, 4})},
+                       unary([](auto x) { return F::pixel_shuffle(x, 2); })),
+            "<root>: pixel_shuffle: input must have at least 3 dims, got 4x4");
+  EXPECT_EQ(traceError({TensorSpec({1, 4, 2, 2})},
+                       unary([](auto x) { return F::pixel_shuffle(x, 0); })),
+            "<root>: pixel_shuffle: upscale_factor must be positive, got 0");
+}
 
 TEST(ShapeFunctional, ShapeErrorsNameTheOpAndBothShapes) {
   EXPECT_EQ(traceError({TensorSpec({2, 3}), TensorSpec({3, 4})},

@@ -27,6 +27,7 @@
 #include "nn/Modules/Linear.h"
 #include "nn/Modules/Loss.h"
 #include "nn/Modules/Padding.h"
+#include "nn/Modules/PixelShuffle.h"
 #include "nn/Modules/Pooling.h"
 #include "nn/Modules/RNN.h"
 #include "nn/Modules/Transformer.h"

@@ -325,4 +325,77 @@ Tensor embedding(const Tensor &input, const Tensor &weight,
   return t.emit<mlir::nn::EmbeddingOp>(w.getType(), ids, w, padding);
 }
 
+namespace {
+
+/// Fails unless `input` has at least `rank` dims and `factor` is positive.
+void checkShuffle(TraceContext &t, const char *op, const Tensor &input,
+                  int64_t rank, const char *factorName, int64_t factor) {
+  if (factor <= 0)
+    t.fail(std::string(op) + ": " + factorName + " must be positive, got " +
+           std::to_string(factor));
+  if (input.dim() < rank)
+    t.fail(std::string(op) + ": input must have at least " +
+           std::to_string(rank) + " dims, got " + shape_str(input.shape()));
+}
+
+} // namespace
+
+Tensor pixel_shuffle(const Tensor &input, int64_t upscale_factor) {
+  TraceContext &t = TraceContext::current("pixel_shuffle");
+  const int64_t r = upscale_factor;
+  checkShuffle(t, "pixel_shuffle", input, 3, "upscale_factor", r);
+  Shape shape = input.shape();
+  const int64_t lead = input.dim() - 3, c = shape[lead], h = shape[lead + 1],
+                w = shape[lead + 2];
+  if (c % (r * r) != 0)
+    t.fail("pixel_shuffle: the channels of input " + shape_str(shape) +
+           " must be divisible by upscale_factor² = " + std::to_string(r * r));
+  Shape split(shape.begin(), shape.begin() + lead), out = split;
+  split.insert(split.end(), {c / (r * r), r, r, h, w});
+  out.insert(out.end(), {c / (r * r), h * r, w * r});
+  // [*, C, r, r, H, W] -> [*, C, H, r, W, r]
+  std::vector<int64_t> order;
+  for (int64_t d = 0; d < lead; ++d)
+    order.push_back(d);
+  for (int64_t d : {0, 3, 1, 4, 2})
+    order.push_back(lead + d);
+  return reshape(permute(reshape(input, split), order), out);
+}
+
+Tensor pixel_unshuffle(const Tensor &input, int64_t downscale_factor) {
+  TraceContext &t = TraceContext::current("pixel_unshuffle");
+  const int64_t r = downscale_factor;
+  checkShuffle(t, "pixel_unshuffle", input, 3, "downscale_factor", r);
+  Shape shape = input.shape();
+  const int64_t lead = input.dim() - 3, c = shape[lead], h = shape[lead + 1],
+                w = shape[lead + 2];
+  if (h % r != 0 || w % r != 0)
+    t.fail("pixel_unshuffle: the height and width of input " +
+           shape_str(shape) + " must be divisible by downscale_factor " +
+           std::to_string(r));
+  Shape split(shape.begin(), shape.begin() + lead), out = split;
+  split.insert(split.end(), {c, h / r, r, w / r, r});
+  out.insert(out.end(), {c * r * r, h / r, w / r});
+  // [*, C, H, r, W, r] -> [*, C, r, r, H, W]
+  std::vector<int64_t> order;
+  for (int64_t d = 0; d < lead; ++d)
+    order.push_back(d);
+  for (int64_t d : {0, 2, 4, 1, 3})
+    order.push_back(lead + d);
+  return reshape(permute(reshape(input, split), order), out);
+}
+
+Tensor channel_shuffle(const Tensor &input, int64_t groups) {
+  TraceContext &t = TraceContext::current("channel_shuffle");
+  checkShuffle(t, "channel_shuffle", input, 3, "groups", groups);
+  Shape shape = input.shape();
+  if (shape[1] % groups != 0)
+    t.fail("channel_shuffle: the channels of input " + shape_str(shape) +
+           " must be divisible by groups " + std::to_string(groups));
+  Shape split = shape;
+  split[1] = shape[1] / groups;
+  split.insert(split.begin() + 1, groups);
+  return reshape(transpose(reshape(input, split), 1, 2), shape);
+}
+
 } // namespace nn::functional

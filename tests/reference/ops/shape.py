@@ -151,3 +151,18 @@ def cases():
         lambda x: F.pad(x, (4, 1, 2, 5), mode="circular"), (torch.randn(2, 3, 5, 4),)
     yield "pad_i64", lambda x: F.pad(x, (1, 1), value=7), \
         (torch.randint(-5, 5, (3, 4)),)
+    # pixel and channel shuffles, and their layers (added last, as above).
+    yield "pixel_shuffle_r2_2x8x3x5", lambda x: F.pixel_shuffle(x, 2), \
+        (torch.randn(2, 8, 3, 5),)
+    yield "pixel_shuffle_r3_batch_dims_2x1x9x2x3", lambda x: F.pixel_shuffle(x, 3), \
+        (torch.randn(2, 1, 9, 2, 3),)
+    yield "pixel_unshuffle_r2_1x3x4x6", lambda x: F.pixel_unshuffle(x, 2), \
+        (torch.randn(1, 3, 4, 6),)
+    yield "channel_shuffle_g3_2x6x4x3", lambda x: F.channel_shuffle(x, 3), \
+        (torch.randn(2, 6, 4, 3),)
+    yield "channel_shuffle_g2_2x8x5", lambda x: F.channel_shuffle(x, 2), \
+        (torch.randn(2, 8, 5),)
+    yield "layer_pixel_shuffle_unshuffle", \
+        lambda x: torch.nn.Sequential(torch.nn.PixelUnshuffle(2), torch.nn.ChannelShuffle(2),
+                                      torch.nn.PixelShuffle(2))(x), \
+        (torch.randn(2, 2, 6, 4),)

@@ -92,6 +92,15 @@ Tensor pad(const Tensor &input, const PadFuncOptions &options);
 Tensor embedding(const Tensor &input, const Tensor &weight,
                  const EmbeddingFuncOptions &options = {});
 
+/// torch.nn.functional.pixel_shuffle: [*, C·r², H, W] -> [*, C, H·r, W·r],
+/// channel c·r² + i·r + j to row offset i, column offset j.
+Tensor pixel_shuffle(const Tensor &input, int64_t upscale_factor);
+/// The inverse of pixel_shuffle: [*, C, H·r, W·r] -> [*, C·r², H, W].
+Tensor pixel_unshuffle(const Tensor &input, int64_t downscale_factor);
+/// torch.nn.functional.channel_shuffle (ShuffleNet): [N, g·k, *] with the
+/// channels read as [g, k] and written as [k, g].
+Tensor channel_shuffle(const Tensor &input, int64_t groups);
+
 } // namespace nn::functional
 
 #endif // NN_FUNCTIONAL_SHAPE_H
