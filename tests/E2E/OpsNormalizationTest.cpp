@@ -13,6 +13,9 @@
 
 #include "OpGolden.h"
 
+#include <limits>
+#include <sstream>
+
 namespace nn::testing {
 namespace {
 
@@ -137,6 +140,47 @@ const OpCase kNormalizationCases[] = {
        return Outputs{F::batch_norm(
            in[0], Tensor(), Tensor(),
            F::BatchNormFuncOptions().weight(in[1]).bias(in[2]).training(true))};
+     }},
+    // Norms and distances.
+    {"normalization", "normalize_5x7",
+     [](const Inputs &in) { return Outputs{F::normalize(in[0])}; }},
+    {"normalization", "normalize_p1_dim_neg_2x3x4",
+     [](const Inputs &in) {
+       return Outputs{
+           F::normalize(in[0], F::NormalizeFuncOptions().p(1).dim(-1))};
+     }},
+    {"normalization", "normalize_p3_dim0_4x5",
+     [](const Inputs &in) {
+       return Outputs{
+           F::normalize(in[0], F::NormalizeFuncOptions().p(3).dim(0))};
+     }},
+    {"normalization", "normalize_pinf_3x6",
+     [](const Inputs &in) {
+       return Outputs{
+           F::normalize(in[0], F::NormalizeFuncOptions().p(
+                                   std::numeric_limits<double>::infinity()))};
+     }},
+    {"normalization", "cosine_similarity_6x9",
+     [](const Inputs &in) {
+       return Outputs{F::cosine_similarity(in[0], in[1])};
+     }},
+    {"normalization", "cosine_similarity_broadcast_1x5_4x5",
+     [](const Inputs &in) {
+       return Outputs{F::cosine_similarity(
+           in[0], in[1], F::CosineSimilarityFuncOptions().dim(-1))};
+     }},
+    {"normalization", "cosine_similarity_tiny_row_3x4",
+     [](const Inputs &in) {
+       return Outputs{F::cosine_similarity(in[0], in[1])};
+     }},
+    {"normalization", "pairwise_distance_5x8",
+     [](const Inputs &in) {
+       return Outputs{F::pairwise_distance(in[0], in[1])};
+     }},
+    {"normalization", "pairwise_distance_p1_keepdim_2x3x4",
+     [](const Inputs &in) {
+       return Outputs{F::pairwise_distance(
+           in[0], in[1], F::PairwiseDistanceFuncOptions().p(1).keepdim(true))};
      }},
 };
 INSTANTIATE_TEST_SUITE_P(Normalization, OpGoldenTest,
@@ -293,6 +337,37 @@ TEST_P(FloatSums, ChannelSumsAreRoundedOnce) {
 INSTANTIATE_TEST_SUITE_P(LongAndShort, FloatSums,
                          ::testing::Values(Shape{2, 64, 112, 112},
                                            Shape{8, 64, 7, 7}));
+
+/// The distance layers are their functionals (the golden through the
+/// layer), print as PyTorch's, and a norm's p must be positive.
+TEST(DistanceLayers, MatchTheirFunctionalsAndPrintAsPyTorch) {
+  auto golden = load_safetensors(std::string(NN_SOURCE_DIR) +
+                                 "/tests/reference/goldens/ops/normalization/"
+                                 "cosine_similarity_broadcast_1x5_4x5."
+                                 "safetensors");
+  ASSERT_TRUE(golden.ok()) << golden.status();
+  const Tensor &a = golden->tensors.at("input.0"),
+               &b = golden->tensors.at("input.1");
+  CosineSimilarity cosine(CosineSimilarityOptions().dim(-1));
+  TracedModule traced =
+      trace(*cosine, {TensorSpec(a.shape()), TensorSpec(b.shape())},
+            [&](const Inputs &in) { return Outputs{cosine(in[0], in[1])}; });
+  auto outputs = compile(traced)->run({a, b});
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  expectClose((*outputs)[0], golden->tensors.at("output.0"), {},
+              "CosineSimilarity");
+
+  std::ostringstream os;
+  os << *cosine << " " << *PairwiseDistance();
+  EXPECT_EQ(os.str(), "CosineSimilarity() PairwiseDistance()");
+
+  EXPECT_EQ(traceError({TensorSpec({3, 4})},
+                       [](const Inputs &in) {
+                         return Outputs{F::normalize(
+                             in[0], F::NormalizeFuncOptions().p(0))};
+                       }),
+            "<root>: normalize: p must be positive or inf, got 0.000000");
+}
 
 } // namespace
 

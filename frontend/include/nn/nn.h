@@ -18,6 +18,7 @@
 #include "nn/Modules/BatchNorm.h"
 #include "nn/Modules/Container.h"
 #include "nn/Modules/Conv.h"
+#include "nn/Modules/Distance.h"
 #include "nn/Modules/Dropout.h"
 #include "nn/Modules/Embedding.h"
 #include "nn/Modules/Flatten.h"

@@ -13,7 +13,11 @@
 
 #include "../TraceContext.h"
 
+#include "nn/Functional/Activation.h"
+#include "nn/Functional/Elementwise.h"
 #include "nn/IR/NNOps.h"
+
+#include <cmath>
 
 namespace nn::functional {
 
@@ -188,6 +192,48 @@ Tensor batch_norm(const Tensor &input, const Tensor &running_mean,
 void assign_buffer(const Tensor &buffer, const Tensor &value) {
   TraceContext &t = TraceContext::current("assign_buffer");
   t.store(buffer, t.valueOf(value, "assign_buffer", "value"), "assign_buffer");
+}
+
+namespace {
+
+/// ||x||_p over `dim` (p positive or infinite), failing for other p.
+Tensor pNorm(const char *op, const Tensor &x, double p, int64_t dim,
+             bool keepdim) {
+  if (!(p > 0))
+    TraceContext::current(op).fail(std::string(op) +
+                                   ": p must be positive or inf, got " +
+                                   std::to_string(p));
+  if (p == 2.0)
+    return sqrt(sum(x * x, {dim}, keepdim));
+  if (p == 1.0)
+    return sum(abs(x), {dim}, keepdim);
+  if (std::isinf(p))
+    return amax(abs(x), {dim}, keepdim);
+  return pow(sum(pow(abs(x), p), {dim}, keepdim), 1.0 / p);
+}
+
+} // namespace
+
+Tensor normalize(const Tensor &input, const NormalizeFuncOptions &options) {
+  Tensor norm = pNorm("normalize", input, options.p(), options.dim(), true);
+  return input / clamp(norm, options.eps(), std::nullopt);
+}
+
+Tensor cosine_similarity(const Tensor &x1, const Tensor &x2,
+                         const CosineSimilarityFuncOptions &options) {
+  // aten/src/ATen/native/Distance.cpp: each input divided by its norm
+  // (at least eps), then the dot product; the same rounding as PyTorch's.
+  auto unit = [&](const Tensor &x) {
+    return x / clamp(sqrt(sum(x * x, {options.dim()}, true)), options.eps(),
+                     std::nullopt);
+  };
+  return sum(unit(x1) * unit(x2), {options.dim()});
+}
+
+Tensor pairwise_distance(const Tensor &x1, const Tensor &x2,
+                         const PairwiseDistanceFuncOptions &options) {
+  return pNorm("pairwise_distance", x1 - x2 + options.eps(), options.p(), -1,
+               options.keepdim());
 }
 
 } // namespace nn::functional

@@ -125,6 +125,28 @@ def cases():
     bn3t = torch.nn.BatchNorm3d(3)
     yield "BatchNorm3d_train_2x3x3x4x5", _bn_train_two_steps(bn3t), \
         (torch.randn(2, 3, 3, 4, 5), torch.randn(2, 3, 3, 4, 5) * 2 + 1) + _state(bn3t)
+    # normalize, cosine_similarity, pairwise_distance (added last, so the
+    # cases above keep their random inputs).
+    yield "normalize_5x7", lambda x: F.normalize(x), (torch.randn(5, 7),)
+    yield "normalize_p1_dim_neg_2x3x4", lambda x: F.normalize(x, p=1.0, dim=-1), \
+        (torch.randn(2, 3, 4),)
+    yield "normalize_p3_dim0_4x5", lambda x: F.normalize(x, p=3.0, dim=0), \
+        (torch.randn(4, 5),)
+    yield "normalize_pinf_3x6", lambda x: F.normalize(x, p=float("inf")), \
+        (torch.randn(3, 6),)
+    yield "cosine_similarity_6x9", lambda a, b: F.cosine_similarity(a, b), \
+        (torch.randn(6, 9), torch.randn(6, 9))
+    # Broadcast (one row against many), along the last dim, and a row far
+    # shorter than eps (each norm is clamped separately).
+    yield "cosine_similarity_broadcast_1x5_4x5", \
+        lambda a, b: F.cosine_similarity(a, b, dim=-1), (torch.randn(1, 5), torch.randn(4, 5))
+    yield "cosine_similarity_tiny_row_3x4", lambda a, b: F.cosine_similarity(a, b), \
+        (torch.randn(3, 4) * torch.tensor([[1e-9], [1.0], [1.0]]), torch.randn(3, 4))
+    yield "pairwise_distance_5x8", lambda a, b: F.pairwise_distance(a, b), \
+        (torch.randn(5, 8), torch.randn(5, 8))
+    yield "pairwise_distance_p1_keepdim_2x3x4", \
+        lambda a, b: F.pairwise_distance(a, b, p=1.0, keepdim=True), \
+        (torch.randn(2, 3, 4), torch.randn(2, 3, 4))
 
 
 def _module_fn(module, train=False):

@@ -108,6 +108,38 @@ Tensor batch_norm(const Tensor &input, const Tensor &running_mean,
                   const Tensor &running_var,
                   const BatchNormFuncOptions &options = {});
 
+//===-- Norms and distances (torch.nn.functional) -------------------------===//
+
+/// F::normalize(x, NormalizeFuncOptions().p(1).dim(-1))
+struct NormalizeFuncOptions {
+  /// The norm's exponent: positive, or infinity (the largest |x|).
+  NN_ARG(double, p) = 2.0;
+  NN_ARG(int64_t, dim) = 1;
+  NN_ARG(double, eps) = 1e-12;
+};
+/// input / max(||input||_p over `dim`, eps).
+Tensor normalize(const Tensor &input, const NormalizeFuncOptions &options = {});
+
+/// F::cosine_similarity(a, b, CosineSimilarityFuncOptions().dim(-1))
+struct CosineSimilarityFuncOptions {
+  NN_ARG(int64_t, dim) = 1;
+  NN_ARG(double, eps) = 1e-8;
+};
+/// Σ (x1 / max(||x1||, eps)) · (x2 / max(||x2||, eps)) over `dim` (x1 and
+/// x2 broadcast together), as PyTorch computes it.
+Tensor cosine_similarity(const Tensor &x1, const Tensor &x2,
+                         const CosineSimilarityFuncOptions &options = {});
+
+/// F::pairwise_distance(a, b, PairwiseDistanceFuncOptions().p(1))
+struct PairwiseDistanceFuncOptions {
+  NN_ARG(double, p) = 2.0;
+  NN_ARG(double, eps) = 1e-6;
+  NN_ARG(bool, keepdim) = false;
+};
+/// ||x1 - x2 + eps||_p over the last dim.
+Tensor pairwise_distance(const Tensor &x1, const Tensor &x2,
+                         const PairwiseDistanceFuncOptions &options = {});
+
 /// Assigns `value` to the model buffer `buffer` while tracing (the traced
 /// counterpart of PyTorch's in-place `buffer.copy_(value)`): the compiled
 /// forward writes it back, and later reads in the same forward see `value`.
