@@ -182,6 +182,14 @@ const OpCase kNormalizationCases[] = {
        return Outputs{F::pairwise_distance(
            in[0], in[1], F::PairwiseDistanceFuncOptions().p(1).keepdim(true))};
      }},
+    {"normalization", "instance_norm_3x4x7",
+     [](const Inputs &in) { return Outputs{F::instance_norm(in[0])}; }},
+    {"normalization", "instance_norm_affine_2x3x5x4",
+     [](const Inputs &in) {
+       return Outputs{F::instance_norm(
+           in[0],
+           F::InstanceNormFuncOptions().weight(in[1]).bias(in[2]).eps(1e-3))};
+     }},
 };
 INSTANTIATE_TEST_SUITE_P(Normalization, OpGoldenTest,
                          ::testing::ValuesIn(kNormalizationCases), caseName);
@@ -294,6 +302,31 @@ const LayerCase kLayerCases[] = {
      [] { return layer(GroupNorm(GroupNormOptions(2, 6).eps(1e-3))); }},
     {"BatchNorm3d_train_2x3x3x4x5", [] { return layer(BatchNorm3d(3)); }, true,
      2},
+    {"InstanceNorm2d_2x3x5x4", [] { return layer(InstanceNorm2d(3)); }},
+    {"InstanceNorm1d_affine_3x4x9",
+     [] { return layer(InstanceNorm1d(InstanceNormOptions(4).affine(true))); }},
+    {"InstanceNorm1d_affine_unbatched_4x9",
+     [] { return layer(InstanceNorm1d(InstanceNormOptions(4).affine(true))); }},
+    {"InstanceNorm3d_affine_2x2x3x4x5",
+     [] {
+       return layer(
+           InstanceNorm3d(InstanceNormOptions(2).eps(1e-3).affine(true)));
+     }},
+    // Training updates the running statistics (num_batches_tracked stays);
+    // eval normalizes with them.
+    {"InstanceNorm2d_track_train_2x3x5x4",
+     [] {
+       return layer(InstanceNorm2d(InstanceNormOptions(3)
+                                       .affine(true)
+                                       .track_running_stats(true)
+                                       .momentum(0.2)));
+     },
+     true, 2},
+    {"InstanceNorm2d_track_eval_2x3x5x4",
+     [] {
+       return layer(
+           InstanceNorm2d(InstanceNormOptions(3).track_running_stats(true)));
+     }},
 };
 INSTANTIATE_TEST_SUITE_P(NormalizationLayers, LayerGoldenTest,
                          ::testing::ValuesIn(kLayerCases), layerCaseName);
@@ -337,6 +370,39 @@ TEST_P(FloatSums, ChannelSumsAreRoundedOnce) {
 INSTANTIATE_TEST_SUITE_P(LongAndShort, FloatSums,
                          ::testing::Values(Shape{2, 64, 112, 112},
                                            Shape{8, 64, 7, 7}));
+
+TEST(InstanceNormLayers, PrintAndCheckTheirInputAsPyTorch) {
+  std::ostringstream os;
+  os << *InstanceNorm2d(3) << "\n"
+     << *InstanceNorm1d(InstanceNormOptions(4).affine(true).eps(1e-3));
+  EXPECT_EQ(os.str(), "InstanceNorm2d(3, eps=1e-05, momentum=0.1, "
+                      "affine=False, track_running_stats=False)\n"
+                      "InstanceNorm1d(4, eps=0.001, momentum=0.1, "
+                      "affine=True, track_running_stats=False)");
+  InstanceNorm2d norm(InstanceNormOptions(3).affine(true));
+  std::string error;
+  try {
+    trace(*norm, {TensorSpec({2, 3})},
+          [&](const Inputs &in) { return Outputs{norm(in[0])}; });
+  } catch (const Error &e) {
+    error = e.what();
+  }
+  EXPECT_NE(error.find("InstanceNorm2d: expected 3D or 4D input (got 2D "
+                       "input)"),
+            std::string::npos)
+      << error;
+  error.clear();
+  try {
+    trace(*norm, {TensorSpec({2, 4, 5, 5})},
+          [&](const Inputs &in) { return Outputs{norm(in[0])}; });
+  } catch (const Error &e) {
+    error = e.what();
+  }
+  EXPECT_NE(error.find("InstanceNorm2d: expected input with 3 channels, got "
+                       "2x4x5x5"),
+            std::string::npos)
+      << error;
+}
 
 /// The distance layers are their functionals (the golden through the
 /// layer), print as PyTorch's, and a norm's p must be positive.

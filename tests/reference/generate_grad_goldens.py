@@ -61,6 +61,7 @@ FAMILIES = {
         "BatchNorm*": "a module layer: its C++ twin is a layer test",
         "LayerNorm_*": "a module layer: its C++ twin is a layer test",
         "GroupNorm_*": "a module layer: its C++ twin is a layer test",
+        "InstanceNorm*": "a module layer: its C++ twin is a layer test",
         "cosine_similarity_tiny_row_*": "a row inside the eps clamp: a finite "
                                         "difference step crosses the clamp",
     },

@@ -24,6 +24,7 @@
 #include "nn/Modules/Flatten.h"
 #include "nn/Modules/GroupNorm.h"
 #include "nn/Modules/Identity.h"
+#include "nn/Modules/InstanceNorm.h"
 #include "nn/Modules/LayerNorm.h"
 #include "nn/Modules/Linear.h"
 #include "nn/Modules/Loss.h"

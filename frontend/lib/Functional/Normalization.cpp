@@ -13,8 +13,7 @@
 
 #include "../TraceContext.h"
 
-#include "nn/Functional/Activation.h"
-#include "nn/Functional/Elementwise.h"
+#include "nn/Functional.h"
 #include "nn/IR/NNOps.h"
 
 #include <cmath>
@@ -234,6 +233,47 @@ Tensor pairwise_distance(const Tensor &x1, const Tensor &x2,
                          const PairwiseDistanceFuncOptions &options) {
   return pNorm("pairwise_distance", x1 - x2 + options.eps(), options.p(), -1,
                options.keepdim());
+}
+
+Tensor instance_norm(const Tensor &input,
+                     const InstanceNormFuncOptions &options) {
+  TraceContext &t = TraceContext::current("instance_norm");
+  if (input.dim() < 3)
+    t.fail("instance_norm: input must be [N, C, *] (3 dims or more), got " +
+           shape_str(input.shape()));
+  const int64_t channels = input.size(1);
+  const Tensor &runningMean = options.running_mean(),
+               &runningVar = options.running_var();
+  if (runningMean.defined() != runningVar.defined())
+    t.fail("instance_norm: running_mean and running_var must be given "
+           "together");
+  if (!options.use_input_stats()) {
+    if (!runningMean.defined())
+      t.fail("instance_norm: use_input_stats=false needs running_mean and "
+             "running_var");
+    return batch_norm(input, runningMean, runningVar,
+                      BatchNormFuncOptions()
+                          .weight(options.weight())
+                          .bias(options.bias())
+                          .eps(options.eps()));
+  }
+  if (runningMean.defined()) {
+    // PyTorch runs batch_norm on [1, N·C, *] with the running statistics
+    // repeated N times, then averages the N updated copies: the momentum
+    // step toward the batch's average of the instance statistics.
+    std::vector<int64_t> spatial;
+    for (int64_t d = 2; d < input.dim(); ++d)
+      spatial.push_back(d);
+    const double m = options.momentum();
+    Tensor means = mean(mean(input, spatial), {0});
+    Tensor vars = mean(var(input, spatial), {0});
+    assign_buffer(runningMean, runningMean * (1 - m) + means * m);
+    assign_buffer(runningVar, runningVar * (1 - m) + vars * m);
+  }
+  return group_norm(input, GroupNormFuncOptions(channels)
+                               .weight(options.weight())
+                               .bias(options.bias())
+                               .eps(options.eps()));
 }
 
 } // namespace nn::functional

@@ -147,6 +147,26 @@ def cases():
     yield "pairwise_distance_p1_keepdim_2x3x4", \
         lambda a, b: F.pairwise_distance(a, b, p=1.0, keepdim=True), \
         (torch.randn(2, 3, 4), torch.randn(2, 3, 4))
+    # instance_norm and the InstanceNorm layers (added last, as above).
+    yield "instance_norm_3x4x7", lambda x: F.instance_norm(x), (torch.randn(3, 4, 7) * 2 + 1,)
+    yield "instance_norm_affine_2x3x5x4", \
+        lambda x, w, b: F.instance_norm(x, weight=w, bias=b, eps=1e-3), \
+        (torch.randn(2, 3, 5, 4), torch.randn(3), torch.randn(3))
+    in2 = torch.nn.InstanceNorm2d(3)
+    yield "InstanceNorm2d_2x3x5x4", _module_fn(in2), (torch.randn(2, 3, 5, 4),) + _state(in2)
+    in1 = torch.nn.InstanceNorm1d(4, affine=True)
+    yield "InstanceNorm1d_affine_3x4x9", _module_fn(in1), (torch.randn(3, 4, 9),) + _state(in1)
+    yield "InstanceNorm1d_affine_unbatched_4x9", _module_fn(in1), \
+        (torch.randn(4, 9),) + _state(in1)
+    in3 = torch.nn.InstanceNorm3d(2, eps=1e-3, affine=True)
+    yield "InstanceNorm3d_affine_2x2x3x4x5", _module_fn(in3), \
+        (torch.randn(2, 2, 3, 4, 5),) + _state(in3)
+    in2t = torch.nn.InstanceNorm2d(3, affine=True, track_running_stats=True, momentum=0.2)
+    yield "InstanceNorm2d_track_train_2x3x5x4", _bn_train_two_steps(in2t), \
+        (torch.randn(2, 3, 5, 4) * 2 + 1, torch.randn(2, 3, 5, 4)) + _state(in2t)
+    in2e = torch.nn.InstanceNorm2d(3, track_running_stats=True)
+    yield "InstanceNorm2d_track_eval_2x3x5x4", _module_fn(in2e), \
+        (torch.randn(2, 3, 5, 4),) + _state(in2e)
 
 
 def _module_fn(module, train=False):

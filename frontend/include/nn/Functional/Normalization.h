@@ -140,6 +140,26 @@ struct PairwiseDistanceFuncOptions {
 Tensor pairwise_distance(const Tensor &x1, const Tensor &x2,
                          const PairwiseDistanceFuncOptions &options = {});
 
+/// F.instance_norm's keywords.
+struct InstanceNormFuncOptions {
+  NN_ARG(Tensor, running_mean);
+  NN_ARG(Tensor, running_var);
+  NN_ARG(Tensor, weight);
+  NN_ARG(Tensor, bias);
+  /// Normalize with each instance's statistics (and update the running
+  /// ones, when given); false normalizes with the running ones.
+  NN_ARG(bool, use_input_stats) = true;
+  NN_ARG(double, momentum) = 0.1;
+  NN_ARG(double, eps) = 1e-5;
+};
+/// torch.nn.functional.instance_norm on [N, C, *]: each (n, c) normalized
+/// over its own elements (group_norm with C groups). Given running
+/// statistics and use_input_stats, they take the batch's average of the
+/// instances' means and unbiased variances as PyTorch updates them; they
+/// must then be buffers of the traced model.
+Tensor instance_norm(const Tensor &input,
+                     const InstanceNormFuncOptions &options = {});
+
 /// Assigns `value` to the model buffer `buffer` while tracing (the traced
 /// counterpart of PyTorch's in-place `buffer.copy_(value)`): the compiled
 /// forward writes it back, and later reads in the same forward see `value`.
