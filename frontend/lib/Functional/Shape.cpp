@@ -338,6 +338,23 @@ void checkShuffle(TraceContext &t, const char *op, const Tensor &input,
            std::to_string(rank) + " dims, got " + shape_str(input.shape()));
 }
 
+/// `input` ([*, C, H, W], `lead` dims in *) with its last three dims split
+/// into `split`, those permuted by `tail`, and reshaped to [*] + `out`.
+Tensor regroupTail(const Tensor &input, Shape split,
+                   std::initializer_list<int64_t> tail, Shape out) {
+  const Shape &shape = input.shape();
+  const int64_t lead = input.dim() - 3;
+  Shape leading(shape.begin(), shape.begin() + lead);
+  split.insert(split.begin(), leading.begin(), leading.end());
+  out.insert(out.begin(), leading.begin(), leading.end());
+  std::vector<int64_t> order;
+  for (int64_t d = 0; d < lead; ++d)
+    order.push_back(d);
+  for (int64_t d : tail)
+    order.push_back(lead + d);
+  return reshape(permute(reshape(input, split), order), out);
+}
+
 } // namespace
 
 Tensor pixel_shuffle(const Tensor &input, int64_t upscale_factor) {
@@ -350,16 +367,9 @@ Tensor pixel_shuffle(const Tensor &input, int64_t upscale_factor) {
   if (c % (r * r) != 0)
     t.fail("pixel_shuffle: the channels of input " + shape_str(shape) +
            " must be divisible by upscale_factor² = " + std::to_string(r * r));
-  Shape split(shape.begin(), shape.begin() + lead), out = split;
-  split.insert(split.end(), {c / (r * r), r, r, h, w});
-  out.insert(out.end(), {c / (r * r), h * r, w * r});
   // [*, C, r, r, H, W] -> [*, C, H, r, W, r]
-  std::vector<int64_t> order;
-  for (int64_t d = 0; d < lead; ++d)
-    order.push_back(d);
-  for (int64_t d : {0, 3, 1, 4, 2})
-    order.push_back(lead + d);
-  return reshape(permute(reshape(input, split), order), out);
+  return regroupTail(input, {c / (r * r), r, r, h, w}, {0, 3, 1, 4, 2},
+                     {c / (r * r), h * r, w * r});
 }
 
 Tensor pixel_unshuffle(const Tensor &input, int64_t downscale_factor) {
@@ -373,16 +383,9 @@ Tensor pixel_unshuffle(const Tensor &input, int64_t downscale_factor) {
     t.fail("pixel_unshuffle: the height and width of input " +
            shape_str(shape) + " must be divisible by downscale_factor " +
            std::to_string(r));
-  Shape split(shape.begin(), shape.begin() + lead), out = split;
-  split.insert(split.end(), {c, h / r, r, w / r, r});
-  out.insert(out.end(), {c * r * r, h / r, w / r});
   // [*, C, H, r, W, r] -> [*, C, r, r, H, W]
-  std::vector<int64_t> order;
-  for (int64_t d = 0; d < lead; ++d)
-    order.push_back(d);
-  for (int64_t d : {0, 2, 4, 1, 3})
-    order.push_back(lead + d);
-  return reshape(permute(reshape(input, split), order), out);
+  return regroupTail(input, {c, h / r, r, w / r, r}, {0, 2, 4, 1, 3},
+                     {c * r * r, h / r, w / r});
 }
 
 Tensor channel_shuffle(const Tensor &input, int64_t groups) {

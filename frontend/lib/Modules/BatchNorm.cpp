@@ -17,25 +17,15 @@ BatchNormImplBase::BatchNormImplBase(std::string name,
   int64_t n = options.num_features();
   detail::register_norm_affine(*this, options.affine(), Shape({n}), weight,
                                bias);
-  // Without tracking PyTorch registers None buffers, which no traversal or
-  // state_dict lists; leaving them out is the same.
-  if (options.track_running_stats()) {
-    running_mean = Tensor::zeros({n});
-    running_var = Tensor::zeros({n});
-    num_batches_tracked = Tensor::zeros({}, DType::i64);
-    register_buffer("running_mean", &running_mean);
-    register_buffer("running_var", &running_var);
-    register_buffer("num_batches_tracked", &num_batches_tracked);
-  }
+  detail::register_running_stats(*this, options.track_running_stats(), n,
+                                 running_mean, running_var,
+                                 num_batches_tracked);
   reset_parameters();
 }
 
 void BatchNormImplBase::reset_running_stats() {
-  if (!options.track_running_stats())
-    return;
-  init::constant_(running_mean, 0.0);
-  init::constant_(running_var, 1.0);
-  num_batches_tracked.data_ptr<int64_t>()[0] = 0;
+  detail::reset_running_stats(options.track_running_stats(), running_mean,
+                              running_var, num_batches_tracked);
 }
 
 void BatchNormImplBase::reset_parameters() {
