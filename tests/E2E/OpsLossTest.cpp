@@ -161,6 +161,22 @@ std::vector<OpCase> lossCases() {
           F::HuberLossFuncOptions().reduction(reduction).delta(2));
     });
   }
+  const std::pair<const char *, Reduction> klReductions[] = {
+      {"mean", kMean},
+      {"sum", kSum},
+      {"none", kNone},
+      {"batchmean", kBatchMean}};
+  for (auto [r, reduction] : klReductions)
+    add(std::string("kl_div_") + r + "_4x6", [reduction](const Inputs &in) {
+      return F::kl_div(in[0], in[1], F::KLDivFuncOptions(reduction));
+    });
+  add("kl_div_log_target_batchmean_3x5", [](const Inputs &in) {
+    return F::kl_div(in[0], in[1],
+                     F::KLDivFuncOptions(kBatchMean).log_target(true));
+  });
+  add("kl_div_zero_target_sum_2x4", [](const Inputs &in) {
+    return F::kl_div(in[0], in[1], F::KLDivFuncOptions(kSum));
+  });
   add("smooth_l1_beta0_7", [](const Inputs &in) {
     return F::smooth_l1_loss(in[0], in[1],
                              F::SmoothL1LossFuncOptions().beta(0.0));
@@ -204,6 +220,7 @@ TEST(LossLayerTest, ReprIsPyTorchs) {
   EXPECT_EQ(repr(*SmoothL1Loss(SmoothL1LossOptions().beta(0.5))),
             "SmoothL1Loss()");
   EXPECT_EQ(repr(*HuberLoss()), "HuberLoss()");
+  EXPECT_EQ(repr(*KLDivLoss(kBatchMean)), "KLDivLoss()");
 }
 
 TEST(LossLayerTest, ClassWeightIsABufferInTheStateDict) {
@@ -346,6 +363,26 @@ TEST(LossErrorTest, ShapeMismatchesNameBothShapes) {
       traceError({TensorSpec({2, 3}), TensorSpec({3, 2})},
                  [](const Inputs &in) { return F::huber_loss(in[0], in[1]); }),
       "huber_loss: input 2x3 and target 3x2 must have the same shape");
+  expectError(traceError({TensorSpec({2, 3}), TensorSpec({2, 3})},
+                         [](const Inputs &in) {
+                           return F::mse_loss(
+                               in[0], in[1], F::MSELossFuncOptions(kBatchMean));
+                         }),
+              "mse_loss: reduction batchmean is kl_div's alone");
+  expectError(
+      traceError({TensorSpec({2, 3}), TensorSpec({2, 3})},
+                 [](const Inputs &in) {
+                   return F::binary_cross_entropy_with_logits(
+                       in[0], in[1],
+                       F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(
+                           kBatchMean));
+                 }),
+      "binary_cross_entropy_with_logits: reduction batchmean is "
+      "kl_div's alone");
+  expectError(
+      traceError({TensorSpec({2, 3}), TensorSpec({3})},
+                 [](const Inputs &in) { return F::kl_div(in[0], in[1]); }),
+      "kl_div: input 2x3 and target 3 must have the same shape");
 }
 
 /// BCEWithLogitsLoss holds weight and pos_weight as buffers, as PyTorch's

@@ -26,6 +26,8 @@ std::string reduction_name(Reduction reduction) {
     return "mean";
   case Reduction::Sum:
     return "sum";
+  case Reduction::BatchMean:
+    return "batchmean";
   }
   return "?";
 }
@@ -36,13 +38,22 @@ using detail::TraceContext;
 
 namespace {
 
-mlir::nn::LossReduction toIR(Reduction reduction) {
+/// Fails for batchmean, which only kl_div takes.
+void refuseBatchMean(TraceContext &t, const char *op, Reduction reduction) {
+  if (reduction == Reduction::BatchMean)
+    t.fail(std::string(op) + ": reduction batchmean is kl_div's alone");
+}
+
+mlir::nn::LossReduction toIR(TraceContext &t, const char *op,
+                             Reduction reduction) {
+  refuseBatchMean(t, op, reduction);
   switch (reduction) {
   case Reduction::None:
     return mlir::nn::LossReduction::none;
   case Reduction::Mean:
     return mlir::nn::LossReduction::mean;
   case Reduction::Sum:
+  case Reduction::BatchMean:
     return mlir::nn::LossReduction::sum;
   }
   throw Error("unknown loss reduction");
@@ -55,8 +66,8 @@ Tensor pointwiseLoss(const char *name, const Tensor &input,
   mlir::Value x = t.valueOf(input, name, "input");
   mlir::Value y = t.valueOf(target, name, "target");
   return t.emit<OpTy>(x.getType(), x, y,
-                      mlir::nn::LossReductionAttr::get(t.builder.getContext(),
-                                                       toIR(reduction)));
+                      mlir::nn::LossReductionAttr::get(
+                          t.builder.getContext(), toIR(t, name, reduction)));
 }
 
 /// A rank-0 constant `value` of `like`'s dtype, as a tensor of the trace.
@@ -75,6 +86,25 @@ Tensor classWeight(const Tensor &weight, const Tensor &input) {
   return reshape(weight, shape);
 }
 
+/// `loss` (per element, of `op`) reduced as `reduction` says; batchmean,
+/// the sum over the size of dim 0, only for kl_div.
+Tensor reduce(const char *op, const Tensor &loss, Reduction reduction) {
+  switch (reduction) {
+  case Reduction::None:
+    return loss;
+  case Reduction::Sum:
+    return sum(loss);
+  case Reduction::Mean:
+    return mean(loss);
+  case Reduction::BatchMean:
+    if (std::string(op) != "kl_div")
+      refuseBatchMean(TraceContext::current(op), op, reduction);
+    return loss.dim() == 0 ? sum(loss)
+                           : sum(loss) / static_cast<double>(loss.size(0));
+  }
+  return loss;
+}
+
 /// cross_entropy with class-probability targets (shaped like input):
 /// -Σ_c weight[c] · target[c] · log_softmax(input)[c], averaged over the
 /// elements (not the weights) for mean.
@@ -88,29 +118,7 @@ Tensor crossEntropyProbabilities(const Tensor &logProbs, Tensor target,
   Tensor terms = logProbs * target;
   if (options.weight().defined())
     terms = terms * classWeight(options.weight(), logProbs);
-  Tensor loss = -sum(terms, {dim});
-  switch (options.reduction()) {
-  case Reduction::None:
-    return loss;
-  case Reduction::Sum:
-    return sum(loss);
-  case Reduction::Mean:
-    return mean(loss);
-  }
-  return loss;
-}
-
-/// `loss` (per element) reduced as `reduction` says.
-Tensor reduce(const Tensor &loss, Reduction reduction) {
-  switch (reduction) {
-  case Reduction::None:
-    return loss;
-  case Reduction::Sum:
-    return sum(loss);
-  case Reduction::Mean:
-    return mean(loss);
-  }
-  return loss;
+  return reduce("cross_entropy", -sum(terms, {dim}), options.reduction());
 }
 
 /// Fails unless `input` and `target` are of one shape, as PyTorch's
@@ -134,7 +142,7 @@ Tensor piecewiseLoss(const char *op, const Tensor &input, const Tensor &target,
   Tensor z = abs(input - target);
   Tensor loss =
       where(lt(z, limit), z * z * quadratic, (z - linearShift) * linearScale);
-  return reduce(loss, reduction);
+  return reduce(op, loss, reduction);
 }
 
 } // namespace
@@ -161,8 +169,8 @@ Tensor nll_loss(const Tensor &input, const Tensor &target,
                       : mlir::Value();
   return t.emit<mlir::nn::NllLossOp>(
       x.getType(), x, y, w,
-      mlir::nn::LossReductionAttr::get(t.builder.getContext(),
-                                       toIR(options.reduction())),
+      mlir::nn::LossReductionAttr::get(
+          t.builder.getContext(), toIR(t, "nll_loss", options.reduction())),
       t.builder.getI64IntegerAttr(options.ignore_index()));
 }
 
@@ -207,6 +215,7 @@ Tensor cross_entropy(const Tensor &input, const Tensor &target,
   smooth = where(kept, smooth, constant(t, 0.0, smooth, "cross_entropy"));
   switch (options.reduction()) {
   case Reduction::None:
+  case Reduction::BatchMean: // refused by nll_loss above
     break;
   case Reduction::Sum:
     smooth = sum(smooth);
@@ -237,7 +246,7 @@ Tensor binary_cross_entropy(const Tensor &input, const Tensor &target,
                 target * maximum(log(input), floor);
   if (options.weight().defined())
     loss = loss * options.weight();
-  return reduce(loss, options.reduction());
+  return reduce("binary_cross_entropy", loss, options.reduction());
 }
 
 Tensor binary_cross_entropy_with_logits(
@@ -259,7 +268,7 @@ Tensor binary_cross_entropy_with_logits(
   }
   if (options.weight().defined())
     loss = loss * options.weight();
-  return reduce(loss, options.reduction());
+  return reduce("binary_cross_entropy_with_logits", loss, options.reduction());
 }
 
 Tensor smooth_l1_loss(const Tensor &input, const Tensor &target,
@@ -273,6 +282,25 @@ Tensor smooth_l1_loss(const Tensor &input, const Tensor &target,
     return l1_loss(input, target, L1LossFuncOptions(options.reduction()));
   return piecewiseLoss("smooth_l1_loss", input, target, beta, 0.5 / beta, 1.0,
                        0.5 * beta, options.reduction());
+}
+
+Tensor kl_div(const Tensor &input, const Tensor &target,
+              const KLDivFuncOptions &options) {
+  TraceContext &t = TraceContext::current("kl_div");
+  requireSameShape(t, "kl_div", input, target);
+  // aten/src/ATen/native/Loss.cpp, kl_div: xlogy(t, t) - t·x, or
+  // exp(t)·(t - x). xlogy is 0 at t = 0; log reads 1 there, so that the
+  // branch not taken has a finite gradient.
+  Tensor loss;
+  if (options.log_target()) {
+    loss = exp(target) * (target - input);
+  } else {
+    Tensor zero = constant(t, 0.0, input, "kl_div");
+    Tensor absent = eq(target, zero);
+    Tensor safe = where(absent, constant(t, 1.0, input, "kl_div"), target);
+    loss = where(absent, zero, target * log(safe)) - target * input;
+  }
+  return reduce("kl_div", loss, options.reduction());
 }
 
 Tensor huber_loss(const Tensor &input, const Tensor &target,

@@ -82,4 +82,11 @@ Tensor HuberLossImpl::forward(const Tensor &input, const Tensor &target) {
   return F::huber_loss(input, target, options);
 }
 
+KLDivLossImpl::KLDivLossImpl(const KLDivLossOptions &options_)
+    : Cloneable("KLDivLoss"), options(options_) {}
+
+Tensor KLDivLossImpl::forward(const Tensor &input, const Tensor &target) {
+  return F::kl_div(input, target, options);
+}
+
 } // namespace nn

@@ -127,3 +127,14 @@ def cases():
             (torch.randn(2, 3, 5) * 3, torch.randn(2, 3, 5))
     yield "smooth_l1_beta0_7", lambda x, y: F.smooth_l1_loss(x, y, beta=0.0), \
         (torch.randn(7), torch.randn(7))
+    # -- kl_div (appended, as above) ----------------------------------------------
+    for r in REDUCTIONS + ("batchmean",):
+        yield f"kl_div_{r}_4x6", lambda x, t, r=r: F.kl_div(x, t, reduction=r), \
+            (F.log_softmax(torch.randn(4, 6), 1), F.softmax(torch.randn(4, 6) * 2, 1))
+    yield "kl_div_log_target_batchmean_3x5", \
+        lambda x, t: F.kl_div(x, t, reduction="batchmean", log_target=True), \
+        (F.log_softmax(torch.randn(3, 5), 1), F.log_softmax(torch.randn(3, 5), 1))
+    # Zeros in the target: their terms are 0 (xlogy), not NaN.
+    yield "kl_div_zero_target_sum_2x4", lambda x, t: F.kl_div(x, t, reduction="sum"), \
+        (F.log_softmax(torch.randn(2, 4), 1),
+         torch.tensor([[0.5, 0.0, 0.5, 0.0], [0.25, 0.25, 0.0, 0.5]]))

@@ -55,6 +55,10 @@ Tensor smooth_l1_loss(const Tensor &input, const Tensor &target,
 /// 0.5·d² where |d| < delta, else delta·(|d| - 0.5·delta).
 Tensor huber_loss(const Tensor &input, const Tensor &target,
                   const HuberLossFuncOptions &options = {});
+/// target·(log(target) - input) (0 where target is 0), or with log_target
+/// exp(target)·(target - input); input and target of one shape.
+Tensor kl_div(const Tensor &input, const Tensor &target,
+              const KLDivFuncOptions &options = {});
 
 } // namespace nn::functional
 

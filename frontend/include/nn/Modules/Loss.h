@@ -94,6 +94,15 @@ public:
 };
 NN_MODULE(HuberLoss);
 
+class KLDivLossImpl : public Cloneable<KLDivLossImpl> {
+public:
+  explicit KLDivLossImpl(const KLDivLossOptions &options = {});
+  Tensor forward(const Tensor &input, const Tensor &target);
+
+  KLDivLossOptions options;
+};
+NN_MODULE(KLDivLoss);
+
 } // namespace nn
 
 #endif // NN_MODULES_LOSS_H

@@ -20,13 +20,15 @@
 
 namespace nn {
 
-/// torch.nn's `reduction` argument.
-enum class Reduction { None, Mean, Sum };
+/// torch.nn's `reduction` argument. BatchMean (the sum over the batch size,
+/// dim 0) is kl_div's alone; the other losses refuse it, as PyTorch does.
+enum class Reduction { None, Mean, Sum, BatchMean };
 inline constexpr Reduction kNone = Reduction::None;
 inline constexpr Reduction kMean = Reduction::Mean;
 inline constexpr Reduction kSum = Reduction::Sum;
+inline constexpr Reduction kBatchMean = Reduction::BatchMean;
 
-/// "none", "mean", "sum", as PyTorch spells them.
+/// "none", "mean", "sum", "batchmean", as PyTorch spells them.
 std::string reduction_name(Reduction reduction);
 
 /// MSELoss(MSELossOptions(kSum)).
@@ -86,6 +88,16 @@ struct HuberLossOptions {
   NN_ARG(double, delta) = 1.0;
 };
 
+/// KLDivLoss(KLDivLossOptions(nn::kBatchMean).log_target(true)): the input
+/// is log-probabilities, the target probabilities (log-probabilities with
+/// log_target). PyTorch's default reduction, mean, averages over every
+/// element; batchmean is the KL divergence's own definition.
+struct KLDivLossOptions {
+  KLDivLossOptions(Reduction reduction = kMean) : reduction_(reduction) {}
+  NN_ARG(Reduction, reduction);
+  NN_ARG(bool, log_target) = false;
+};
+
 namespace functional {
 using MSELossFuncOptions = MSELossOptions;
 using L1LossFuncOptions = L1LossOptions;
@@ -95,6 +107,7 @@ using BinaryCrossEntropyFuncOptions = BCELossOptions;
 using BinaryCrossEntropyWithLogitsFuncOptions = BCEWithLogitsLossOptions;
 using SmoothL1LossFuncOptions = SmoothL1LossOptions;
 using HuberLossFuncOptions = HuberLossOptions;
+using KLDivFuncOptions = KLDivLossOptions;
 } // namespace functional
 
 } // namespace nn
