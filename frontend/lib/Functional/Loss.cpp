@@ -86,8 +86,8 @@ Tensor classWeight(const Tensor &weight, const Tensor &input) {
   return reshape(weight, shape);
 }
 
-/// `loss` (per element, of `op`) reduced as `reduction` says; batchmean,
-/// the sum over the size of dim 0, only for kl_div.
+/// `loss` (per element, of `op`) reduced as `reduction` says; batchmean is
+/// refused (kl_div, which takes it, handles it before).
 Tensor reduce(const char *op, const Tensor &loss, Reduction reduction) {
   switch (reduction) {
   case Reduction::None:
@@ -97,10 +97,7 @@ Tensor reduce(const char *op, const Tensor &loss, Reduction reduction) {
   case Reduction::Mean:
     return mean(loss);
   case Reduction::BatchMean:
-    if (std::string(op) != "kl_div")
-      refuseBatchMean(TraceContext::current(op), op, reduction);
-    return loss.dim() == 0 ? sum(loss)
-                           : sum(loss) / static_cast<double>(loss.size(0));
+    refuseBatchMean(TraceContext::current(op), op, reduction);
   }
   return loss;
 }
@@ -132,8 +129,8 @@ void requireSameShape(TraceContext &t, const char *op, const Tensor &input,
            " must have the same shape");
 }
 
-/// |input - target| and the elementwise loss `quadratic` below `limit`,
-/// `linear` above it, for smooth_l1_loss and huber_loss.
+/// With z = |input - target|: quadratic·z² where z < limit, else
+/// linearScale·(z - linearShift); for smooth_l1_loss and huber_loss.
 Tensor piecewiseLoss(const char *op, const Tensor &input, const Tensor &target,
                      double limit, double quadratic, double linearScale,
                      double linearShift, Reduction reduction) {
@@ -284,6 +281,17 @@ Tensor smooth_l1_loss(const Tensor &input, const Tensor &target,
                        0.5 * beta, options.reduction());
 }
 
+Tensor huber_loss(const Tensor &input, const Tensor &target,
+                  const HuberLossFuncOptions &options) {
+  double delta = options.delta();
+  if (!(delta > 0.0))
+    TraceContext::current("huber_loss")
+        .fail("huber_loss: delta must be positive, got " +
+              std::to_string(delta));
+  return piecewiseLoss("huber_loss", input, target, delta, 0.5, delta,
+                       0.5 * delta, options.reduction());
+}
+
 Tensor kl_div(const Tensor &input, const Tensor &target,
               const KLDivFuncOptions &options) {
   TraceContext &t = TraceContext::current("kl_div");
@@ -300,18 +308,11 @@ Tensor kl_div(const Tensor &input, const Tensor &target,
     Tensor safe = where(absent, constant(t, 1.0, input, "kl_div"), target);
     loss = where(absent, zero, target * log(safe)) - target * input;
   }
+  // batchmean: the sum over the batch size, PyTorch's F.kl_div.
+  if (options.reduction() == Reduction::BatchMean)
+    return loss.dim() == 0 ? sum(loss)
+                           : sum(loss) / static_cast<double>(loss.size(0));
   return reduce("kl_div", loss, options.reduction());
-}
-
-Tensor huber_loss(const Tensor &input, const Tensor &target,
-                  const HuberLossFuncOptions &options) {
-  double delta = options.delta();
-  if (!(delta > 0.0))
-    TraceContext::current("huber_loss")
-        .fail("huber_loss: delta must be positive, got " +
-              std::to_string(delta));
-  return piecewiseLoss("huber_loss", input, target, delta, 0.5, delta,
-                       0.5 * delta, options.reduction());
 }
 
 } // namespace functional

@@ -220,13 +220,11 @@ Tensor normalize(const Tensor &input, const NormalizeFuncOptions &options) {
 
 Tensor cosine_similarity(const Tensor &x1, const Tensor &x2,
                          const CosineSimilarityFuncOptions &options) {
-  // aten/src/ATen/native/Distance.cpp: each input divided by its norm
+  // aten/src/ATen/native/Distance.cpp: each input divided by its 2-norm
   // (at least eps), then the dot product; the same rounding as PyTorch's.
-  auto unit = [&](const Tensor &x) {
-    return x / clamp(sqrt(sum(x * x, {options.dim()}, true)), options.eps(),
-                     std::nullopt);
-  };
-  return sum(unit(x1) * unit(x2), {options.dim()});
+  NormalizeFuncOptions unit;
+  unit.p(2.0).dim(options.dim()).eps(options.eps());
+  return sum(normalize(x1, unit) * normalize(x2, unit), {options.dim()});
 }
 
 Tensor pairwise_distance(const Tensor &x1, const Tensor &x2,
