@@ -152,6 +152,18 @@ func.func @conv(%x: memref<2x3x9x11xf32>, %w: memref<4x3x3x3xf32>, %b: memref<4x
 
 // -----
 
+// nn_rt_max_pool2d_nchw(N, C, H, W, input, KH, KW, strides, pads {top,
+// left}, dilations, OH, OW, output): the high padding is the output's size.
+// CHECK-LABEL: func.func @max_pool
+// CHECK: call @nn_rt_max_pool2d_nchw(%c2_i64, %c8_i64, %c9_i64, %c11_i64, %{{.+}}, %c3_i64, %c2_i64, %c2_i64, %c3_i64, %c1_i64, %c0_i64, %c1_i64, %c2_i64, %c5_i64, %c3_i64, %{{.+}}) : (i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr) -> ()
+func.func @max_pool(%x: memref<2x8x9x11xf32>, %y: memref<2x8x5x3xf32>) {
+  nn_kernel.max_pool2d %x outs(%y : memref<2x8x5x3xf32>) kernel [3, 2] stride [2, 3] padding [1, 0, 1, 0] dilation [1, 2]
+      : memref<2x8x9x11xf32>
+  return
+}
+
+// -----
+
 // A batched matmul against a shared transposed weight: the weight's
 // matrix has batch strides 0 and its strides swapped by b_perm; the
 // result's {batch 96, 32; row 4; col 1}; the batch sizes padded with 1s.

@@ -302,3 +302,51 @@ func.func @write_state_types(%s: tensor<3xf32>, %x: tensor<4xf32>) {
   "nn_kernel.write_state"(%x, %s) : (tensor<4xf32>, tensor<3xf32>) -> ()
   return
 }
+
+// -----
+
+func.func @max_pool_rank(%x: tensor<1x3x8xf32>, %y: tensor<1x3x4xf32>) -> tensor<1x3x4xf32> {
+  // expected-error @+1 {{pools NCHW into NCHW: ranks 4, not 3 and 3}}
+  %0 = nn_kernel.max_pool2d %x outs(%y : tensor<1x3x4xf32>) kernel [2, 2] stride [2, 2] padding [0, 0, 0, 0] dilation [1, 1] : tensor<1x3x8xf32> -> tensor<1x3x4xf32>
+  return %0 : tensor<1x3x4xf32>
+}
+
+// -----
+
+func.func @max_pool_kernel(%x: tensor<1x3x8x8xf32>, %y: tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32> {
+  // expected-error @+1 {{kernel is 2 sizes (H, W) of at least 1, not [2, 0]}}
+  %0 = nn_kernel.max_pool2d %x outs(%y : tensor<1x3x4x4xf32>) kernel [2, 0] stride [2, 2] padding [0, 0, 0, 0] dilation [1, 1] : tensor<1x3x8x8xf32> -> tensor<1x3x4x4xf32>
+  return %0 : tensor<1x3x4x4xf32>
+}
+
+// -----
+
+func.func @max_pool_padding(%x: tensor<1x3x8x8xf32>, %y: tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32> {
+  // expected-error @+1 {{padding has 4 values (top, left, bottom, right), not 2}}
+  %0 = nn_kernel.max_pool2d %x outs(%y : tensor<1x3x4x4xf32>) kernel [2, 2] stride [2, 2] padding [0, 0] dilation [1, 1] : tensor<1x3x8x8xf32> -> tensor<1x3x4x4xf32>
+  return %0 : tensor<1x3x4x4xf32>
+}
+
+// -----
+
+func.func @max_pool_stride(%x: tensor<1x3x8x8xf32>, %y: tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32> {
+  // expected-error @+1 {{stride [2, 0] is below 1}}
+  %0 = nn_kernel.max_pool2d %x outs(%y : tensor<1x3x4x4xf32>) kernel [2, 2] stride [2, 0] padding [0, 0, 0, 0] dilation [1, 1] : tensor<1x3x8x8xf32> -> tensor<1x3x4x4xf32>
+  return %0 : tensor<1x3x4x4xf32>
+}
+
+// -----
+
+func.func @max_pool_output(%x: tensor<1x3x8x8xf32>, %y: tensor<1x3x4x5xf32>) -> tensor<1x3x4x5xf32> {
+  // expected-error @+1 {{computes [1, 3, 4, 4] from an input [1, 3, 8, 8], not [1, 3, 4, 5]}}
+  %0 = nn_kernel.max_pool2d %x outs(%y : tensor<1x3x4x5xf32>) kernel [2, 2] stride [2, 2] padding [0, 0, 0, 0] dilation [1, 1] : tensor<1x3x8x8xf32> -> tensor<1x3x4x5xf32>
+  return %0 : tensor<1x3x4x5xf32>
+}
+
+// -----
+
+func.func @max_pool_channels(%x: tensor<1x3x8x8xf32>, %y: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  // expected-error @+1 {{computes [1, 3, 4, 4] from an input [1, 3, 8, 8], not [1, 2, 4, 4]}}
+  %0 = nn_kernel.max_pool2d %x outs(%y : tensor<1x2x4x4xf32>) kernel [2, 2] stride [2, 2] padding [0, 0, 0, 0] dilation [1, 1] : tensor<1x3x8x8xf32> -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}

@@ -49,6 +49,17 @@ func.func @conv2d(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4
   return %0, %1 : tensor<2x4x4x4xf32>, tensor<1x8x8x8xf32>
 }
 
+// CHECK-LABEL: func.func @max_pool2d
+// CHECK: nn_kernel.max_pool2d %arg0 outs(%arg1 : tensor<2x3x4x4xf32>) kernel [3, 3] stride [2, 2] padding [1, 1, 0, 0] dilation [1, 1] : tensor<2x3x8x8xf32> -> tensor<2x3x4x4xf32>
+// CHECK: nn_kernel.max_pool2d %arg2 outs(%arg3 : memref<1x2x3x3xf32>) kernel [3, 3] stride [1, 1] padding [1, 1, 1, 1] dilation [2, 2] : memref<1x2x5x5xf32>
+func.func @max_pool2d(%x: tensor<2x3x8x8xf32>, %init: tensor<2x3x4x4xf32>, %mx: memref<1x2x5x5xf32>, %my: memref<1x2x3x3xf32>) -> tensor<2x3x4x4xf32> {
+  %0 = nn_kernel.max_pool2d %x outs(%init : tensor<2x3x4x4xf32>) kernel [3, 3] stride [2, 2] padding [1, 1, 0, 0] dilation [1, 1]
+      : tensor<2x3x8x8xf32> -> tensor<2x3x4x4xf32>
+  nn_kernel.max_pool2d %mx outs(%my : memref<1x2x3x3xf32>) kernel [3, 3] stride [1, 1] padding [1, 1, 1, 1] dilation [2, 2]
+      : memref<1x2x5x5xf32>
+  return %0 : tensor<2x3x4x4xf32>
+}
+
 // CHECK-LABEL: func.func @batched
 // CHECK: nn_kernel.batch_matmul %arg0, %arg1 outs(%arg2 : tensor<3x2x5x6xf32>) {b_perm = array<i64: 0, 2, 1>, out_perm = array<i64: 1, 0, 2, 3>} : tensor<2x3x5x4xf32>, tensor<3x6x4xf32> -> tensor<3x2x5x6xf32>
 // CHECK: nn_kernel.attention %arg3, %arg3, %arg3 mask(%arg4 : tensor<5x5xf32>) outs(%arg5 : tensor<2x5x4xf32>) scale 5.000000e-01 : tensor<2x5x4xf32>, tensor<2x5x4xf32>, tensor<2x5x4xf32> -> tensor<2x5x4xf32>

@@ -165,6 +165,7 @@ void mlir::nn::kernel::registerBufferizableOpInterfaceExternalModels(
   registry.addExtension(+[](MLIRContext *context, KernelDialect *) {
     GemmOp::attachInterface<KernelOpInterface<GemmOp>>(*context);
     Conv2dOp::attachInterface<KernelOpInterface<Conv2dOp>>(*context);
+    MaxPool2dOp::attachInterface<KernelOpInterface<MaxPool2dOp>>(*context);
     BatchMatmulOp::attachInterface<KernelOpInterface<BatchMatmulOp>>(*context);
     AttentionOp::attachInterface<KernelOpInterface<AttentionOp>>(*context);
     PackGemmBOp::attachInterface<PackOpInterface<PackGemmBOp>>(*context);

@@ -482,6 +482,46 @@ void Conv2dOp::getEffects(
 }
 
 //===----------------------------------------------------------------------===//
+// MaxPool2dOp
+//===----------------------------------------------------------------------===//
+
+bool MaxPool2dOp::needsRowMajor(OpOperand &operand) { return true; }
+
+LogicalResult MaxPool2dOp::verify() {
+  if (failed(verifyTensorsOrMemRefs(*this)))
+    return failure();
+  ArrayRef<int64_t> x = operandShape(getInput()), y = operandShape(getInit());
+  if (x.size() != 4 || y.size() != 4)
+    return emitOpError("pools NCHW into NCHW: ranks 4, not ")
+           << x.size() << " and " << y.size();
+  ArrayRef<int64_t> kernel = getKernel(), padding = getPadding();
+  if (kernel.size() != 2 ||
+      llvm::any_of(kernel, [](int64_t k) { return k < 1; }))
+    return emitOpError("kernel is 2 sizes (H, W) of at least 1, not [")
+           << kernel << "]";
+  if (padding.size() != 4)
+    return emitOpError("padding has 4 values (top, left, bottom, right), "
+                       "not ")
+           << padding.size();
+  if (failed(verifyWindow(*this, getStride(), padding, getDilation())))
+    return failure();
+  SmallVector<int64_t> expected = {x[0], x[1]};
+  for (int i = 0; i < 2; ++i)
+    expected.push_back(convOutputSize(x[2 + i], kernel[i], getStride(), padding,
+                                      getDilation(), i));
+  if (ArrayRef<int64_t>(expected) != y)
+    return emitOpError("computes [")
+           << expected << "] from an input [" << x << "], not [" << y << "]";
+  return success();
+}
+
+void MaxPool2dOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  kernelEffects(*this, getInitMutable(), effects);
+}
+
+//===----------------------------------------------------------------------===//
 // BatchMatmulOp
 //===----------------------------------------------------------------------===//
 

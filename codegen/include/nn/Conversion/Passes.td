@@ -212,8 +212,8 @@ def IsolateArgumentsPass
 
 def ConvertNNToKernelPass
     : Pass<"convert-nn-to-kernel", "::mlir::ModuleOp"> {
-  let summary = "Make matmul, linear, convolution and attention nn_kernel "
-                "ops, the micro-kernel calls on tensors";
+  let summary = "Make matmul, linear, convolution, attention and max "
+                "pooling nn_kernel ops, the micro-kernel calls on tensors";
   let description = [{
     Replaces the heavy ops by nn_kernel ops (nn/Kernel/KernelOps.td), each
     one call of a micro-kernel, destination-passing on tensors: 2-D
@@ -243,6 +243,13 @@ def ConvertNNToKernelPass
     views once bufferized, no copies), and write a single-use permute of
     their result that keeps the last dimension last (the head merge)
     directly in that order (`out_perm`).
+
+    A 2-D `nn.max_pool` on f32 outside any group becomes
+    `nn_kernel.max_pool2d`, its padding made [top, left, bottom, right] with
+    the high sides that end the last window where the result's size (ceil
+    mode or not) says; the kernel reads the input in place and never the
+    padding (the linalg lowering pads a copy with -inf and is not
+    vectorized: its window maps are no projected permutations).
 
     Each op writes a `tensor.empty`; nothing here holds a memref or a
     pointer. nn-lower-kernel-ops makes the calls after bufferization.

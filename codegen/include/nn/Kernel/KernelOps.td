@@ -229,6 +229,33 @@ def Kernel_Conv2dOp : Kernel_DpsOp<"conv2d"> {
   let extraClassDeclaration = extraDpsDeclaration;
 }
 
+def Kernel_MaxPool2dOp : Kernel_DpsOp<"max_pool2d"> {
+  let summary = "2-D max pooling, NCHW";
+  let description = [{
+    y[N, C, OH, OW] = the maximum over each `kernel` window of x[N, C, H, W]
+    (a NaN in a window is its maximum), as nn.max_pool computes it.
+    `padding` is [top, left, bottom, right]: the high sides are what makes
+    the output's size (ceil mode included) the windows' count, and padded
+    cells (-inf) are never read. Every operand is row-major.
+
+    ```mlir
+    nn_kernel.max_pool2d %x outs(%init : tensor<1x3x4x4xf32>) kernel [3, 3]
+        stride [2, 2] padding [1, 1, 1, 1] dilation [1, 1]
+        : tensor<1x3x8x8xf32> -> tensor<1x3x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Kernel_F32TensorOrMemRef:$input,
+                   Kernel_F32TensorOrMemRef:$init,
+                   DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$stride,
+                   DenseI64ArrayAttr:$padding, DenseI64ArrayAttr:$dilation);
+  let assemblyFormat = [{
+    $input `outs` `(` $init `:` type($init) `)` `kernel` $kernel
+    `stride` $stride `padding` $padding `dilation` $dilation attr-dict
+    `:` type($input) (`->` type($result)^)?
+  }];
+  let extraClassDeclaration = extraDpsDeclaration;
+}
+
 def Kernel_BatchMatmulOp : Kernel_DpsOp<"batch_matmul"> {
   let summary = "C[..., M, N] = epilogue(A[..., M, K] · B[..., K, N])";
   let description = [{

@@ -39,6 +39,7 @@ struct ConvertNNToKernelPass
     RewritePatternSet patterns(&getContext());
     populateContractionPatterns(patterns, packer);
     populateBatchedPatterns(patterns);
+    populatePoolingPatterns(patterns);
     GreedyRewriteConfig config;
     config.maxIterations = 1;
     // Each op is rewritten once; no folding of unrelated ops.

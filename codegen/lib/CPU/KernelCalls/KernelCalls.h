@@ -5,7 +5,8 @@
 // convert-nn-to-kernel (before convert-nn-to-linalg, on tensors) makes
 // nn.matmul, nn.linear, 2-D nn.conv (groups 1, or depthwise), batched
 // nn.matmul and nn.scaled_dot_product_attention, alone or leading an
-// nn.fused group, nn_kernel ops (nn/Kernel/KernelOps.td):
+// nn.fused group, and 2-D nn.max_pool, nn_kernel ops
+// (nn/Kernel/KernelOps.td):
 //
 // - Epilogue.cpp: which ops the kernels take, and which consumers a
 //   kernel's store applies (matchEpilogue: bias, up to two broadcast adds,
@@ -14,6 +15,7 @@
 // - Contraction.cpp: GEMM and convolution, alone or leading a group.
 // - Batched.cpp: batched matmul and attention, read through permutes and
 //   split pieces without copies.
+// - Pooling.cpp: 2-D max pooling, reading its input in place.
 // - ConvertNNToKernel.cpp: the pass.
 //
 // nn-lower-kernel-ops (after one-shot bufferization, on memrefs) makes each
@@ -244,6 +246,9 @@ void populateContractionPatterns(RewritePatternSet &patterns, Packer &packer);
 
 /// Batched.cpp: nn.matmul with batch dimensions and attention.
 void populateBatchedPatterns(RewritePatternSet &patterns);
+
+/// Pooling.cpp: 2-D max pooling.
+void populatePoolingPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::nn::kernel_calls
 

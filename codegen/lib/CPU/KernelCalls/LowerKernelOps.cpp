@@ -146,6 +146,20 @@ void lower(CallBuilder &cb, kernel::Conv2dOp op, const PackedPointers &packed) {
           args);
 }
 
+void lower(CallBuilder &cb, kernel::MaxPool2dOp op) {
+  ArrayRef<int64_t> in = kernel::operandShape(op.getInput()),
+                    out = kernel::operandShape(op.getInit());
+  ArrayRef<int64_t> kernel = op.getKernel(), stride = op.getStride(),
+                    padding = op.getPadding(), dilation = op.getDilation();
+  cb.call(op, abi::Function::nn_rt_max_pool2d_nchw,
+          {cb.i64(in[0]), cb.i64(in[1]), cb.i64(in[2]), cb.i64(in[3]),
+           cb.pointer(op.getInput()).first, cb.i64(kernel[0]),
+           cb.i64(kernel[1]), cb.i64(stride[0]), cb.i64(stride[1]),
+           cb.i64(padding[0]), cb.i64(padding[1]), cb.i64(dilation[0]),
+           cb.i64(dilation[1]), cb.i64(out[2]), cb.i64(out[3]),
+           cb.pointer(op.getInit()).first});
+}
+
 void lower(CallBuilder &cb, kernel::PackConv2dWeightOp op, Value context) {
   ArrayRef<int64_t> w = kernel::operandShape(op.getSource());
   SmallVector<int64_t> out = op.getOutputSize();
@@ -311,7 +325,8 @@ struct LowerKernelOpsPass
           })
           .Case<kernel::GemmOp, kernel::Conv2dOp>(
               [&](auto kernelOp) { lower(cb, kernelOp, packed); })
-          .Case<kernel::BatchMatmulOp, kernel::AttentionOp>(
+          .Case<kernel::BatchMatmulOp, kernel::AttentionOp,
+                kernel::MaxPool2dOp>(
               [&](auto kernelOp) { lower(cb, kernelOp); });
       if (!llvm::isa<kernel::PackedOp>(op))
         op->erase();

@@ -219,6 +219,20 @@ NN_RT_EXPORT void nn_rt_conv2d_depthwise_nchw(
     int64_t padTop, int64_t padLeft, int64_t dilationH, int64_t dilationW,
     int64_t OH, int64_t OW, float *output, const nn_rt_epilogue *epilogue);
 
+/// 2-D max pooling, NCHW in and out: output[n, c, oh, ow] is the maximum of
+/// input[n, c, oh * strideH - padTop + kh * dilationH, ow * strideW -
+/// padLeft + kw * dilationW] over the kh < KH, kw < KW inside the input
+/// (the padding is -inf, so a window wholly in it gives -inf); OH and OW
+/// (ceil mode or not) say where the windows end. A NaN in a window is its
+/// maximum, as in PyTorch.
+NN_RT_EXPORT void nn_rt_max_pool2d_nchw(int64_t N, int64_t C, int64_t H,
+                                        int64_t W, const float *input,
+                                        int64_t KH, int64_t KW, int64_t strideH,
+                                        int64_t strideW, int64_t padTop,
+                                        int64_t padLeft, int64_t dilationH,
+                                        int64_t dilationW, int64_t OH,
+                                        int64_t OW, float *output);
+
 /// The buffer in `slots[index]` of a compiled model's context, allocated
 /// (64-byte aligned, `bytes` long) on first use, replaced by a larger one when
 /// asked for more than it holds, and kept until nn_rt_context_destroy: where
