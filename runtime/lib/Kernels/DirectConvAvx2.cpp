@@ -27,6 +27,7 @@ constexpr int NV = 3;
 constexpr int NVD = 4;
 constexpr int CV = 2;
 constexpr int PT = 6;
+constexpr int PTN = 4;
 
 inline Vec vzero() { return _mm256_setzero_ps(); }
 inline Vec vload(const float *p) { return _mm256_loadu_ps(p); }

@@ -37,8 +37,9 @@
 // in vectors (the packed weights' block) by PT output pixels broadcast one
 // at a time, the pixels taken in order over the band's rows as if they
 // were one row (so no lane is lost at a row's end). Per tap CV weight loads
-// and PT broadcasts feed PT x CV FMAs. The including file also defines CV
-// and PT.
+// and PT broadcasts feed PT x CV FMAs. The including file also defines CV,
+// PT and PTN, the pixels of the narrow channel tiles (DirectTiles), which
+// fill the lanes of images whose pixel count PT leaves a remainder of.
 //
 //===----------------------------------------------------------------------===//
 
@@ -314,11 +315,11 @@ __attribute__((noinline)) void depthwiseSums(const float *in,
 /// off[t]] * w[c][t][v * VL ...]: one channel tile (PT pixels x CV vectors
 /// of output channels), `w` at its block of the packed weights. Not inlined,
 /// for the reason directTile is not.
-__attribute__((noinline)) void channelTile(const float *in,
-                                           const int64_t (&base)[PT],
-                                           int64_t chanStride, int64_t C,
-                                           const int64_t *off, int64_t taps,
-                                           const float *w, Vec (&out)[PT][CV]) {
+template <int PT>
+__attribute__((noinline)) void
+channelTile(const float *in, const int64_t (&base)[PT], int64_t chanStride,
+            int64_t C, const int64_t *off, int64_t taps, const float *w,
+            Vec (&out)[PT][CV]) {
   Vec acc[PT][CV];
 #pragma GCC unroll 16
   for (int p = 0; p < PT; ++p)
@@ -397,12 +398,14 @@ namespace NN_DIRECT_NAMESPACE {
 
 int64_t directChannelBlock() { return CV * VL; }
 int64_t directChannelTilePixels() { return PT; }
+int64_t directNarrowChannelTilePixels() { return PTN; }
 
-void directConvBandChannels(const ConvArgs &cv, const DirectGeometry &g,
-                            const float *packedWeight, const float *scratch,
-                            int64_t image, int64_t oy0, int64_t rows,
-                            int64_t oBegin, int64_t oEnd,
-                            const DirectPrefetch &next) {
+/// directConvBandChannels with tiles of PT pixels.
+template <int PT>
+void bandChannels(const ConvArgs &cv, const DirectGeometry &g,
+                  const float *packedWeight, const float *scratch,
+                  int64_t image, int64_t oy0, int64_t rows, int64_t oBegin,
+                  int64_t oEnd, const DirectPrefetch &next) {
   constexpr int64_t CB = CV * VL;
   const nn_rt_epilogue ep = nn_rt::epilogueOfImage(cv.ep, image);
   float *out = cv.output + image * cv.O * cv.OH * cv.OW;
@@ -441,6 +444,24 @@ void directConvBandChannels(const ConvArgs &cv, const DirectGeometry &g,
       }
     }
   }
+}
+
+void directConvBandChannels(const ConvArgs &cv, const DirectGeometry &g,
+                            const float *packedWeight, const float *scratch,
+                            int64_t image, int64_t oy0, int64_t rows,
+                            int64_t oBegin, int64_t oEnd,
+                            const DirectPrefetch &next) {
+  bandChannels<PT>(cv, g, packedWeight, scratch, image, oy0, rows, oBegin, oEnd,
+                   next);
+}
+
+void directConvBandNarrowChannels(const ConvArgs &cv, const DirectGeometry &g,
+                                  const float *packedWeight,
+                                  const float *scratch, int64_t image,
+                                  int64_t oy0, int64_t rows, int64_t oBegin,
+                                  int64_t oEnd, const DirectPrefetch &next) {
+  bandChannels<PTN>(cv, g, packedWeight, scratch, image, oy0, rows, oBegin,
+                    oEnd, next);
 }
 
 int64_t directOcBlock() { return OCB; }

@@ -439,10 +439,11 @@ IsaLevel directConvIsa();
 /// clearDirectConvIsa(). Weights packed under one must be run under it.
 void setDirectConvIsa(IsaLevel isa);
 void clearDirectConvIsa();
-/// The direct kernel's two tile shapes (DirectConvImpl.h): vectors of a
-/// row's output pixels by broadcast output channels, or vectors of output
-/// channels by broadcast pixels.
-enum class DirectTiles { pixels, channels };
+/// The direct kernel's tile shapes (DirectConvImpl.h): vectors of a row's
+/// output pixels by broadcast output channels, or vectors of output
+/// channels by broadcast pixels, many or (narrowChannels, for small images
+/// the wide tiles would leave partly empty) fewer at a time.
+enum class DirectTiles { pixels, channels, narrowChannels };
 /// The tiles the dispatcher runs `cv` with on this CPU.
 DirectTiles directConvTiles(const ConvArgs &cv);
 /// The convolution `cv` by the direct kernel's `tiles` over the thread
@@ -477,11 +478,18 @@ void packDirectConvWeights(const float *weight, int64_t O, int64_t C,
   bool directJoinsRows();                                                      \
   int64_t directChannelBlock();                                                \
   int64_t directChannelTilePixels();                                           \
+  int64_t directNarrowChannelTilePixels();                                     \
   void directConvBandChannels(const ConvArgs &cv, const DirectGeometry &g,     \
                               const float *packedWeight, const float *scratch, \
                               int64_t image, int64_t oy0, int64_t rows,        \
                               int64_t oBegin, int64_t oEnd,                    \
                               const DirectPrefetch &next);                     \
+  void directConvBandNarrowChannels(const ConvArgs &cv,                        \
+                                    const DirectGeometry &g,                   \
+                                    const float *packedWeight,                 \
+                                    const float *scratch, int64_t image,       \
+                                    int64_t oy0, int64_t rows, int64_t oBegin, \
+                                    int64_t oEnd, const DirectPrefetch &next); \
   int64_t directTileWidth();                                                   \
   int64_t directVectorWidth();                                                 \
   void directConvBand(const ConvArgs &cv, const DirectGeometry &g,             \

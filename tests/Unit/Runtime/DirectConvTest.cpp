@@ -39,6 +39,7 @@ enum class Path {
   directPixelsPrepacked,
   directChannels,
   directChannelsPrepacked,
+  directNarrowChannels,
   gemm
 };
 
@@ -67,6 +68,8 @@ const char *isaName(nn_rt::IsaLevel isa) {
 }
 
 nn_rt::DirectTiles tilesOf(Path path) {
+  if (path == Path::directNarrowChannels)
+    return nn_rt::DirectTiles::narrowChannels;
   return path == Path::directChannels || path == Path::directChannelsPrepacked
              ? nn_rt::DirectTiles::channels
              : nn_rt::DirectTiles::pixels;
@@ -114,6 +117,7 @@ protected:
       TileIsa scope(isa);
       check(w, Path::directPixels, ep, in, weight);
       check(w, Path::directChannels, ep, in, weight);
+      check(w, Path::directNarrowChannels, ep, in, weight);
     }
   }
 
@@ -138,6 +142,7 @@ protected:
       break;
     case Path::directPixels:
     case Path::directChannels:
+    case Path::directNarrowChannels:
       nn_rt::runDirectConv(cv, nullptr, tilesOf(path));
       break;
     case Path::directPixelsPrepacked:
@@ -225,7 +230,8 @@ TEST_P(DirectConvTest, EveryPathMatchesLoops) {
         SCOPED_TRACE(isaName(isa));
         TileIsa scope(isa);
         for (Path path : {Path::directPixels, Path::directPixelsPrepacked,
-                          Path::directChannels, Path::directChannelsPrepacked})
+                          Path::directChannels, Path::directChannelsPrepacked,
+                          Path::directNarrowChannels})
           check(w, path, ep, in, weight);
       }
     }
@@ -245,7 +251,8 @@ TEST_P(DirectConvTest, TileIsasGiveTheSameBits) {
     const WindowData d(w, rng);
     const auto &in = d.in, &weight = d.weight;
     const nn_rt_epilogue &ep = d.ep;
-    for (Path path : {Path::directPixels, Path::directChannels}) {
+    for (Path path : {Path::directPixels, Path::directChannels,
+                      Path::directNarrowChannels}) {
       std::vector<std::vector<float>> outs;
       for (nn_rt::IsaLevel isa : tileIsas()) {
         TileIsa scope(isa);
@@ -254,7 +261,9 @@ TEST_P(DirectConvTest, TileIsasGiveTheSameBits) {
       for (size_t i = 1; i < outs.size(); ++i)
         EXPECT_EQ(0, std::memcmp(outs[0].data(), outs[i].data(),
                                  outs[0].size() * sizeof(float)))
-            << (path == Path::directPixels ? "pixel" : "channel")
+            << (path == Path::directPixels     ? "pixel"
+                : path == Path::directChannels ? "channel"
+                                               : "narrow channel")
             << " tiles differ between instruction sets";
     }
   }
@@ -280,10 +289,15 @@ TEST_P(DirectConvTest, TilesFollowTheLanesTheyFill) {
   EXPECT_EQ(nn_rt::directConvTiles(args(56, 64, 64)), DirectTiles::pixels);
   // Its last ones: 7x7 images fill 49 of 64 AVX-512 lanes (rows joined in
   // a pitch of 9), where 512 output channels fill every lane of the
-  // channel tiles.
+  // channel tiles of 7 pixels (and 49 of 56 of the tiles of 14). At 14x14
+  // both fill every lane: the wide ones.
   EXPECT_TRUE(nn_rt::directConvApplies(args(7, 512, 512)));
-  if (avx512)
-    EXPECT_EQ(nn_rt::directConvTiles(args(7, 512, 512)), DirectTiles::channels);
+  if (avx512) {
+    EXPECT_EQ(nn_rt::directConvTiles(args(7, 512, 512)),
+              DirectTiles::narrowChannels);
+    EXPECT_EQ(nn_rt::directConvTiles(args(14, 256, 256)),
+              DirectTiles::channels);
+  }
   // 5 output channels of rows of 7: the pixel tiles fill 49 of 64 AVX-512
   // lanes, as many as the GEMM's column tiles of the image's 49 pixels but
   // without its im2col copy, and 7 of 8 AVX2 lanes: the direct kernel.
