@@ -44,8 +44,9 @@ struct TableArtifact {
         table(testing::tableWith(json.c_str(), copyRngForward)) {}
   absl::StatusOr<std::shared_ptr<Artifact>> load() {
     auto artifact = Artifact::from_table(&table, nullptr, "<table>");
-    if (artifact.ok())
+    if (artifact.ok()) {
       EXPECT_TRUE((*artifact)->bind(StateDict()).ok());
+    }
     return artifact;
   }
   std::string json;

@@ -393,8 +393,9 @@ TEST_F(RuntimeSafetensorsFileTest, SaveKilledAtRandomPointsNeverLeavesAMix) {
     std::vector<float> values(1 << 20, static_cast<float>(i + 1));
     sd.insert("w", Tensor::from_vector<float>(values, {1 << 20}));
     states[i] = serialize_safetensors(sd);
-    if (i == 0)
+    if (i == 0) {
       ASSERT_TRUE(save_safetensors(path, sd).ok());
+    }
   }
   std::mt19937 random(7);
   int killedMidSave = 0, windowUs = 30'000;
