@@ -35,7 +35,7 @@ constexpr int64_t kQueryBlock = 48;
 /// the two GEMMs.
 constexpr int64_t kKeyBlock = 256;
 
-inline int64_t minI(int64_t a, int64_t b) { return a < b ? a : b; }
+using nn_rt::minI;
 
 struct Attention {
   const int64_t *batch;

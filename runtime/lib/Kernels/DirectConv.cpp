@@ -21,8 +21,8 @@ namespace {
 using nn_rt::ConvArgs;
 using nn_rt::DirectGeometry;
 
-inline int64_t minI(int64_t a, int64_t b) { return a < b ? a : b; }
-inline int64_t maxI(int64_t a, int64_t b) { return a > b ? a : b; }
+using nn_rt::maxI;
+using nn_rt::minI;
 inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// Below this many multiply-adds a convolution runs on the calling thread

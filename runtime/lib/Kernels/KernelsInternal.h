@@ -37,6 +37,10 @@ struct GemmArgs {
   int64_t bWindowCols;
 };
 
+/// The smaller and the larger of two sizes (the kernels use no <algorithm>).
+static inline int64_t minI(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t maxI(int64_t a, int64_t b) { return a > b ? a : b; }
+
 /// Where B[k, n] of `g` is, windows included.
 static inline const float *bElement(const GemmArgs &g, int64_t k, int64_t n) {
   if (!g.bRowOffsets)
