@@ -62,6 +62,22 @@ inline simde__m512 nnMaskzLoaduPs(simde__mmask16 mask, const void *p) {
 }
 #define _mm512_maskz_loadu_ps(mask, p) nnMaskzLoaduPs(mask, p)
 #endif
+// No masked alignr: lane i of the result is lane i + n of b then a, or zero
+// outside `mask`.
+#ifndef _mm512_maskz_alignr_epi32
+template <int N>
+inline simde__m512i nnMaskzAlignrEpi32(simde__mmask16 mask, simde__m512i a,
+                                       simde__m512i b) {
+  int32_t low[16], high[16], out[16];
+  simde_mm512_storeu_si512(low, b);
+  simde_mm512_storeu_si512(high, a);
+  for (int i = 0; i < 16; ++i)
+    out[i] = mask >> i & 1 ? (i + N < 16 ? low[i + N] : high[i + N - 16]) : 0;
+  return simde_mm512_loadu_si512(out);
+}
+#define _mm512_maskz_alignr_epi32(mask, a, b, n)                               \
+  nnMaskzAlignrEpi32<n>(mask, a, b)
+#endif
 #else
 #include <immintrin.h>
 #endif

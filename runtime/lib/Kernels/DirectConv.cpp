@@ -5,7 +5,10 @@
 // the zero-padded, stride-phase-split copy of a band's input that lets the
 // tiles run without a gather or a bounds check, the weight packing, and the
 // split of (image, band) units over the thread pool. Also the depthwise
-// entry point nn_rt_conv2d_depthwise_nchw, which runs the same scratch one
+// entry point nn_rt_conv2d_depthwise_nchw, which reads a plane in place
+// where the output has the input's size at stride 1 (MobileNet's and
+// EfficientNet's stride-1 layers: the lane masks of the flattened plane
+// are built here once per shape) and otherwise runs the same scratch one
 // channel plane at a time.
 //
 //===----------------------------------------------------------------------===//
@@ -258,6 +261,117 @@ void depthwiseChunk(void *ctx, int64_t begin, int64_t end) {
     s->plane(cv, *s->g, buffer, u / cv.C, u % cv.C);
 }
 
+/// Whether the vector kernels can run depthwise convolution `cv` on its
+/// input in place (the ISA's depthwiseSamePlane): stride 1 and no dilation,
+/// padding that keeps the planes' size, so that input and output pixels
+/// share their flattened index and each tap is one offset from it.
+bool sameSizeDepthwise(const ConvArgs &cv) {
+  const nn_rt::IsaLevel isa = nn_rt::directConvIsa();
+  // With AVX2 the masked loads cost more than the copy saves on wide
+  // planes (Zen 5: 112x112 12.7 ns a vector in place, 10.1 copied; 56x56
+  // 12.8, 10.2), not on narrow ones (7x7: 16.3, 24.2).
+  const int64_t maxWidth = isa == nn_rt::IsaLevel::avx512 ? cv.W : 15;
+  return isa != nn_rt::IsaLevel::scalar && cv.W <= maxWidth &&
+         cv.strideH == 1 && cv.strideW == 1 && cv.dilationH == 1 &&
+         cv.dilationW == 1 && cv.OH == cv.H && cv.OW == cv.W &&
+         cv.padTop >= 0 && cv.padTop < cv.KH && cv.padLeft >= 0 &&
+         cv.padLeft < cv.KW && cv.KH * cv.KW <= nn_rt::kDirectMaxTaps;
+}
+
+/// The uint16 lane masks of depthwiseSamePlane for `cv`, in vectors of VL
+/// lanes and groups of `group` vectors.
+int64_t sameSizeMaskCount(const ConvArgs &cv, int64_t VL, int64_t group) {
+  return ceilDiv(ceilDiv(cv.H * cv.W, VL), group) * group * cv.KH * cv.KW;
+}
+
+/// Writes depthwiseSamePlane's masks, using `columns` (cv.KW x cv.W) for
+/// the column lanes. A vector at row r, column c keeps for kernel row ky
+/// the lanes whose row moved by ky - padTop is inside the image (lanes
+/// [k W - c, (k + 1) W - c) are on row r + k), and for kernel column kx
+/// those whose column moved by kx - padLeft is inside their row: a pattern
+/// of c alone, columns[kx][c], each column's the one before's shifted down
+/// by a lane with the lane past them added.
+void sameSizeMasks(const ConvArgs &cv, int64_t VL, int64_t group,
+                   uint16_t *masks, uint16_t *columns) {
+  const int64_t H = cv.H, W = cv.W, KH = cv.KH, KW = cv.KW, taps = KH * KW;
+  for (int64_t kx = 0; kx < KW; ++kx) {
+    auto inside = [&](int64_t x) {
+      x += kx - cv.padLeft;
+      return uint32_t(x >= 0 && x < W);
+    };
+    uint32_t lanes = 0;
+    for (int64_t l = 0, x = 0; l < VL; ++l, x = x + 1 == W ? 0 : x + 1)
+      lanes |= inside(x) << l;
+    for (int64_t c = 0, x = VL % W; c < W; ++c, x = x + 1 == W ? 0 : x + 1) {
+      columns[kx * W + c] = uint16_t(lanes);
+      lanes = lanes >> 1 | inside(x) << (VL - 1);
+    }
+  }
+  const int64_t count = sameSizeMaskCount(cv, VL, group);
+  const int64_t vectors = ceilDiv(H * W, VL);
+  for (int64_t v = 0, r = 0, c = 0; v < vectors; ++v) {
+    for (int64_t ky = 0; ky < KH; ++ky) {
+      const int64_t dy = ky - cv.padTop;
+      const int64_t lo = maxI(0, -dy - r) * W - c,
+                    hi = minI(H - r, H - dy - r) * W - c;
+      const uint32_t rowLanes =
+          hi <= lo || hi <= 0 || lo >= VL
+              ? 0u
+              : uint32_t((1ull << minI(hi, VL)) - (1ull << maxI(lo, 0)));
+      for (int64_t kx = 0; kx < KW; ++kx)
+        masks[v * taps + ky * KW + kx] =
+            uint16_t(rowLanes & columns[kx * W + c]);
+    }
+    c += VL % W;
+    r += VL / W;
+    if (c >= W)
+      c -= W, ++r;
+  }
+  for (int64_t i = vectors * taps; i < count; ++i)
+    masks[i] = 0;
+}
+
+/// depthwiseSamePlane's masks for `cv`, built into the calling thread's
+/// kept buffer, or found there from its last call on planes of the same
+/// shape (MobileNetV2's blocks run their depthwise layers on planes of 5
+/// shapes): a key of the shape, then the masks, then the column lanes they
+/// were made of.
+const uint16_t *sameSizeMasksFor(const ConvArgs &cv, int64_t VL,
+                                 int64_t group) {
+  const int64_t key[] = {cv.H,      cv.W,       cv.KH, cv.KW,
+                         cv.padTop, cv.padLeft, VL,    group};
+  constexpr int64_t kKeyFloats = int64_t(sizeof(key)) / int64_t(sizeof(float));
+  const int64_t count = sameSizeMaskCount(cv, VL, group);
+  const int64_t floats = kKeyFloats + ceilDiv(count + cv.KW * cv.W, 2);
+  // A buffer that must grow is a new one: nothing kept in it.
+  const bool kept = nn_rt::keptFloats(nn_rt::Kept::laneMasks) >= floats;
+  float *buffer = nn_rt::keptBuffer(nn_rt::Kept::laneMasks, floats);
+  if (!buffer)
+    abort(); // out of memory: the ABI has no error path for a kernel
+  auto *masks = reinterpret_cast<uint16_t *>(buffer + kKeyFloats);
+  if (kept && memcmp(buffer, key, sizeof key) == 0)
+    return masks;
+  sameSizeMasks(cv, VL, group, masks, masks + count);
+  memcpy(buffer, key, sizeof key);
+  return masks;
+}
+
+using SamePlaneFn = void (*)(const ConvArgs &, const uint16_t *, int64_t,
+                             int64_t);
+
+struct SameSizeSplit {
+  const ConvArgs *cv;
+  const uint16_t *masks;
+  SamePlaneFn plane;
+};
+
+/// Units [begin, end) are (image, channel) pairs.
+void sameSizeChunk(void *ctx, int64_t begin, int64_t end) {
+  auto *s = static_cast<SameSizeSplit *>(ctx);
+  for (int64_t u = begin; u < end; ++u)
+    s->plane(*s->cv, s->masks, u / s->cv->C, u % s->cv->C);
+}
+
 } // namespace
 
 namespace nn_rt {
@@ -489,6 +603,22 @@ extern "C" void nn_rt_conv2d_depthwise_nchw(
   ConvArgs cv = nn_rt::convArgs(N, C, H, W, input, C, KH, KW, weight, strideH,
                                 strideW, padTop, padLeft, dilationH, dilationW,
                                 OH, OW, output, epilogue);
+  const int64_t threads = nn_rt_get_num_threads();
+  const bool split = parallel(cv, threads, 1, kMinParallelDepthwiseWork);
+  if (sameSizeDepthwise(cv)) {
+    const bool avx512 = nn_rt::directConvIsa() == nn_rt::IsaLevel::avx512;
+    const int64_t VL = nn_rt::directConvVectorWidth(),
+                  group = avx512 ? nn_rt::avx512::depthwiseSameGroup()
+                                 : nn_rt::avx2::depthwiseSameGroup();
+    SameSizeSplit s{&cv, sameSizeMasksFor(cv, VL, group),
+                    avx512 ? nn_rt::avx512::depthwiseSamePlane
+                           : nn_rt::avx2::depthwiseSamePlane};
+    if (split)
+      nn_rt::parallelFor(N * C, sameSizeChunk, &s, {});
+    else
+      sameSizeChunk(&s, 0, N * C);
+    return;
+  }
   // Windows the scratch cannot hold (and CPUs without AVX2) take the
   // reference loops.
   PlaneFn plane = scalarDepthwisePlane;
@@ -502,7 +632,7 @@ extern "C" void nn_rt_conv2d_depthwise_nchw(
     scratchFloats = depthwiseScratchFloats(cv, g);
   }
   DepthwiseSplit s{&cv, &g, plane, scratchFloats};
-  if (parallel(cv, nn_rt_get_num_threads(), 1, kMinParallelDepthwiseWork))
+  if (split)
     nn_rt::parallelFor(N * C, depthwiseChunk, &s, scratchFor(scratchFloats));
   else
     depthwiseChunk(&s, 0, N * C);

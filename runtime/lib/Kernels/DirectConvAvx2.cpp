@@ -34,6 +34,11 @@ inline Vec vload(const float *p) { return _mm256_loadu_ps(p); }
 inline void vstore(float *p, Vec v) { _mm256_storeu_ps(p, v); }
 inline Vec vbroadcast(const float *p) { return _mm256_broadcast_ss(p); }
 inline Vec vfma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+inline Vec vadd(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+/// The epilogue's activation alone.
+inline Vec applyActivationVec(const nn_rt_epilogue &ep, Vec v) {
+  return applyActivation8(ep, v);
+}
 inline Vec applyEpilogueVec(const nn_rt_epilogue &ep, Vec v, int64_t m,
                             int64_t n0) {
   return applyEpilogue8(ep, v, m, n0);
@@ -62,6 +67,12 @@ inline Lanes lanesBetween(int64_t lo, int64_t hi) {
       _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(lo)), lane),
       _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(hi)), lane));
 }
+/// The lanes whose bits are set (bit l: lane l).
+inline Lanes lanesFromBits(uint32_t bits) {
+  const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  return _mm256_cmpeq_epi32(
+      _mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), bit), bit);
+}
 /// The lanes `mask` of p[0, VL), the others zero and never read (a masked
 /// load does not fault on them). Never called with no lane: on Zen 5 a
 /// masked load of no lane took ten times a whole vector's.
@@ -78,6 +89,8 @@ inline Vec evenLanes(Vec a, Vec b) {
 /// No compressing store: vectors stay within a row (VectorWalk). Rows of 56
 /// are 7 whole ymm.
 #define NN_DIRECT_JOIN_ROWS 0
+/// No lane-shifting path: vpalignr shifts within 128-bit halves only.
+#define NN_DIRECT_SHIFT_LANES 0
 
 } // namespace
 

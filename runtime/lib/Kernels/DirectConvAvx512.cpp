@@ -3,10 +3,13 @@
 // 24 zmm accumulators: 8 output channels x 3 vectors of 16 pixels; per tap
 // 3 input loads and 8 broadcasts feed 24 FMAs. A vector may span a row's
 // end (VectorWalk's joined rows), its lanes compressed when stored. Depthwise:
-// 4 vectors (64 pixels) of one channel. Compiled with -mavx512f; only called
-// after CPUID (and XGETBV) said the CPU and the OS support it. Measured on Zen
-// 4 (W2 at 80% of the FMA peak); its results are also tested on machines
-// without AVX-512, under SIMDe's emulation (KernelTestsAvx512Emulated).
+// 4 vectors (64 pixels) of one channel; at stride 1 with the output the
+// input's size, 8 vectors read in place, the taps beside a vector shifted
+// in from its neighbours (valignd) rather than loaded across cache lines.
+// Compiled with -mavx512f; only called after CPUID (and XGETBV) said the CPU
+// and the OS support it. Measured on Zen 4 (W2 at 80% of the FMA peak); its
+// results are also tested on machines without AVX-512, under SIMDe's emulation
+// (KernelTestsAvx512Emulated).
 //
 // Channel tiles: 14 pixels x 2 vectors of 16 output channels, 28 zmm
 // accumulators fed per tap by 2 weight loads and 14 broadcasts, or 7 pixels
@@ -46,7 +49,12 @@ inline Vec vload(const float *p) { return _mm512_loadu_ps(p); }
 inline void vstore(float *p, Vec v) { _mm512_storeu_ps(p, v); }
 inline Vec vbroadcast(const float *p) { return _mm512_set1_ps(*p); }
 inline Vec vfma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+inline Vec vadd(Vec a, Vec b) { return _mm512_add_ps(a, b); }
 
+/// The epilogue's activation alone (EpilogueAvx512.h).
+inline Vec applyActivationVec(const nn_rt_epilogue &ep, Vec v) {
+  return applyActivation16(ep, v);
+}
 /// nn_rt::applyEpilogue on 16 results of one row (EpilogueAvx512.h).
 inline Vec applyEpilogueVec(const nn_rt_epilogue &ep, Vec v, int64_t m,
                             int64_t n0) {
@@ -78,6 +86,15 @@ inline Lanes lanesBetween(int64_t lo, int64_t hi) {
   lo = lo < 0 ? 0 : lo;
   hi = hi > VL ? VL : hi;
   return hi <= lo ? 0 : static_cast<Lanes>((1u << hi) - (1u << lo));
+}
+/// The lanes whose bits are set (bit l: lane l).
+inline Lanes lanesFromBits(uint32_t bits) { return static_cast<Lanes>(bits); }
+/// Lanes N ... N + VL - 1 of the 2 VL floats of lo then hi, those not in
+/// `keep` zero (DirectConvImpl.h's samePlaneShifted).
+#define NN_DIRECT_SHIFT_LANES 1
+template <int N> inline Vec shiftLanes(Vec lo, Vec hi, Lanes keep) {
+  return _mm512_castsi512_ps(_mm512_maskz_alignr_epi32(
+      keep, _mm512_castps_si512(hi), _mm512_castps_si512(lo), N));
 }
 /// The lanes `mask` of p[0, VL), the others zero and never read (a masked
 /// load does not fault on them). Never called with no lane: on Zen 5 a

@@ -9,7 +9,10 @@
 // firstLanes/vstoreLanes/applyEpilogueLanes (the same on a vector's first
 // lanes, reading and writing no further), OCB x NV (the register
 // tile: output channels x vectors of output pixels) and NVD (vectors per
-// depthwise tile). Everything here has internal linkage so the copies never
+// depthwise tile); for the in-place depthwise planes also vadd,
+// applyActivationVec (the epilogue's activation alone), lanesFromBits (a
+// lane mask from a bit mask) and NN_DIRECT_SHIFT_LANES, with shiftLanes<N>
+// where it is 1. Everything here has internal linkage so the copies never
 // meet at link time.
 //
 // A tile keeps OCB x NV accumulators in registers over every input channel
@@ -46,6 +49,7 @@
 #include "KernelsInternal.h"
 
 #include <immintrin.h>
+#include <type_traits>
 
 namespace {
 
@@ -545,6 +549,237 @@ void fillBand(const ConvArgs &cv, const DirectGeometry &g, const float *image,
           vstore(plane + q, vzero());
       }
   }
+}
+
+namespace {
+
+/// Lanes [a, b) of a vector as bits (bit l: lane l), cut to its VL lanes.
+inline uint32_t bitsBetween(int64_t a, int64_t b) {
+  a = a < 0 ? 0 : a;
+  b = b > VL ? VL : b;
+  return b <= a ? 0u : static_cast<uint32_t>((1ull << b) - (1ull << a));
+}
+
+/// Where one output channel's plane of results goes: straight to the plane
+/// with the epilogue's per-channel addends summed into one vector (a
+/// folded batch norm's bias, say) and its activation, or, when an addend
+/// varies along the plane, through storeVector.
+struct PlaneStore {
+  PlaneStore(const ConvArgs &cv, int64_t image, int64_t channel)
+      : s(bandStore(cv, image)), channel(channel),
+        out(s.out + channel * s.OHW) {
+    add = vzero();
+    for (const nn_rt_addend &a : s.ep.addends) {
+      if (!a.data)
+        continue;
+      if (a.col_stride != 0) {
+        perChannel = false;
+        return;
+      }
+      add = vadd(add, vbroadcast(a.data + channel * a.row_stride));
+    }
+  }
+  /// Stores results q ... q + count of the plane: none for count <= 0 (a
+  /// vector past the plane's end), all VL for count >= VL.
+  void store(Vec v, int64_t q, int64_t count) const {
+    if (count <= 0)
+      return;
+    count = count < VL ? count : VL;
+    if (!perChannel) {
+      VectorPlace at;
+      at.p = q;
+      at.count = count;
+      at.first = firstLanes(count);
+#if NN_DIRECT_JOIN_ROWS
+      at.prefix = true;
+#endif
+      storeVector(s, v, channel, at);
+      return;
+    }
+    v = applyActivationVec(s.ep, vadd(v, add));
+    if (count == VL)
+      vstore(out + q, v);
+    else
+      vstoreLanes(out + q, v, firstLanes(count));
+  }
+  BandStore s;
+  int64_t channel;
+  float *out;
+  bool perChannel = true;
+  Vec add;
+};
+
+/// Vectors a group of the in-place depthwise kernels computes at once.
+constexpr int NVS = 8;
+
+/// depthwiseSamePlane for kernels of KH x KW (0: cv's, at run time). The
+/// plane is flattened (q = y * W + x; input and output pixels share q) and
+/// walked NVS vectors at a time, each tap of a vector one load at q plus
+/// the tap's offset, masked to the lanes whose tap falls inside the image
+/// (never off the top or bottom rows or across a row's start or end, where
+/// the flattened read would take the neighbouring row's pixel), so nothing
+/// is copied or padded and every read stays within the plane.
+template <int KH, int KW>
+void samePlane(const ConvArgs &cv, const uint16_t *masks, int64_t image,
+               int64_t channel) {
+  const int64_t taps = KH ? KH * KW : cv.KH * cv.KW, kw = KW ? KW : cv.KW;
+  const int64_t W = cv.W, HW = cv.H * W;
+  const float *in = cv.input + (image * cv.C + channel) * HW;
+  const float *w = cv.weight + channel * taps;
+  const PlaneStore out(cv, image, channel);
+  // Tap t of pixel q reads in[q + offset[t]].
+  int64_t offset[KH ? KH * KW : kDirectMaxTaps];
+  for (int64_t t = 0; t < taps; ++t)
+    offset[t] = (t / kw - cv.padTop) * W + t % kw - cv.padLeft;
+  for (int64_t q0 = 0; q0 < HW; q0 += NVS * VL, masks += NVS * taps) {
+    Vec acc[NVS];
+#pragma GCC unroll 16
+    for (int v = 0; v < NVS; ++v)
+      acc[v] = vzero();
+#pragma GCC unroll 32
+    for (int64_t t = 0; t < taps; ++t) {
+      const Vec wt = vbroadcast(w + t);
+      const float *x = in + q0 + offset[t];
+#pragma GCC unroll 16
+      for (int v = 0; v < NVS; ++v)
+        // Never a load of no lane (vloadLanes).
+        if (uint32_t bits = masks[v * taps + t])
+          acc[v] =
+              vfma(wt, vloadLanes(x + v * VL, lanesFromBits(bits)), acc[v]);
+    }
+#pragma GCC unroll 16
+    for (int v = 0; v < NVS; ++v)
+      out.store(acc[v], q0 + v * VL, HW - q0 - v * VL);
+  }
+}
+
+#if NN_DIRECT_SHIFT_LANES
+/// The vector dx (-2 ... 2) floats from `cur`, within prev, cur, next: its
+/// taps dx columns away. A constant once the caller's loop is unrolled.
+inline Vec tapLanes(int dx, Vec prev, Vec cur, Vec next, Lanes keep) {
+  switch (dx) {
+  case -2:
+    return shiftLanes<VL - 2>(prev, cur, keep);
+  case -1:
+    return shiftLanes<VL - 1>(prev, cur, keep);
+  case 1:
+    return shiftLanes<1>(cur, next, keep);
+  case 2:
+    return shiftLanes<2>(cur, next, keep);
+  default:
+    return cur;
+  }
+}
+
+/// The NV vectors from pixel q0 of a K x K kernel padded by K / 2 on every
+/// side (samePlaneShifted), `masks` at the first's; Inside: every vector
+/// the group loads lies within the plane.
+template <int K, int NV, bool Inside>
+void shiftedGroup(const float *in, int64_t W, int64_t HW, const float *w,
+                  const uint16_t *masks, int64_t q0, const PlaneStore &out) {
+  constexpr int R = K / 2, kTaps = K * K;
+  static_assert(R <= 2, "tapLanes reaches two columns either side");
+  Vec acc[NV];
+#pragma GCC unroll 16
+  for (int v = 0; v < NV; ++v)
+    acc[v] = vzero();
+#pragma GCC unroll 8
+  for (int ky = 0; ky < K; ++ky) {
+    // in[a ... a + VL) for a = q0 + (ky - R) W + (j - 1) VL, zero outside
+    // the plane.
+    const int64_t a0 = q0 + (ky - R) * W - VL;
+    const bool rowInside = Inside || (a0 >= 0 && a0 + (NV + 2) * VL <= HW);
+    Vec row[NV + 2];
+#pragma GCC unroll 16
+    for (int j = 0; j < NV + 2; ++j) {
+      const int64_t a = a0 + j * VL;
+      if (rowInside) {
+        row[j] = vload(in + a);
+      } else {
+        const uint32_t bits = bitsBetween(-a, HW - a);
+        row[j] = bits ? vloadLanes(in + a, lanesFromBits(bits)) : vzero();
+      }
+    }
+#pragma GCC unroll 16
+    for (int v = 0; v < NV; ++v)
+#pragma GCC unroll 8
+      for (int kx = 0; kx < K; ++kx) {
+        const Lanes keep =
+            kx == R ? Lanes() : lanesFromBits(masks[v * kTaps + R * K + kx]);
+        acc[v] = vfma(vbroadcast(w + ky * K + kx),
+                      tapLanes(kx - R, row[v], row[v + 1], row[v + 2], keep),
+                      acc[v]);
+      }
+  }
+#pragma GCC unroll 16
+  for (int v = 0; v < NV; ++v) {
+    const int64_t q = q0 + v * VL;
+    out.store(acc[v], q, HW - q);
+  }
+}
+
+/// samePlane for a K x K kernel padded by K / 2 on every side, without a
+/// load that splits a cache line (6 of a 3x3 window's 9 did, and held a
+/// plane of 112x112 to a third of the FMA peak on Zen 5): per kernel row,
+/// the group's vectors and one either side are loaded whole (zero outside
+/// the plane), and the taps left and right of a vector are its lanes
+/// shifted in from its neighbour, the lanes whose tap crosses a row's start
+/// or end zeroed in the same instruction (the column masks are the masks
+/// of the kernel's middle row). Groups of NVS vectors, the plane's last
+/// ones in groups of 4, 2 and 1 (a 7x7 plane is 4 vectors, a 14x14 one
+/// 13).
+template <int K>
+void samePlaneShifted(const ConvArgs &cv, const uint16_t *masks, int64_t image,
+                      int64_t channel) {
+  constexpr int64_t kTaps = K * K, R = K / 2;
+  const int64_t W = cv.W, HW = cv.H * W, vectors = (HW + VL - 1) / VL;
+  const float *in = cv.input + (image * cv.C + channel) * HW;
+  const float *w = cv.weight + channel * kTaps;
+  const PlaneStore out(cv, image, channel);
+  // The group of NV vectors from vector v.
+  auto group = [&](auto nv, int64_t v) {
+    constexpr int NV = decltype(nv)::value;
+    const int64_t q0 = v * VL;
+    if (q0 - VL - R * W >= 0 && q0 + (NV + 1) * VL + R * W <= HW)
+      shiftedGroup<K, NV, true>(in, W, HW, w, masks + v * kTaps, q0, out);
+    else
+      shiftedGroup<K, NV, false>(in, W, HW, w, masks + v * kTaps, q0, out);
+  };
+  int64_t v = 0;
+  for (; v + NVS <= vectors; v += NVS)
+    group(std::integral_constant<int, NVS>(), v);
+  static_assert(NVS == 8, "the last groups below");
+  if (vectors - v >= 4) {
+    group(std::integral_constant<int, 4>(), v);
+    v += 4;
+  }
+  if (vectors - v >= 2) {
+    group(std::integral_constant<int, 2>(), v);
+    v += 2;
+  }
+  if (vectors - v >= 1)
+    group(std::integral_constant<int, 1>(), v);
+}
+#endif
+
+} // namespace
+
+int64_t depthwiseSameGroup() { return NVS; }
+
+void depthwiseSamePlane(const ConvArgs &cv, const uint16_t *masks,
+                        int64_t image, int64_t channel) {
+#if NN_DIRECT_SHIFT_LANES
+  if (cv.KH == 3 && cv.KW == 3 && cv.padTop == 1 && cv.padLeft == 1)
+    return samePlaneShifted<3>(cv, masks, image, channel);
+  if (cv.KH == 5 && cv.KW == 5 && cv.padTop == 2 && cv.padLeft == 2)
+    return samePlaneShifted<5>(cv, masks, image, channel);
+#endif
+  if (cv.KH == 3 && cv.KW == 3)
+    samePlane<3, 3>(cv, masks, image, channel);
+  else if (cv.KH == 5 && cv.KW == 5)
+    samePlane<5, 5>(cv, masks, image, channel);
+  else
+    samePlane<0, 0>(cv, masks, image, channel);
 }
 
 void depthwisePlane(const ConvArgs &cv, const DirectGeometry &g, float *scratch,

@@ -130,6 +130,7 @@ enum class Kept {
   sharedPackedB, ///< a GEMM's whole B, packed by the caller for all threads
   convWeights,   ///< a convolution's weights, packed by the caller per call
   directScratch, ///< the direct convolution's band or depthwise plane
+  laneMasks,     ///< the in-place depthwise convolution's, built by the caller
   attention,     ///< attention's block scratch and packed k and v
   count
 };
@@ -512,6 +513,15 @@ void packDirectConvWeights(const float *weight, int64_t O, int64_t C,
                 float *dst);                                                   \
   void depthwisePlane(const ConvArgs &cv, const DirectGeometry &g,             \
                       float *scratch, int64_t image, int64_t channel);         \
+  /* The plane of `channel` of `image` of a depthwise convolution whose        \
+     output has its input's size at stride 1 (DirectConv.cpp's                 \
+     sameSizeDepthwise), read from the input itself: bit l of                  \
+     masks[v * taps + t] is set where tap t of pixel q = v * VL + l of the     \
+     flattened plane lies inside it (the same masks for every plane), for      \
+     whole groups of depthwiseSameGroup() vectors. */                          \
+  void depthwiseSamePlane(const ConvArgs &cv, const uint16_t *masks,           \
+                          int64_t image, int64_t channel);                     \
+  int64_t depthwiseSameGroup();                                                \
   }
 NN_DECLARE_DIRECT_ISA(avx2)
 NN_DECLARE_DIRECT_ISA(avx512)

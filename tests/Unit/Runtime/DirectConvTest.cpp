@@ -421,6 +421,18 @@ TEST_P(DirectConvTest, DepthwiseMatchesLoops) {
       {1, 2, 17, 34, 2, 5, 5, 4, 4, 2, 2, 2, 2, 1, 1},
       // Beyond the vector kernel's stride: the reference loops.
       {1, 3, 17, 17, 3, 3, 3, 5, 5, 1, 1, 1, 1, 1, 1},
+      // Read in place (stride 1, the output the input's size): a plane
+      // with whole groups of vectors away from its edges, rows of a whole
+      // number of vectors (64 floats), one column, one row, a plane of
+      // fewer pixels than a vector, and padding that keeps the size
+      // unevenly (the masked loads' kernel, not the lane shifts').
+      {2, 3, 40, 40, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {1, 2, 10, 64, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {2, 2, 9, 1, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {1, 3, 1, 20, 3, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1},
+      {2, 3, 3, 2, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {1, 3, 10, 12, 3, 3, 3, 1, 1, 0, 2, 2, 0, 1, 1},
+      {1, 2, 11, 30, 2, 3, 5, 1, 1, 2, 1, 0, 3, 1, 1},
   };
   for (const ConvWindow &w : windows) {
     SCOPED_TRACE(::testing::Message() << w);
@@ -429,24 +441,27 @@ TEST_P(DirectConvTest, DepthwiseMatchesLoops) {
     auto weight = randomVector(w.C * w.KH * w.KW, rng);
     auto bias = randomVector(w.C, rng);
     auto residual = randomVector(w.N * w.C * P, rng);
+    // Each activation after a per-channel bias alone, and with a residual
+    // (an addend that varies over the plane).
     for (int32_t act : {NN_RT_ACT_NONE, NN_RT_ACT_RELU, NN_RT_ACT_CLAMP,
-                        NN_RT_ACT_LEAKY_RELU}) {
-      nn_rt_epilogue ep = testEpilogue(
-          {bias.data(), 0, 1, 0},
-          act != NN_RT_ACT_NONE ? nn_rt_addend{residual.data(), w.C * P, P, 1}
-                                : nn_rt_addend{},
-          act);
-      const size_t size = w.N * w.C * P, guard = 64;
-      std::vector<float> out(size + guard, NAN);
-      nn_rt_conv2d_depthwise_nchw(w.N, w.C, w.H, w.W, in.data(), w.KH, w.KW,
-                                  weight.data(), w.strideH, w.strideW, w.padTop,
-                                  w.padLeft, w.dilationH, w.dilationW, w.OH(),
-                                  w.OW(), out.data(), &ep);
-      for (size_t i = size; i < size + guard; ++i)
-        ASSERT_TRUE(std::isnan(out[i])) << "written " << i - size << " past";
-      out.resize(size);
-      expectConvNear(out, referenceConv(w, w.C, in, weight, ep), w);
-    }
+                        NN_RT_ACT_LEAKY_RELU})
+      for (bool withResidual : {false, true}) {
+        nn_rt_epilogue ep = testEpilogue(
+            {bias.data(), 0, 1, 0},
+            withResidual ? nn_rt_addend{residual.data(), w.C * P, P, 1}
+                         : nn_rt_addend{},
+            act);
+        const size_t size = w.N * w.C * P, guard = 64;
+        std::vector<float> out(size + guard, NAN);
+        nn_rt_conv2d_depthwise_nchw(
+            w.N, w.C, w.H, w.W, in.data(), w.KH, w.KW, weight.data(), w.strideH,
+            w.strideW, w.padTop, w.padLeft, w.dilationH, w.dilationW, w.OH(),
+            w.OW(), out.data(), &ep);
+        for (size_t i = size; i < size + guard; ++i)
+          ASSERT_TRUE(std::isnan(out[i])) << "written " << i - size << " past";
+        out.resize(size);
+        expectConvNear(out, referenceConv(w, w.C, in, weight, ep), w);
+      }
   }
 }
 
