@@ -8,8 +8,9 @@
 // entry point nn_rt_conv2d_depthwise_nchw, which reads a plane in place
 // where the output has the input's size at stride 1 (MobileNet's and
 // EfficientNet's stride-1 layers: the lane masks of the flattened plane
-// are built here once per shape) and otherwise runs the same scratch one
-// channel plane at a time.
+// are built here once per shape) and, with AVX-512, for a 3x3 window at
+// stride 2 padded by 1, and otherwise runs the same scratch one channel
+// plane at a time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -356,6 +357,22 @@ const uint16_t *sameSizeMasksFor(const ConvArgs &cv, int64_t VL,
   return masks;
 }
 
+/// Whether depthwise convolution `cv` is a 3x3 window at stride 2 padded
+/// by 1 that the AVX-512 kernels read in place (depthwiseStride2Plane).
+bool stride2Depthwise(const ConvArgs &cv) {
+  return nn_rt::directConvIsa() == nn_rt::IsaLevel::avx512 && cv.KH == 3 &&
+         cv.KW == 3 && cv.strideH == 2 && cv.strideW == 2 &&
+         cv.dilationH == 1 && cv.dilationW == 1 && cv.padTop == 1 &&
+         cv.padLeft == 1;
+}
+
+/// Units [begin, end) are (image, channel) pairs.
+void stride2Chunk(void *ctx, int64_t begin, int64_t end) {
+  const ConvArgs &cv = *static_cast<const ConvArgs *>(ctx);
+  for (int64_t u = begin; u < end; ++u)
+    nn_rt::avx512::depthwiseStride2Plane(cv, u / cv.C, u % cv.C);
+}
+
 using SamePlaneFn = void (*)(const ConvArgs &, const uint16_t *, int64_t,
                              int64_t);
 
@@ -617,6 +634,13 @@ extern "C" void nn_rt_conv2d_depthwise_nchw(
       nn_rt::parallelFor(N * C, sameSizeChunk, &s, {});
     else
       sameSizeChunk(&s, 0, N * C);
+    return;
+  }
+  if (stride2Depthwise(cv)) {
+    if (split)
+      nn_rt::parallelFor(N * C, stride2Chunk, &cv, {});
+    else
+      stride2Chunk(&cv, 0, N * C);
     return;
   }
   // Windows the scratch cannot hold (and CPUs without AVX2) take the

@@ -760,9 +760,62 @@ void samePlaneShifted(const ConvArgs &cv, const uint16_t *masks, int64_t image,
   if (vectors - v >= 1)
     group(std::integral_constant<int, 1>(), v);
 }
+
+/// in[0 ... VL) where n >= VL, else its first n lanes (none for n <= 0)
+/// and zeros: never a read past n.
+inline Vec loadFirst(const float *in, int64_t n) {
+  if (n >= VL)
+    return vload(in);
+  return n > 0 ? vloadLanes(in, firstLanes(n)) : vzero();
+}
 #endif
 
 } // namespace
+
+#if NN_DIRECT_SHIFT_LANES
+/// A 3x3 depthwise plane at stride 2 padded by 1 (MobileNet's downsampling
+/// layers), read in place rather than split into four zero-padded phase
+/// planes and loaded across cache lines: per output row, each kernel row's
+/// 2 VL input floats under a vector of outputs are loaded whole (zero past
+/// the row's end), their even and odd lanes are the middle and right taps,
+/// and the left taps are the odd lanes shifted up by one, the previous
+/// vector's last odd lane (zero before the row) shifted in. Kernel rows
+/// above or below the image are skipped.
+void depthwiseStride2Plane(const ConvArgs &cv, int64_t image, int64_t channel) {
+  const int64_t H = cv.H, W = cv.W, OW = cv.OW;
+  const float *in = cv.input + (image * cv.C + channel) * H * W;
+  const float *w = cv.weight + channel * 9;
+  const PlaneStore out(cv, image, channel);
+  Vec weight[9];
+#pragma GCC unroll 9
+  for (int t = 0; t < 9; ++t)
+    weight[t] = vbroadcast(w + t);
+  for (int64_t oy = 0; oy < cv.OH; ++oy) {
+    Vec oddBefore[3] = {vzero(), vzero(), vzero()};
+    for (int64_t ox0 = 0; ox0 < OW; ox0 += VL) {
+      const int64_t x0 = 2 * ox0; // the input column of lane 0's middle tap
+      Vec acc = vzero();
+#pragma GCC unroll 3
+      for (int ky = 0; ky < 3; ++ky) {
+        const int64_t iy = 2 * oy + ky - 1;
+        if (iy < 0 || iy >= H)
+          continue;
+        const float *row = in + iy * W + x0;
+        const Vec a = loadFirst(row, W - x0),
+                  b = loadFirst(row + VL, W - x0 - VL);
+        const Vec even = evenLanes(a, b), odd = oddLanes(a, b);
+        const Vec left = shiftLanes<VL - 1>(oddBefore[ky], odd,
+                                            lanesFromBits((1u << VL) - 1));
+        oddBefore[ky] = odd;
+        acc = vfma(weight[3 * ky], left, acc);
+        acc = vfma(weight[3 * ky + 1], even, acc);
+        acc = vfma(weight[3 * ky + 2], odd, acc);
+      }
+      out.store(acc, oy * OW + ox0, OW - ox0);
+    }
+  }
+}
+#endif
 
 int64_t depthwiseSameGroup() { return NVS; }
 

@@ -433,6 +433,13 @@ TEST_P(DirectConvTest, DepthwiseMatchesLoops) {
       {2, 3, 3, 2, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
       {1, 3, 10, 12, 3, 3, 3, 1, 1, 0, 2, 2, 0, 1, 1},
       {1, 2, 11, 30, 2, 3, 5, 1, 1, 2, 1, 0, 3, 1, 1},
+      // 3x3 at stride 2 padded by 1, read in place on AVX-512: rows of
+      // whole loads (112), MobileNet's 28 and 14, no bottom or right
+      // padding.
+      {1, 2, 6, 112, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+      {1, 4, 28, 28, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+      {2, 3, 14, 14, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+      {1, 2, 9, 10, 2, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1},
   };
   for (const ConvWindow &w : windows) {
     SCOPED_TRACE(::testing::Message() << w);
