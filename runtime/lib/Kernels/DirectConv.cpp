@@ -8,9 +8,9 @@
 // entry point nn_rt_conv2d_depthwise_nchw, which reads a plane in place
 // where the output has the input's size at stride 1 (MobileNet's and
 // EfficientNet's stride-1 layers: the lane masks of the flattened plane
-// are built here once per shape) and, with AVX-512, for a 3x3 window at
-// stride 2 padded by 1, and otherwise runs the same scratch one channel
-// plane at a time.
+// are built here once per shape) and, with AVX-512, for a 3x3 or 5x5
+// window at stride 2 padded by K / 2, and otherwise runs the same scratch one
+// channel plane at a time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -357,13 +357,14 @@ const uint16_t *sameSizeMasksFor(const ConvArgs &cv, int64_t VL,
   return masks;
 }
 
-/// Whether depthwise convolution `cv` is a 3x3 window at stride 2 padded
-/// by 1 that the AVX-512 kernels read in place (depthwiseStride2Plane).
+/// Whether depthwise convolution `cv` is a 3x3 or 5x5 window at stride 2
+/// padded by K / 2 that the AVX-512 kernels read in place
+/// (depthwiseStride2Plane).
 bool stride2Depthwise(const ConvArgs &cv) {
-  return nn_rt::directConvIsa() == nn_rt::IsaLevel::avx512 && cv.KH == 3 &&
-         cv.KW == 3 && cv.strideH == 2 && cv.strideW == 2 &&
-         cv.dilationH == 1 && cv.dilationW == 1 && cv.padTop == 1 &&
-         cv.padLeft == 1;
+  return nn_rt::directConvIsa() == nn_rt::IsaLevel::avx512 &&
+         (cv.KH == 3 || cv.KH == 5) && cv.KW == cv.KH && cv.strideH == 2 &&
+         cv.strideW == 2 && cv.dilationH == 1 && cv.dilationW == 1 &&
+         cv.padTop == cv.KH / 2 && cv.padLeft == cv.KW / 2;
 }
 
 /// Units [begin, end) are (image, channel) pairs.

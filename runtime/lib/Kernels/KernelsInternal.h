@@ -526,9 +526,9 @@ void packDirectConvWeights(const float *weight, int64_t O, int64_t C,
 NN_DECLARE_DIRECT_ISA(avx2)
 NN_DECLARE_DIRECT_ISA(avx512)
 namespace avx512 {
-/// The plane of `channel` of `image` of a 3x3 depthwise convolution at
-/// stride 2 padded by 1 on the top and left, read from the input itself
-/// (DirectConv.cpp's stride2Depthwise).
+/// The plane of `channel` of `image` of a 3x3 or 5x5 depthwise convolution
+/// at stride 2 padded by K / 2 on the top and left, read from the input
+/// itself (DirectConv.cpp's stride2Depthwise).
 void depthwiseStride2Plane(const ConvArgs &cv, int64_t image, int64_t channel);
 } // namespace avx512
 #undef NN_DECLARE_DIRECT_ISA

@@ -440,6 +440,10 @@ TEST_P(DirectConvTest, DepthwiseMatchesLoops) {
       {1, 4, 28, 28, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
       {2, 3, 14, 14, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
       {1, 2, 9, 10, 2, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1},
+      // 5x5 at stride 2 padded by 2 (EfficientNet's), rows of several
+      // vectors, of an even and an odd width.
+      {1, 2, 7, 80, 2, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1},
+      {2, 2, 6, 65, 2, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1},
   };
   for (const ConvWindow &w : windows) {
     SCOPED_TRACE(::testing::Message() << w);
