@@ -553,13 +553,6 @@ void fillBand(const ConvArgs &cv, const DirectGeometry &g, const float *image,
 
 namespace {
 
-/// Lanes [a, b) of a vector as bits (bit l: lane l), cut to its VL lanes.
-inline uint32_t bitsBetween(int64_t a, int64_t b) {
-  a = a < 0 ? 0 : a;
-  b = b > VL ? VL : b;
-  return b <= a ? 0u : static_cast<uint32_t>((1ull << b) - (1ull << a));
-}
-
 /// Where one output channel's plane of results goes: straight to the plane
 /// with the epilogue's per-channel addends summed into one vector (a
 /// folded batch norm's bias, say) and its activation, or, when an addend
@@ -693,12 +686,7 @@ void shiftedGroup(const float *in, int64_t W, int64_t HW, const float *w,
 #pragma GCC unroll 16
     for (int j = 0; j < NV + 2; ++j) {
       const int64_t a = a0 + j * VL;
-      if (rowInside) {
-        row[j] = vload(in + a);
-      } else {
-        const uint32_t bits = bitsBetween(-a, HW - a);
-        row[j] = bits ? vloadLanes(in + a, lanesFromBits(bits)) : vzero();
-      }
+      row[j] = rowInside ? vload(in + a) : loadPart(in + a, -a, HW - a);
     }
 #pragma GCC unroll 16
     for (int v = 0; v < NV; ++v)
@@ -761,13 +749,6 @@ void samePlaneShifted(const ConvArgs &cv, const uint16_t *masks, int64_t image,
     group(std::integral_constant<int, 1>(), v);
 }
 
-/// in[0 ... VL) where n >= VL, else its first n lanes (none for n <= 0)
-/// and zeros: never a read past n.
-inline Vec loadFirst(const float *in, int64_t n) {
-  if (n >= VL)
-    return vload(in);
-  return n > 0 ? vloadLanes(in, firstLanes(n)) : vzero();
-}
 #endif
 
 } // namespace
@@ -814,8 +795,8 @@ void stride2Plane(const ConvArgs &cv, int64_t image, int64_t channel) {
         if (iy < 0 || iy >= H)
           continue;
         const float *row = in + iy * W + x0;
-        const Vec a = loadFirst(row, W - x0),
-                  b = loadFirst(row + VL, W - x0 - VL);
+        const Vec a = loadPart(row, 0, W - x0),
+                  b = loadPart(row + VL, 0, W - x0 - VL);
         const Vec even = evenLanes(a, b), odd = oddLanes(a, b);
         const int t = ky * K + R; // the middle tap
         acc =
@@ -825,7 +806,7 @@ void stride2Plane(const ConvArgs &cv, int64_t image, int64_t channel) {
         if constexpr (R == 2) {
           // Column 2 ox - 2 is the even lane before; 2 ox + 2 the even
           // lane after, the last lane's the first float past the 2 VL.
-          const Vec c = loadFirst(row + 2 * VL, minI(1, W - x0 - 2 * VL));
+          const Vec c = loadPart(row + 2 * VL, 0, minI(1, W - x0 - 2 * VL));
           acc = vfma(tap(t - 2), shiftLanes<VL - 1>(evenBefore[ky], even, all),
                      acc);
           acc = vfma(tap(t + 2), shiftLanes<1>(even, c, all), acc);
