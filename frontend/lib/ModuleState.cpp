@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nn/Frontend/Module.h"
+#include "nn/Runtime/Cuda.h"
 
 #include <cstring>
 #include <sstream>
@@ -169,12 +170,16 @@ Module &Module::to(DType dtype) {
 }
 
 Module &Module::to(Device device) {
-  if (device == Device::cuda)
-    throw Error(name_ +
-                ".to(cuda): CUDA is not available yet; nn runs "
-                "modules on the CPU (Device::cpu) until the CUDA backend "
-                "lands");
-  return *this;
+  if (device.is_cpu())
+    return *this;
+  try {
+    cuda::check_device(device);
+  } catch (const Error &e) {
+    throw Error(name_ + ".to(" + device.str() + "): " + e.what());
+  }
+  throw Error(name_ + ".to(" + device.str() +
+              "): moving parameters and buffers to a GPU is not supported "
+              "yet; nn runs modules on the CPU (Device::cpu())");
 }
 
 } // namespace nn

@@ -9,13 +9,17 @@
 #include "FrontendTestUtil.h"
 
 #include "models/SimpleMLP.h"
+#include "nn/Runtime/Cuda.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 using namespace nn;
+using ::testing::AllOf;
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::StartsWith;
 using ::testing::StrEq;
 using ::testing::ThrowsMessage;
 
@@ -257,17 +261,27 @@ TEST_F(ModuleStateTest, ToRefusesNonFloatingPointDtypes) {
 TEST_F(ModuleStateTest, ToCpuChangesNothing) {
   Linear fc(2, 2);
   Tensor weight = fc->weight;
-  EXPECT_EQ(&fc->to(Device::cpu), fc.get());
+  EXPECT_EQ(&fc->to(Device::cpu()), fc.get());
   EXPECT_TRUE(fc->weight.shares_storage(weight));
 }
 
-TEST_F(ModuleStateTest, ToCudaIsNotAvailableYet) {
+TEST_F(ModuleStateTest, ToCudaNamesWhyItCannot) {
+  // Without a GPU, the driver's absence (or the missing device) is named;
+  // with one, moving is not supported yet. Either way nothing moves.
   models::SimpleMLP model;
-  EXPECT_THAT([&] { model->to(Device::cuda); },
-              ThrowsMessage<Error>(StrEq(
-                  "SimpleMLP.to(cuda): CUDA is not available yet; nn runs "
-                  "modules on the CPU (Device::cpu) until the CUDA backend "
-                  "lands")));
+  Tensor weight = model->fc1->weight;
+  std::string why = cuda::is_available()
+                        ? "moving parameters and buffers to a GPU is not "
+                          "supported yet"
+                        : "no CUDA driver found";
+  EXPECT_THAT([&] { model->to(Device::cuda()); },
+              ThrowsMessage<Error>(
+                  AllOf(StartsWith("SimpleMLP.to(cuda:0): "), HasSubstr(why))));
+  EXPECT_THAT([&] { model->to(Device::cuda(cuda::device_count())); },
+              ThrowsMessage<Error>(StartsWith(
+                  "SimpleMLP.to(cuda:" + std::to_string(cuda::device_count()) +
+                  "): ")));
+  EXPECT_TRUE(model->fc1->weight.shares_storage(weight));
 }
 
 } // namespace

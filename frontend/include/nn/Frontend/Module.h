@@ -200,8 +200,9 @@ public:
   /// and requires_grad carries over. Tensors copied out of the module
   /// before keep the old data.
   Module &to(DType dtype);
-  /// Device::cpu is where everything lives: a no-op. Device::cuda throws
-  /// "CUDA is not available yet" until the CUDA backend exists.
+  /// Device::cpu() is where everything lives: a no-op. A GPU throws: the
+  /// reason it cannot be used (no driver, no such device), else that
+  /// modules cannot move to a GPU yet.
   Module &to(Device device);
 
   //===-- Mode -----------------------------------------------------------===//

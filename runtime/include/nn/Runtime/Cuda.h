@@ -1,0 +1,61 @@
+//===- Cuda.h - The GPUs this process can use -------------------*- C++ -*-===//
+//
+// torch.cuda's queries: whether a GPU can be used, how many there are and
+// what they are. nn links no CUDA library: the NVIDIA driver (libcuda.so.1,
+// or the file NN_CUDA_DRIVER names) is opened on the first call, so a
+// program built with nn runs unchanged where no driver or GPU exists. There,
+// is_available() is false, device_count() is 0 and anything that needs a
+// GPU throws nn::Error saying why: "no CUDA driver found: ...", "device 1
+// requested, 1 device present".
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_RUNTIME_CUDA_H
+#define NN_RUNTIME_CUDA_H
+
+#include "nn/Runtime/Device.h"
+
+#include <cstdint>
+#include <string>
+
+namespace nn::cuda {
+
+/// Whether a CUDA driver is installed and reports at least one GPU. Never
+/// throws.
+bool is_available();
+
+/// The GPUs the driver reports; 0 without a driver. Never throws.
+int device_count();
+
+/// The driver's CUDA version as CUDA numbers it (13000 for 13.0); 0
+/// without a driver. Never throws.
+int driver_version();
+
+/// What torch.cuda.get_device_properties reports.
+struct DeviceProperties {
+  std::string name;
+  int major = 0; ///< compute capability
+  int minor = 0;
+  int multi_processor_count = 0;
+  int64_t total_memory = 0; ///< bytes
+};
+
+/// The properties of GPU `device`; throws nn::Error when there is no driver
+/// or no such GPU.
+DeviceProperties get_device_properties(int device = 0);
+
+/// Free and total bytes of GPU `device`'s memory, as
+/// torch.cuda.mem_get_info; throws as get_device_properties does.
+struct MemoryInfo {
+  int64_t free = 0;
+  int64_t total = 0;
+};
+MemoryInfo mem_get_info(int device = 0);
+
+/// Throws nn::Error unless `device` is the CPU or a GPU this process can
+/// use, naming what is missing: "no CUDA driver found: ...", "device 1
+/// requested, 1 device present".
+void check_device(Device device);
+
+} // namespace nn::cuda
+
+#endif // NN_RUNTIME_CUDA_H

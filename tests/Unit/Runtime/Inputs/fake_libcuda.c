@@ -1,0 +1,233 @@
+/* A stand-in for the NVIDIA driver (libcuda.so.1) with the entry points nn
+ * resolves, so the runtime's driver layer is tested where no GPU exists.
+ * Its "device memory" is host memory: an allocation is malloc'd behind a
+ * header that records its size, and copies are memcpy.
+ *
+ *   NN_FAKE_CUDA_DEVICES  how many GPUs it reports (default 1; 0 makes cuInit
+ *                         fail with CUDA_ERROR_NO_DEVICE, as a driver on a
+ *                         machine without GPUs does)
+ *   NN_FAKE_CUDA_MEMORY   bytes of memory each reports (default 1 GiB);
+ *                         cuMemAlloc fails with CUDA_ERROR_OUT_OF_MEMORY
+ *                         past it
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st {
+  int device;
+} * CUcontext;
+
+enum {
+  CUDA_SUCCESS = 0,
+  CUDA_ERROR_INVALID_VALUE = 1,
+  CUDA_ERROR_OUT_OF_MEMORY = 2,
+  CUDA_ERROR_NOT_INITIALIZED = 3,
+  CUDA_ERROR_NO_DEVICE = 100,
+  CUDA_ERROR_INVALID_DEVICE = 101,
+  CUDA_ERROR_INVALID_CONTEXT = 201,
+};
+
+#define EXPORT __attribute__((visibility("default")))
+enum { kMaxDevices = 8 };
+
+static int initialized;
+static struct CUctx_st contexts[kMaxDevices];
+static __thread CUcontext current;
+static size_t used[kMaxDevices];
+
+static int devices(void) {
+  const char *e = getenv("NN_FAKE_CUDA_DEVICES");
+  int n = e ? atoi(e) : 1;
+  return n < 0 ? 0 : n > kMaxDevices ? kMaxDevices : n;
+}
+
+static size_t capacity(void) {
+  const char *e = getenv("NN_FAKE_CUDA_MEMORY");
+  return e ? (size_t)strtoull(e, NULL, 10) : (size_t)1 << 30;
+}
+
+EXPORT CUresult cuInit(unsigned flags) {
+  if (flags != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (devices() == 0)
+    return CUDA_ERROR_NO_DEVICE;
+  initialized = 1;
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDriverGetVersion(int *version) {
+  *version = 13000;
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuGetErrorName(CUresult error, const char **name) {
+  switch (error) {
+  case CUDA_ERROR_INVALID_VALUE:
+    *name = "CUDA_ERROR_INVALID_VALUE";
+    break;
+  case CUDA_ERROR_OUT_OF_MEMORY:
+    *name = "CUDA_ERROR_OUT_OF_MEMORY";
+    break;
+  case CUDA_ERROR_NOT_INITIALIZED:
+    *name = "CUDA_ERROR_NOT_INITIALIZED";
+    break;
+  case CUDA_ERROR_NO_DEVICE:
+    *name = "CUDA_ERROR_NO_DEVICE";
+    break;
+  case CUDA_ERROR_INVALID_DEVICE:
+    *name = "CUDA_ERROR_INVALID_DEVICE";
+    break;
+  case CUDA_ERROR_INVALID_CONTEXT:
+    *name = "CUDA_ERROR_INVALID_CONTEXT";
+    break;
+  default:
+    *name = NULL;
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuGetErrorString(CUresult error, const char **text) {
+  switch (error) {
+  case CUDA_ERROR_OUT_OF_MEMORY:
+    *text = "out of memory";
+    break;
+  case CUDA_ERROR_INVALID_DEVICE:
+    *text = "invalid device ordinal";
+    break;
+  case CUDA_ERROR_INVALID_CONTEXT:
+    *text = "invalid device context";
+    break;
+  default:
+    *text = NULL;
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGetCount(int *count) {
+  if (!initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  *count = devices();
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal) {
+  if (!initialized)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (ordinal < 0 || ordinal >= devices())
+    return CUDA_ERROR_INVALID_DEVICE;
+  *device = ordinal;
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGetName(char *name, int length, CUdevice device) {
+  if (device < 0 || device >= devices())
+    return CUDA_ERROR_INVALID_DEVICE;
+  snprintf(name, (size_t)length, "nn fake GPU %d", device);
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGetAttribute(int *value, int attribute,
+                                     CUdevice device) {
+  if (device < 0 || device >= devices())
+    return CUDA_ERROR_INVALID_DEVICE;
+  switch (attribute) {
+  case 16:
+    *value = 132;
+    return CUDA_SUCCESS; /* multiprocessors */
+  case 75:
+    *value = 9;
+    return CUDA_SUCCESS; /* compute capability */
+  case 76:
+    *value = 0;
+    return CUDA_SUCCESS;
+  default:
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice device) {
+  if (device < 0 || device >= devices())
+    return CUDA_ERROR_INVALID_DEVICE;
+  *bytes = capacity();
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice device) {
+  if (device < 0 || device >= devices())
+    return CUDA_ERROR_INVALID_DEVICE;
+  contexts[device].device = device;
+  *context = &contexts[device];
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxSetCurrent(CUcontext context) {
+  current = context;
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemGetInfo_v2(size_t *free, size_t *total) {
+  if (!current)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  *total = capacity();
+  *free = *total - used[current->device];
+  return CUDA_SUCCESS;
+}
+
+/* Each allocation: a 64-byte header holding its size and device, then the
+ * bytes, so the pointer handed out stays 64-byte aligned as the driver's
+ * (256-byte aligned) ones are aligned at least. */
+enum { kHeader = 64 };
+
+EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
+  if (!current)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (bytes == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  int device = current->device;
+  if (bytes > capacity() - used[device])
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  char *block = aligned_alloc(64, kHeader + ((bytes + 63) / 64) * 64);
+  if (!block)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  memcpy(block, &bytes, sizeof bytes);
+  memcpy(block + sizeof bytes, &device, sizeof device);
+  used[device] += bytes;
+  *pointer = (CUdeviceptr)(block + kHeader);
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemFree_v2(CUdeviceptr pointer) {
+  if (!pointer)
+    return CUDA_SUCCESS;
+  char *block = (char *)pointer - kHeader;
+  size_t bytes;
+  int device;
+  memcpy(&bytes, block, sizeof bytes);
+  memcpy(&device, block + sizeof bytes, sizeof device);
+  used[device] -= bytes;
+  free(block);
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src,
+                                size_t bytes) {
+  memcpy((void *)dst, src, bytes);
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes) {
+  memcpy(dst, (const void *)src, bytes);
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src,
+                                size_t bytes) {
+  memmove((void *)dst, (const void *)src, bytes);
+  return CUDA_SUCCESS;
+}
