@@ -33,6 +33,7 @@ using CUresult = int;
 using CUdevice = int;
 using CUdeviceptr = unsigned long long;
 using CUcontext = struct CUctx_st *;
+using CUstream = struct CUstream_st *;
 
 /// The CUresult values nn acts on (cuda.h's numbers).
 enum : CUresult {

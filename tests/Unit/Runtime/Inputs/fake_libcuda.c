@@ -179,10 +179,10 @@ EXPORT CUresult cuMemGetInfo_v2(size_t *free, size_t *total) {
   return CUDA_SUCCESS;
 }
 
-/* Each allocation: a 64-byte header holding its size and device, then the
- * bytes, so the pointer handed out stays 64-byte aligned as the driver's
- * (256-byte aligned) ones are aligned at least. */
-enum { kHeader = 64 };
+/* Each allocation: a 512-byte header holding its size and device, then the
+ * bytes, so the pointer handed out is 512-byte aligned, as the driver's
+ * are aligned at least. */
+enum { kHeader = 512 };
 
 EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   if (!current)
@@ -192,7 +192,7 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   int device = current->device;
   if (bytes > capacity() - used[device])
     return CUDA_ERROR_OUT_OF_MEMORY;
-  char *block = aligned_alloc(64, kHeader + ((bytes + 63) / 64) * 64);
+  char *block = aligned_alloc(kHeader, kHeader + ((bytes + 511) / 512) * 512);
   if (!block)
     return CUDA_ERROR_OUT_OF_MEMORY;
   memcpy(block, &bytes, sizeof bytes);
