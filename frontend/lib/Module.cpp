@@ -389,6 +389,8 @@ void Module::zero_grad(bool set_to_none) {
       continue;
     if (set_to_none)
       p.set_grad(Tensor());
+    else if (grad.is_cuda())
+      grad.copy_(Tensor::zeros(grad.shape(), grad.dtype()));
     else if (size_t n = grad.nbytes())
       std::fill_n(static_cast<unsigned char *>(grad.raw_data()), n, 0);
   }

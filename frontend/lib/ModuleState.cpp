@@ -138,48 +138,56 @@ LoadResult Module::load_state_dict(const StateDict &state, bool strict) {
 // Conversion
 //===----------------------------------------------------------------------===//
 
-Module &Module::to(DType dtype) {
-  if (!is_floating_point(dtype))
-    throw Error(name_ + ".to(" + std::string(dtype_name(dtype)) +
-                "): modules convert only to floating point dtypes "
-                "(float32, float64, float16, bfloat16)");
-  // Convert first (each storage once), then assign, so a failure leaves
-  // the module as it was and tied slots get one shared result.
+/// Converts first (each storage once), then assigns, so a failure leaves
+/// the module as it was and tied slots get one shared result; requires_grad
+/// carries over and the gradient is converted too.
+void Module::convert_slots(
+    const std::function<bool(const Tensor &)> &wanted,
+    const std::function<Tensor(const Tensor &)> &convert) {
   std::unordered_map<const void *, Tensor> converted;
   std::vector<std::pair<Tensor *, const void *>> targets;
   for (auto &[path, module] : named_modules()) {
     for (Tensor *slot : module->own_tensor_slots()) {
-      if (!slot->storage() || !is_floating_point(slot->dtype()) ||
-          slot->dtype() == dtype)
+      if (!slot->storage() || !wanted(*slot))
         continue;
       const void *id = identityOf(*slot);
       targets.emplace_back(slot, id);
       auto [it, first] = converted.try_emplace(id);
       if (!first)
         continue;
-      Tensor result = slot->to(dtype);
+      Tensor result = convert(*slot);
       result.set_requires_grad(slot->requires_grad());
       if (slot->grad().defined())
-        result.set_grad(slot->grad().to(dtype));
+        result.set_grad(convert(slot->grad()));
       it->second = std::move(result);
     }
   }
   for (auto &[slot, id] : targets)
     *slot = converted.at(id);
+}
+
+Module &Module::to(DType dtype) {
+  if (!is_floating_point(dtype))
+    throw Error(name_ + ".to(" + std::string(dtype_name(dtype)) +
+                "): modules convert only to floating point dtypes "
+                "(float32, float64, float16, bfloat16)");
+  convert_slots(
+      [&](const Tensor &t) {
+        return is_floating_point(t.dtype()) && t.dtype() != dtype;
+      },
+      [&](const Tensor &t) { return t.to(dtype); });
   return *this;
 }
 
 Module &Module::to(Device device) {
-  if (device.is_cpu())
-    return *this;
   try {
     cuda::check_device(device);
+    convert_slots([&](const Tensor &t) { return t.device() != device; },
+                  [&](const Tensor &t) { return t.to(device); });
   } catch (const Error &e) {
     throw Error(name_ + ".to(" + device.str() + "): " + e.what());
   }
-  throw Error(name_ + ".to(" + device.str() +
-              "): moving parameters and buffers to a GPU is not supported "
-              "yet; nn runs modules on the CPU (Device::cpu())");
+  return *this;
 }
 
 } // namespace nn

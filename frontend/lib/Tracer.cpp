@@ -176,6 +176,10 @@ void TraceContext::declareState(Module &root, const std::string &under) {
   // then merges the group into one symbol.
   auto declare = [&](const std::string &name, const Tensor &tensor,
                      bool isBuffer, bool flag) {
+    if (tensor.is_cuda())
+      throw Error("nn::trace: " + name + " is on " + tensor.device().str() +
+                  ", and nn traces and compiles models on the CPU until its "
+                  "CUDA backend lands; move the model with to(Device::cpu())");
     auto [first, isNew] = stateSymbols_.emplace(tensor.storage().get(), name);
     mlir::FlatSymbolRefAttr tiedTo;
     if (!isNew)

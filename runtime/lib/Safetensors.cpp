@@ -882,8 +882,10 @@ std::string serialize_safetensors(const StateDict &tensors,
                 std::string(prepared.status().message()));
   std::string out = std::move(prepared->prefixAndHeader);
   out.reserve(out.size() + prepared->dataSize);
-  for (const auto &[name, tensor] : prepared->order)
-    out.append(static_cast<const char *>(tensor->raw_data()), tensor->nbytes());
+  for (const auto &[name, tensor] : prepared->order) {
+    Tensor host = tensor->to(Device::cpu()); // a GPU's tensor, copied
+    out.append(static_cast<const char *>(host.raw_data()), host.nbytes());
+  }
   return out;
 }
 
@@ -938,11 +940,13 @@ absl::Status save_safetensors(const std::string &path, const StateDict &tensors,
           writeAll(fd, path, tempPath, headerBytes.data(), headerBytes.size());
       !status.ok())
     return failure(status);
-  for (const auto &[name, tensor] : prepared->order)
+  for (const auto &[name, tensor] : prepared->order) {
+    Tensor host = tensor->to(Device::cpu()); // a GPU's tensor, copied
     if (absl::Status status =
-            writeAll(fd, path, tempPath, tensor->raw_data(), tensor->nbytes());
+            writeAll(fd, path, tempPath, host.raw_data(), host.nbytes());
         !status.ok())
       return failure(status);
+  }
   if (::fsync(fd) != 0)
     return failure(
         errnoStatus(errno, path, "fsync of " + tempPath + " failed"));

@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "nn/Runtime/Tensor.h"
+
+#include "Cuda/Memory.h"
 #include "nn/Runtime/Error.h"
 
 #include <cmath>
@@ -215,7 +217,11 @@ int64_t shape_numel(const Shape &shape) {
 // Storage
 //===----------------------------------------------------------------------===//
 
-std::shared_ptr<Storage> Storage::allocate(size_t nbytes) {
+std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
+  if (device.is_cuda())
+    return std::shared_ptr<Storage>(
+        new Storage(cuda::detail::allocateZeroed(device.index(), nbytes),
+                    nbytes, /*owned=*/true, device));
   // aligned_alloc wants a size that is a multiple of the alignment; a
   // zero-byte request still gets one aligned block so data() is never null.
   size_t rounded = nbytes == 0 ? kStorageAlignment : nbytes;
@@ -228,15 +234,21 @@ std::shared_ptr<Storage> Storage::allocate(size_t nbytes) {
     throw Error("out of memory allocating " + std::to_string(nbytes) +
                 " bytes of tensor storage");
   std::memset(data, 0, rounded);
-  return std::shared_ptr<Storage>(new Storage(data, nbytes, /*owned=*/true));
+  return std::shared_ptr<Storage>(
+      new Storage(data, nbytes, /*owned=*/true, Device::cpu()));
 }
 
 std::shared_ptr<Storage> Storage::borrow(void *data, size_t nbytes) {
-  return std::shared_ptr<Storage>(new Storage(data, nbytes, /*owned=*/false));
+  return std::shared_ptr<Storage>(
+      new Storage(data, nbytes, /*owned=*/false, Device::cpu()));
 }
 
 Storage::~Storage() {
-  if (owned_)
+  if (!owned_)
+    return;
+  if (device_.is_cuda())
+    cuda::detail::deallocate(device_.index(), data_);
+  else
     std::free(data_);
 }
 
@@ -258,13 +270,13 @@ static size_t bytesOf(const Shape &shape, DType dtype) {
   return nbytes;
 }
 
-Tensor Tensor::zeros(Shape shape, DType dtype) {
+Tensor Tensor::zeros(Shape shape, DType dtype, Device device) {
   size_t nbytes = bytesOf(shape, dtype);
   Tensor t;
   t.defined_ = true;
   t.shape_ = std::move(shape);
   t.dtype_ = dtype;
-  t.storage_ = Storage::allocate(nbytes);
+  t.storage_ = Storage::allocate(nbytes, device);
   t.autograd_ = std::make_shared<AutogradMeta>();
   return t;
 }
@@ -326,6 +338,10 @@ const void *Tensor::raw_data() const {
   if (!storage_)
     throw Error("data access on a symbolic tensor " + to_string() +
                 ": it has no storage while tracing");
+  if (storage_->device().is_cuda())
+    throw Error("data access on " + to_string() +
+                ": its data is in GPU memory, which the CPU cannot address; "
+                "copy it to the CPU with to(Device::cpu())");
   return storage_->data();
 }
 
@@ -339,9 +355,9 @@ Tensor Tensor::clone() const {
   if (!storage_)
     throw Error("clone() of a symbolic tensor " + to_string() +
                 ": it has no data while tracing");
-  Tensor t = zeros(shape_, dtype_);
-  if (size_t n = nbytes())
-    std::memcpy(t.raw_data(), raw_data(), n);
+  Tensor t = zeros(shape_, dtype_, device());
+  cuda::detail::copy(t.storage_->data(), t.device(), storage_->data(), device(),
+                     nbytes());
   return t;
 }
 
@@ -353,10 +369,26 @@ void Tensor::copy_(const Tensor &src) {
     throw Error("copy_: destination " + to_string() + " and source " +
                 src.to_string() + " differ in " +
                 (shape_ != src.shape_ ? "shape" : "dtype"));
-  void *dst = raw_data();
-  const void *from = src.raw_data();
-  if (size_t n = nbytes(); n && dst != from)
-    std::memmove(dst, from, n);
+  if (!storage_ || !src.storage_)
+    throw Error("copy_ between " + to_string() + " and " + src.to_string() +
+                ": a symbolic tensor has no data while tracing");
+  storage_->bump_version();
+  if (storage_->data() != src.storage_->data())
+    cuda::detail::copy(storage_->data(), device(), src.storage_->data(),
+                       src.device(), nbytes());
+}
+
+Tensor Tensor::to(Device device) const {
+  if (!defined_)
+    throw Error("to(" + device.str() + ") of an undefined tensor");
+  if (!storage_)
+    throw Error("to(" + device.str() + ") of a symbolic tensor " + to_string() +
+                ": it has no data while tracing");
+  if (device == this->device())
+    return *this;
+  Tensor result = zeros(shape_, dtype_, device);
+  result.copy_(*this);
+  return result;
 }
 
 double Tensor::item_as_double(int64_t flat_index) const {
@@ -365,8 +397,18 @@ double Tensor::item_as_double(int64_t flat_index) const {
     throw Error("item_as_double: index " + std::to_string(flat_index) +
                 " is out of range for " + to_string() + " with " +
                 std::to_string(count) + " elements");
-  const auto *p = static_cast<const unsigned char *>(raw_data()) +
-                  flat_index * dtype_size(dtype_);
+  const unsigned char *p;
+  unsigned char element[8]; // the widest dtype
+  if (is_cuda()) {
+    cuda::detail::copy(element, Device::cpu(),
+                       static_cast<const unsigned char *>(storage_->data()) +
+                           flat_index * dtype_size(dtype_),
+                       device(), dtype_size(dtype_));
+    p = element;
+  } else {
+    p = static_cast<const unsigned char *>(raw_data()) +
+        flat_index * dtype_size(dtype_);
+  }
   switch (dtype_) {
   case DType::f32:
     return load<float>(p);
@@ -400,6 +442,8 @@ Tensor Tensor::to(DType dtype) const {
     throw Error(std::string("to(") + std::string(dtype_name(dtype)) +
                 ") of a symbolic tensor " + to_string() +
                 ": it has no data while tracing");
+  if (is_cuda()) // converted on the host, for now
+    return to(Device::cpu()).to(dtype).to(device());
   Tensor result = zeros(shape_, dtype);
   int64_t count = numel();
   const auto *in = static_cast<const unsigned char *>(raw_data());
@@ -488,9 +532,11 @@ const Tensor &Tensor::grad() const {
 
 void Tensor::set_grad(Tensor grad) {
   AutogradMeta &meta = autograd_meta("set_grad");
-  if (grad.defined() && (grad.shape_ != shape_ || grad.dtype_ != dtype_))
+  if (grad.defined() &&
+      (grad.shape_ != shape_ || grad.dtype_ != dtype_ ||
+       (grad.storage_ && storage_ && grad.device() != device())))
     throw Error("set_grad: the gradient " + grad.to_string() +
-                " must have the shape and dtype of " + to_string());
+                " must have the shape, dtype and device of " + to_string());
   meta.grad = std::move(grad);
 }
 
@@ -533,6 +579,8 @@ std::string Tensor::to_string() const {
   out += shape_str(shape_);
   if (!storage_)
     out += ", symbolic";
+  else if (is_cuda())
+    out += ", " + device().str();
   out += ']';
   return out;
 }

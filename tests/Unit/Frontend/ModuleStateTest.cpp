@@ -15,9 +15,7 @@
 #include "gtest/gtest.h"
 
 using namespace nn;
-using ::testing::AllOf;
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::StartsWith;
 using ::testing::StrEq;
@@ -265,22 +263,14 @@ TEST_F(ModuleStateTest, ToCpuChangesNothing) {
   EXPECT_TRUE(fc->weight.shares_storage(weight));
 }
 
-TEST_F(ModuleStateTest, ToCudaNamesWhyItCannot) {
-  // Without a GPU, the driver's absence (or the missing device) is named;
-  // with one, moving is not supported yet. Either way nothing moves.
+TEST_F(ModuleStateTest, ToCudaWithoutADriverSaysWhy) {
+  if (cuda::is_available())
+    GTEST_SKIP() << "this machine has a GPU; CudaModuleTests move modules";
   models::SimpleMLP model;
   Tensor weight = model->fc1->weight;
-  std::string why = cuda::is_available()
-                        ? "moving parameters and buffers to a GPU is not "
-                          "supported yet"
-                        : "no CUDA driver found";
   EXPECT_THAT([&] { model->to(Device::cuda()); },
               ThrowsMessage<Error>(
-                  AllOf(StartsWith("SimpleMLP.to(cuda:0): "), HasSubstr(why))));
-  EXPECT_THAT([&] { model->to(Device::cuda(cuda::device_count())); },
-              ThrowsMessage<Error>(StartsWith(
-                  "SimpleMLP.to(cuda:" + std::to_string(cuda::device_count()) +
-                  "): ")));
+                  StartsWith("SimpleMLP.to(cuda:0): no CUDA driver found: ")));
   EXPECT_TRUE(model->fc1->weight.shares_storage(weight));
 }
 

@@ -10,6 +10,8 @@
 
 #include "nn/Runtime/Cuda.h"
 #include "nn/Runtime/Error.h"
+#include "nn/Runtime/Safetensors.h"
+#include "nn/Runtime/Tensor.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -73,7 +75,95 @@ TEST(CudaApiTest, AMissingGpuIsNamed) {
       ThrowsMessage<Error>(StrEq("device 2 requested, 2 devices present")));
 }
 
+std::vector<double> values(const Tensor &t) {
+  std::vector<double> out;
+  for (int64_t i = 0; i < t.numel(); ++i)
+    out.push_back(t.item_as_double(i));
+  return out;
+}
+
+TEST(CudaTensorTest, ZerosOnAGpu) {
+  Tensor t = Tensor::zeros({2, 3}, DType::f32, Device::cuda(1));
+  EXPECT_EQ(t.device(), Device::cuda(1));
+  EXPECT_TRUE(t.is_cuda());
+  EXPECT_EQ(t.to_string(), "Tensor[float32, 2x3, cuda:1]");
+  EXPECT_THAT(values(t), ::testing::Each(0.0));
+  // The fake driver's addresses fault on the host, as a GPU's do: nothing
+  // may hand one out as host memory.
+  EXPECT_THAT([&] { t.data_ptr<float>(); },
+              ThrowsMessage<Error>(StrEq(
+                  "data access on Tensor[float32, 2x3, cuda:1]: its data is in "
+                  "GPU memory, which the CPU cannot address; copy it to the "
+                  "CPU with to(Device::cpu())")));
+}
+
+TEST(CudaTensorTest, ToMovesBetweenDevices) {
+  Tensor host = Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor gpu = host.to(Device::cuda());
+  EXPECT_EQ(gpu.device(), Device::cuda(0));
+  EXPECT_FALSE(gpu.shares_storage(host));
+  EXPECT_TRUE(gpu.to(Device::cuda(0)).shares_storage(gpu)); // already there
+  Tensor other = gpu.to(Device::cuda(1));
+  EXPECT_EQ(other.device(), Device::cuda(1));
+  Tensor back = other.to(Device::cpu());
+  EXPECT_FALSE(back.is_cuda());
+  EXPECT_EQ(values(back), values(host));
+  EXPECT_EQ(values(gpu), values(host)); // elements read across
+}
+
+TEST(CudaTensorTest, CopyCloneAndConvertOnTheGpu) {
+  Tensor host = Tensor::from_vector<float>({1.5f, -2, 3}, {3});
+  Tensor gpu = Tensor::zeros({3}, DType::f32, Device::cuda());
+  gpu.copy_(host);
+  EXPECT_EQ(values(gpu), values(host));
+  Tensor copy = gpu.clone();
+  EXPECT_EQ(copy.device(), Device::cuda());
+  EXPECT_FALSE(copy.shares_storage(gpu));
+  gpu.copy_(Tensor::zeros({3})); // the clone keeps its data
+  EXPECT_EQ(values(copy), values(host));
+  Tensor doubled = copy.to(DType::f64);
+  EXPECT_EQ(doubled.device(), Device::cuda());
+  EXPECT_EQ(doubled.dtype(), DType::f64);
+  EXPECT_EQ(values(doubled), values(host));
+  Tensor into = Tensor::zeros({3});
+  into.copy_(copy);
+  EXPECT_EQ(values(into), values(host));
+  EXPECT_THAT([&] { copy.copy_(Tensor::zeros({4})); },
+              ThrowsMessage<Error>(HasSubstr("differ in shape")));
+}
+
+TEST(CudaTensorTest, SafetensorsOfGpuTensorsAreTheHostsBytes) {
+  Tensor w = Tensor::from_vector<float>({1, 2, 3, 4}, {2, 2});
+  StateDict host, gpu;
+  host.insert("w", w);
+  gpu.insert("w", w.to(Device::cuda(1)));
+  EXPECT_EQ(serialize_safetensors(gpu), serialize_safetensors(host));
+}
+
+TEST(CudaTensorTest, MemoryComesFromTheCachingAllocator) {
+  // A freed tensor's block stays cached (the driver's free memory does not
+  // grow back) and the next request of its size takes it.
+  const void *first;
+  int64_t held;
+  {
+    Tensor t = Tensor::zeros({1000}, DType::f32, Device::cuda(0));
+    first = t.storage()->data();
+    held = cuda::mem_get_info(0).free;
+  }
+  EXPECT_EQ(cuda::mem_get_info(0).free, held);
+  Tensor again = Tensor::zeros({1000}, DType::f32, Device::cuda(0));
+  EXPECT_EQ(again.storage()->data(), first);
+  EXPECT_EQ(cuda::mem_get_info(0).free, held);
+}
+
 #else
+
+TEST(CudaTensorTest, WithoutADriverNoTensorGoesToAGpu) {
+  auto noDriver = ThrowsMessage<Error>(
+      StartsWith("no CUDA driver found: /nonexistent/libcuda.so.1"));
+  EXPECT_THAT([] { Tensor::zeros({2}, DType::f32, Device::cuda()); }, noDriver);
+  EXPECT_THAT([] { Tensor::zeros({2}).to(Device::cuda()); }, noDriver);
+}
 
 TEST(CudaApiTest, WithoutADriverNothingIsAvailable) {
   EXPECT_FALSE(cuda::is_available());

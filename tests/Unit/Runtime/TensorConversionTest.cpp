@@ -254,14 +254,14 @@ TEST(RuntimeGradSlotTest, GradientMustMatchShapeAndDtype) {
   EXPECT_THAT([&] { t.set_grad(Tensor::zeros({3})); },
               ThrowsMessage<Error>(StrEq(
                   "set_grad: the gradient Tensor[float32, 3] must have the "
-                  "shape and dtype of Tensor[float32, 2x3]")));
+                  "shape, dtype and device of Tensor[float32, 2x3]")));
   EXPECT_THAT(
       [&] {
         t.set_grad(Tensor::zeros({2, 3}, DType::f64));
       },
       ThrowsMessage<Error>(
           StrEq("set_grad: the gradient Tensor[float64, 2x3] must have the "
-                "shape and dtype of Tensor[float32, 2x3]")));
+                "shape, dtype and device of Tensor[float32, 2x3]")));
 }
 
 TEST(RuntimeGradSlotTest, OnlyFloatingPointTensorsRequireGrad) {

@@ -200,9 +200,13 @@ public:
   /// and requires_grad carries over. Tensors copied out of the module
   /// before keep the old data.
   Module &to(DType dtype);
-  /// Device::cpu() is where everything lives: a no-op. A GPU throws: the
-  /// reason it cannot be used (no driver, no such device), else that
-  /// modules cannot move to a GPU yet.
+  /// Moves every parameter and buffer (and gradient) to `device`, in place
+  /// as to(dtype) converts: the slots get tensors on the device, tied ones
+  /// one shared tensor, and requires_grad carries over. Throws, naming the
+  /// module and changing nothing, when the device cannot be used (no CUDA
+  /// driver, no such GPU). A model on a GPU saves and loads its state_dict
+  /// (the data is copied through the host); tracing and compiling it need
+  /// the CUDA backend, so for now they refuse it by name.
   Module &to(Device device);
 
   //===-- Mode -----------------------------------------------------------===//
@@ -337,6 +341,10 @@ private:
   named_tensors(bool buffers, const std::string &prefix, bool recurse) const;
   /// Every set parameter and buffer slot of this module (not recursive).
   std::vector<Tensor *> own_tensor_slots();
+  /// Replaces every slot of the tree that `wanted` selects with
+  /// `convert(slot)` (see to(DType)).
+  void convert_slots(const std::function<bool(const Tensor &)> &wanted,
+                     const std::function<Tensor(const Tensor &)> &convert);
   void collect_state(StateDict &out, const std::string &prefix) const;
   RemovableHandle add_hook(detail::ModuleHook hook);
 

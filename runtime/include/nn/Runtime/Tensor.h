@@ -21,6 +21,7 @@
 #define NN_RUNTIME_TENSOR_H
 
 #include "nn/Runtime/DType.h"
+#include "nn/Runtime/Device.h"
 #include "nn/Runtime/Error.h"
 #include "nn/Runtime/HookHandle.h"
 
@@ -46,11 +47,14 @@ std::string shape_str(const Shape &shape);
 int64_t shape_numel(const Shape &shape);
 
 /// A block of bytes, 64-byte aligned, zero-initialised, freed with its last
-/// reference.
+/// reference: host memory, or a GPU's (from its caching allocator, see
+/// nn/Runtime/Cuda.h), which the CPU cannot address.
 class Storage {
 public:
-  /// Allocates `nbytes` zeroed bytes; throws nn::Error when out of memory.
-  static std::shared_ptr<Storage> allocate(size_t nbytes);
+  /// Allocates `nbytes` zeroed bytes on `device`; throws nn::Error when out
+  /// of memory or when the device cannot be used (no driver, no such GPU).
+  static std::shared_ptr<Storage> allocate(size_t nbytes,
+                                           Device device = Device::cpu());
   /// The caller's `nbytes` at `data`, neither copied nor freed (the caller
   /// keeps them alive while the storage lives).
   static std::shared_ptr<Storage> borrow(void *data, size_t nbytes);
@@ -58,9 +62,11 @@ public:
   Storage(const Storage &) = delete;
   Storage &operator=(const Storage &) = delete;
 
+  /// The bytes: a device address for a GPU's storage (null when empty).
   void *data() { return data_; }
   const void *data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
 
   /// How many times the data may have been written: bumped by every
   /// mutable data access of a Tensor (data_ptr<T>(), raw_data(), copy_),
@@ -72,11 +78,12 @@ public:
   void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
 
 private:
-  Storage(void *data, size_t nbytes, bool owned)
-      : data_(data), nbytes_(nbytes), owned_(owned) {}
+  Storage(void *data, size_t nbytes, bool owned, Device device)
+      : data_(data), nbytes_(nbytes), owned_(owned), device_(device) {}
   void *data_;
   size_t nbytes_;
   bool owned_;
+  Device device_;
   std::atomic<uint64_t> version_{0};
 };
 
@@ -101,8 +108,9 @@ public:
   /// An undefined tensor (defined() is false), like torch::Tensor().
   Tensor() = default;
 
-  /// A zero-filled tensor.
-  static Tensor zeros(Shape shape, DType dtype = DType::f32);
+  /// A zero-filled tensor on `device`.
+  static Tensor zeros(Shape shape, DType dtype = DType::f32,
+                      Device device = Device::cpu());
   /// A tensor holding a copy of `values`; numel(shape) must equal
   /// values.size().
   template <typename T>
@@ -127,9 +135,16 @@ public:
   int64_t numel() const;
   size_t nbytes() const;
   DType dtype() const { return dtype_; }
+  /// Where the data is: the CPU, or a GPU (the CPU for symbolic tensors).
+  Device device() const {
+    return storage_ ? storage_->device() : Device::cpu();
+  }
+  bool is_cuda() const { return device().is_cuda(); }
 
   /// Typed pointer to the first element; throws unless T matches dtype() and
-  /// the tensor has storage.
+  /// the tensor has storage in host memory (a GPU tensor's data is reached
+  /// by copying it: to(Device::cpu()); storage()->data() is its device
+  /// address).
   template <typename T> T *data_ptr();
   template <typename T> const T *data_ptr() const;
   void *raw_data();
@@ -152,14 +167,20 @@ public:
   /// integer -> integer wraps (two's complement), anything -> bool is
   /// `!= 0`.
   Tensor to(DType dtype) const;
-  /// Copies `src`'s data into this tensor's storage; shapes and dtypes must
-  /// match (the error names both). Ties survive: the storage is kept.
+  /// This tensor on `device`, as torch.Tensor.to(device): the tensor itself
+  /// when it is there already, otherwise a copy (with a fresh gradient
+  /// slot).
+  Tensor to(Device device) const;
+  /// Copies `src`'s data into this tensor's storage, between any devices;
+  /// shapes and dtypes must match (the error names both). Ties survive:
+  /// the storage is kept.
   void copy_(const Tensor &src);
-  /// Element i of a flat view converted to double (any dtype); for tests,
-  /// printing and comparisons.
+  /// Element i of a flat view converted to double (any dtype, any device:
+  /// a GPU's element is copied to the host); for tests, printing and
+  /// comparisons.
   double item_as_double(int64_t flat_index) const;
 
-  /// "Tensor[float32, 2x784]"
+  /// "Tensor[float32, 2x784]"; "Tensor[float32, 2x784, cuda:0]" on a GPU.
   std::string to_string() const;
 
   //===-- Gradient slot (shared by every copy of this Tensor) -------------===//
@@ -176,7 +197,7 @@ public:
   /// The gradient: undefined (None) until something sets it.
   const Tensor &grad() const;
   /// Sets the gradient: an undefined Tensor (None), or one with this
-  /// tensor's shape and dtype (nn::Error otherwise).
+  /// tensor's shape, dtype and device (nn::Error otherwise).
   void set_grad(Tensor grad);
 
   /// PyTorch's Tensor.register_hook: `hook(grad)` runs on this tensor's

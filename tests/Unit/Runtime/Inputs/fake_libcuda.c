@@ -1,7 +1,10 @@
 /* A stand-in for the NVIDIA driver (libcuda.so.1) with the entry points nn
  * resolves, so the runtime's driver layer is tested where no GPU exists.
  * Its "device memory" is host memory: an allocation is malloc'd behind a
- * header that records its size, and copies are memcpy.
+ * header that records its size, and copies are memcpy. The addresses it
+ * hands out carry a tag in bit 62, which makes them non-canonical: like a
+ * real GPU's, they fault when the CPU reads or writes through them, so a
+ * test catches code that touches device memory from the host.
  *
  *   NN_FAKE_CUDA_DEVICES  how many GPUs it reports (default 1; 0 makes cuInit
  *                         fail with CUDA_ERROR_NO_DEVICE, as a driver on a
@@ -10,6 +13,7 @@
  *                         cuMemAlloc fails with CUDA_ERROR_OUT_OF_MEMORY
  *                         past it
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,6 +187,9 @@ EXPORT CUresult cuMemGetInfo_v2(size_t *free, size_t *total) {
  * bytes, so the pointer handed out is 512-byte aligned, as the driver's
  * are aligned at least. */
 enum { kHeader = 512 };
+#define TAG (1ull << 62)
+
+static char *host(CUdeviceptr p) { return (char *)(uintptr_t)(p - TAG); }
 
 EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   if (!current)
@@ -198,14 +205,14 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   memcpy(block, &bytes, sizeof bytes);
   memcpy(block + sizeof bytes, &device, sizeof device);
   used[device] += bytes;
-  *pointer = (CUdeviceptr)(block + kHeader);
+  *pointer = (CUdeviceptr)(uintptr_t)(block + kHeader) + TAG;
   return CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuMemFree_v2(CUdeviceptr pointer) {
   if (!pointer)
     return CUDA_SUCCESS;
-  char *block = (char *)pointer - kHeader;
+  char *block = host(pointer) - kHeader;
   size_t bytes;
   int device;
   memcpy(&bytes, block, sizeof bytes);
@@ -217,17 +224,23 @@ EXPORT CUresult cuMemFree_v2(CUdeviceptr pointer) {
 
 EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src,
                                 size_t bytes) {
-  memcpy((void *)dst, src, bytes);
+  memcpy(host(dst), src, bytes);
   return CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes) {
-  memcpy(dst, (const void *)src, bytes);
+  memcpy(dst, host(src), bytes);
   return CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src,
                                 size_t bytes) {
-  memmove((void *)dst, (const void *)src, bytes);
+  memmove(host(dst), host(src), bytes);
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value,
+                              size_t count) {
+  memset(host(dst), value, count);
   return CUDA_SUCCESS;
 }
