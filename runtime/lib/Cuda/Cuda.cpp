@@ -6,7 +6,9 @@
 
 #include "nn/Runtime/Cuda.h"
 
+#include "Cuda/CachingAllocator.h"
 #include "Cuda/Driver.h"
+#include "Cuda/Memory.h"
 #include "nn/Runtime/Error.h"
 
 #include "absl/strings/str_cat.h"
@@ -15,19 +17,8 @@ namespace nn::cuda {
 namespace {
 
 using detail::Driver;
-
-/// The driver, or nn::Error with why there is none.
-Driver &driverOrThrow() {
-  absl::StatusOr<Driver *> d = detail::driver();
-  if (!d.ok())
-    throw Error(std::string(d.status().message()));
-  return **d;
-}
-
-void throwIfError(const absl::Status &status) {
-  if (!status.ok())
-    throw Error(std::string(status.message()));
-}
+using detail::driverOrThrow;
+using detail::throwIfError;
 
 /// The driver with `device` checked and its context current.
 Driver &driverFor(int device) {
@@ -81,6 +72,33 @@ MemoryInfo mem_get_info(int device) {
   size_t free = 0, total = 0;
   throwIfError(d.check(d.cuMemGetInfo(&free, &total), "cuMemGetInfo"));
   return {static_cast<int64_t>(free), static_cast<int64_t>(total)};
+}
+
+int64_t memory_allocated(int device) {
+  return static_cast<int64_t>(detail::allocatorFor(device).stats().allocated);
+}
+
+int64_t memory_reserved(int device) {
+  return static_cast<int64_t>(detail::allocatorFor(device).stats().reserved);
+}
+
+int64_t max_memory_allocated(int device) {
+  return static_cast<int64_t>(
+      detail::allocatorFor(device).stats().peakAllocated);
+}
+
+int64_t max_memory_reserved(int device) {
+  return static_cast<int64_t>(
+      detail::allocatorFor(device).stats().peakReserved);
+}
+
+void reset_peak_memory_stats(int device) {
+  detail::allocatorFor(device).resetPeaks();
+}
+
+void empty_cache() {
+  detail::forEachAllocator(
+      [](detail::CachingAllocator &a) { throwIfError(a.emptyCache()); });
 }
 
 void check_device(Device device) {

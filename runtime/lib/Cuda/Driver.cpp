@@ -7,6 +7,8 @@
 
 #include "Cuda/Driver.h"
 
+#include "nn/Runtime/Error.h"
+
 #include "absl/strings/str_cat.h"
 
 #include <cstdlib>
@@ -148,6 +150,17 @@ absl::StatusOr<Driver *> driver() {
     return d->release();
   }();
   return loaded;
+}
+
+Driver &driverOrThrow() {
+  absl::StatusOr<Driver *> d = driver();
+  throwIfError(d.status());
+  return **d;
+}
+
+void throwIfError(const absl::Status &status) {
+  if (!status.ok())
+    throw Error(std::string(status.message()));
 }
 
 } // namespace nn::cuda::detail

@@ -107,6 +107,12 @@ private:
 /// process; when that failed, every call returns the same error.
 absl::StatusOr<Driver *> driver();
 
+/// For nn's C++ API, which throws: driver(), or nn::Error saying why there
+/// is none.
+Driver &driverOrThrow();
+/// Throws nn::Error with `status`'s message unless it is OK.
+void throwIfError(const absl::Status &status);
+
 } // namespace nn::cuda::detail
 
 #endif // NN_RUNTIME_LIB_CUDA_DRIVER_H

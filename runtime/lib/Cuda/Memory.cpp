@@ -15,40 +15,47 @@
 namespace nn::cuda::detail {
 namespace {
 
-Driver &driverOrThrow() {
-  absl::StatusOr<Driver *> d = driver();
-  if (!d.ok())
-    throw Error(std::string(d.status().message()));
-  return **d;
-}
-
-void throwIfError(const absl::Status &status) {
-  if (!status.ok())
-    throw Error(std::string(status.message()));
-}
-
-/// GPU `device`'s allocator, made by the first call for it. Never
-/// destroyed: tensors in static storage may be freed after it would be.
-CachingAllocator &allocatorFor(int device) {
-  static std::mutex mutex;
-  static std::deque<CachingAllocator> *allocators =
-      new std::deque<CachingAllocator>();
-  static std::vector<CachingAllocator *> byDevice;
-  Driver &d = driverOrThrow();
-  throwIfError(d.checkDevice(device));
-  std::lock_guard<std::mutex> lock(mutex);
-  if (byDevice.empty())
-    byDevice.assign(d.deviceCount(), nullptr);
-  if (!byDevice[device])
-    byDevice[device] = &allocators->emplace_back(d, device);
-  return *byDevice[device];
-}
-
 CUdeviceptr devicePointer(const void *p) {
   return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
 }
 
+/// The allocators made so far, by device. Never destroyed: tensors in
+/// static storage may be freed after they would be.
+struct Allocators {
+  std::mutex mutex;
+  std::deque<CachingAllocator> made;
+  std::vector<CachingAllocator *> byDevice;
+};
+Allocators &allocators() {
+  static Allocators *all = new Allocators();
+  return *all;
+}
+
 } // namespace
+
+CachingAllocator &allocatorFor(int device) {
+  Driver &d = driverOrThrow();
+  throwIfError(d.checkDevice(device));
+  Allocators &all = allocators();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  if (all.byDevice.empty())
+    all.byDevice.assign(d.deviceCount(), nullptr);
+  if (!all.byDevice[device])
+    all.byDevice[device] = &all.made.emplace_back(d, device);
+  return *all.byDevice[device];
+}
+
+void forEachAllocator(void (*fn)(CachingAllocator &)) {
+  Allocators &all = allocators();
+  std::vector<CachingAllocator *> made;
+  {
+    std::lock_guard<std::mutex> lock(all.mutex);
+    for (CachingAllocator &a : all.made)
+      made.push_back(&a);
+  }
+  for (CachingAllocator *a : made)
+    fn(*a);
+}
 
 void *allocateZeroed(int device, size_t nbytes) {
   CachingAllocator &allocator = allocatorFor(device);

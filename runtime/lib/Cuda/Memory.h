@@ -22,6 +22,13 @@ void *allocateZeroed(int device, size_t nbytes);
 /// Returns memory from allocateZeroed; never throws (a failure is
 /// reported on stderr: a destructor has nowhere else to say it).
 void deallocate(int device, void *pointer) noexcept;
+/// GPU `device`'s caching allocator, made on first use; throws when there
+/// is no driver or no such GPU.
+class CachingAllocator;
+CachingAllocator &allocatorFor(int device);
+/// Calls `fn` on the allocator of every GPU used so far.
+void forEachAllocator(void (*fn)(CachingAllocator &));
+
 /// Copies `nbytes` from `src` on `from` to `dst` on `to`; either may be the
 /// CPU. On the default stream, after the work queued before it; a copy to
 /// the CPU has finished when it returns.

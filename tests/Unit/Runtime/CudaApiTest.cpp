@@ -156,6 +156,31 @@ TEST(CudaTensorTest, MemoryComesFromTheCachingAllocator) {
   EXPECT_EQ(cuda::mem_get_info(0).free, held);
 }
 
+TEST(CudaTensorTest, MemoryStatisticsAsTorchCuda) {
+  // cuda:1 for this test alone: the others use cuda:0 and cuda:1, so take
+  // differences.
+  cuda::empty_cache();
+  int64_t allocated = cuda::memory_allocated(1);
+  int64_t reserved = cuda::memory_reserved(1);
+  cuda::reset_peak_memory_stats(1);
+  {
+    Tensor a = Tensor::zeros({1000}, DType::f32, Device::cuda(1)); // 4000 B
+    Tensor b = Tensor::zeros({3, 1 << 20}, DType::f32, Device::cuda(1));
+    EXPECT_EQ(cuda::memory_allocated(1), allocated + 4096 + (12 << 20));
+    // a small segment and b's own (12 MiB, from 10 MiB a segment each)
+    EXPECT_EQ(cuda::memory_reserved(1), reserved + (2 << 20) + (12 << 20));
+  }
+  EXPECT_EQ(cuda::memory_allocated(1), allocated);
+  EXPECT_EQ(cuda::max_memory_allocated(1), allocated + 4096 + (12 << 20));
+  EXPECT_EQ(cuda::memory_reserved(1), reserved + (14 << 20)); // cached
+  cuda::empty_cache();
+  EXPECT_EQ(cuda::memory_reserved(1), reserved);
+  EXPECT_EQ(cuda::max_memory_reserved(1), reserved + (14 << 20));
+  EXPECT_THAT(
+      [] { cuda::memory_allocated(2); },
+      ThrowsMessage<Error>(StrEq("device 2 requested, 2 devices present")));
+}
+
 #else
 
 TEST(CudaTensorTest, WithoutADriverNoTensorGoesToAGpu) {
@@ -178,6 +203,8 @@ TEST(CudaApiTest, WithoutADriverAGpuIsAnErrorThatSaysWhy) {
   EXPECT_THAT([] { cuda::get_device_properties(0); }, noDriver);
   EXPECT_THAT([] { cuda::mem_get_info(0); }, noDriver);
   EXPECT_THAT([] { cuda::check_device(Device::cuda(0)); }, noDriver);
+  EXPECT_THAT([] { cuda::memory_allocated(0); }, noDriver);
+  EXPECT_NO_THROW(cuda::empty_cache()); // nothing to give back
 }
 
 #endif

@@ -6,7 +6,9 @@
 // program built with nn runs unchanged where no driver or GPU exists. There,
 // is_available() is false, device_count() is 0 and anything that needs a
 // GPU throws nn::Error saying why: "no CUDA driver found: ...", "device 1
-// requested, 1 device present".
+// requested, 1 device present". Tensors on a GPU take their memory from a
+// caching allocator per device (PyTorch's design and size classes), whose
+// numbers memory_allocated() and its siblings report.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NN_RUNTIME_CUDA_H
@@ -50,6 +52,20 @@ struct MemoryInfo {
   int64_t total = 0;
 };
 MemoryInfo mem_get_info(int device = 0);
+
+/// Bytes of GPU `device`'s memory in tensors now, as
+/// torch.cuda.memory_allocated (blocks are rounded up to 512 bytes).
+int64_t memory_allocated(int device = 0);
+/// Bytes nn's caching allocator holds from the driver for `device`: in
+/// tensors, or cached for reuse (torch.cuda.memory_reserved).
+int64_t memory_reserved(int device = 0);
+/// The peaks of the two since the start or reset_peak_memory_stats.
+int64_t max_memory_allocated(int device = 0);
+int64_t max_memory_reserved(int device = 0);
+void reset_peak_memory_stats(int device = 0);
+/// Returns the cached memory that no tensor uses to the driver, on every
+/// GPU, as torch.cuda.empty_cache; does nothing where no GPU was used.
+void empty_cache();
 
 /// Throws nn::Error unless `device` is the CPU or a GPU this process can
 /// use, naming what is missing: "no CUDA driver found: ...", "device 1
