@@ -34,6 +34,8 @@ using CUdevice = int;
 using CUdeviceptr = unsigned long long;
 using CUcontext = struct CUctx_st *;
 using CUstream = struct CUstream_st *;
+using CUmodule = struct CUmod_st *;
+using CUfunction = struct CUfunc_st *;
 
 /// The CUresult values nn acts on (cuda.h's numbers).
 enum : CUresult {
@@ -43,6 +45,7 @@ enum : CUresult {
   CUDA_ERROR_STUB_LIBRARY = 34,
   CUDA_ERROR_NO_DEVICE = 100,
   CUDA_ERROR_INVALID_DEVICE = 101,
+  CUDA_ERROR_NOT_FOUND = 500,
 };
 
 /// cuDeviceGetAttribute's attributes nn reads (CUdevice_attribute).

@@ -12,6 +12,11 @@
  *   NN_FAKE_CUDA_MEMORY   bytes of memory each reports (default 1 GiB);
  *                         cuMemAlloc fails with CUDA_ERROR_OUT_OF_MEMORY
  *                         past it
+ *
+ * Modules hold their image's text; a kernel is found when the image has
+ * its PTX entry (".entry <name>("). Launches are checked as the driver
+ * checks their shape, counted (nn_fake_cuda_launches) and not run: what a
+ * kernel computes is tested on a GPU.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +38,9 @@ enum {
   CUDA_ERROR_NO_DEVICE = 100,
   CUDA_ERROR_INVALID_DEVICE = 101,
   CUDA_ERROR_INVALID_CONTEXT = 201,
+  CUDA_ERROR_INVALID_IMAGE = 200,
+  CUDA_ERROR_INVALID_HANDLE = 400,
+  CUDA_ERROR_NOT_FOUND = 500,
 };
 
 #define EXPORT __attribute__((visibility("default")))
@@ -88,6 +96,12 @@ EXPORT CUresult cuGetErrorName(CUresult error, const char **name) {
   case CUDA_ERROR_INVALID_CONTEXT:
     *name = "CUDA_ERROR_INVALID_CONTEXT";
     break;
+  case CUDA_ERROR_INVALID_IMAGE:
+    *name = "CUDA_ERROR_INVALID_IMAGE";
+    break;
+  case CUDA_ERROR_NOT_FOUND:
+    *name = "CUDA_ERROR_NOT_FOUND";
+    break;
   default:
     *name = NULL;
     return CUDA_ERROR_INVALID_VALUE;
@@ -105,6 +119,12 @@ EXPORT CUresult cuGetErrorString(CUresult error, const char **text) {
     break;
   case CUDA_ERROR_INVALID_CONTEXT:
     *text = "invalid device context";
+    break;
+  case CUDA_ERROR_INVALID_VALUE:
+    *text = "invalid argument";
+    break;
+  case CUDA_ERROR_NOT_FOUND:
+    *text = "named symbol not found";
     break;
   default:
     *text = NULL;
@@ -242,5 +262,65 @@ EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src,
 EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value,
                               size_t count) {
   memset(host(dst), value, count);
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxSynchronize(void) {
+  return current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+typedef struct CUmod_st {
+  char *image;
+} * CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+
+EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image) {
+  if (!current)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (!image || !strstr((const char *)image, ".entry "))
+    return CUDA_ERROR_INVALID_IMAGE;
+  CUmodule m = malloc(sizeof *m);
+  m->image = strdup((const char *)image);
+  *module = m;
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuModuleUnload(CUmodule module) {
+  free(module->image);
+  free(module);
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuModuleGetFunction(CUfunction *function, CUmodule module,
+                                    const char *name) {
+  char entry[256];
+  snprintf(entry, sizeof entry, ".entry %s(", name);
+  char *at = strstr(module->image, entry);
+  if (!at)
+    return CUDA_ERROR_NOT_FOUND;
+  *function = (CUfunction)at;
+  return CUDA_SUCCESS;
+}
+
+static int launches;
+
+EXPORT int nn_fake_cuda_launches(void) { return launches; }
+
+EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned gridX,
+                               unsigned gridY, unsigned gridZ, unsigned blockX,
+                               unsigned blockY, unsigned blockZ,
+                               unsigned sharedBytes, CUstream stream,
+                               void **parameters, void **extra) {
+  (void)stream, (void)parameters, (void)extra;
+  if (!current)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (!function)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!gridX || !gridY || !gridZ || !blockX || !blockY || !blockZ ||
+      (unsigned long long)blockX * blockY * blockZ > 1024 ||
+      sharedBytes > 48 * 1024)
+    return CUDA_ERROR_INVALID_VALUE;
+  ++launches;
   return CUDA_SUCCESS;
 }
