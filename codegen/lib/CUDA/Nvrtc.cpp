@@ -17,12 +17,15 @@
 #include <dlfcn.h>
 #include <mutex>
 
+// nvrtc.h's program handle, at global scope as nvrtc.h declares it.
+struct _nvrtcProgram;
+
 namespace mlir::nn::cuda {
 namespace {
 
 // nvrtc.h's types, declared here so building nn needs no CUDA toolkit.
 using nvrtcResult = int;
-using nvrtcProgram = struct _nvrtcProgram *;
+using nvrtcProgram = ::_nvrtcProgram *;
 constexpr nvrtcResult NVRTC_SUCCESS = 0;
 
 /// NN_NVRTC_FUNCTION(name, parameters): the entry points nn calls; all

@@ -27,15 +27,23 @@
 #include <string_view>
 #include <vector>
 
+// The handles' structs, at global scope as cuda.h declares them: a driver
+// function's type names them, and calling it through a pointer of another
+// type is undefined (UBSan's -fsanitize=function reports it).
+struct CUctx_st;
+struct CUstream_st;
+struct CUmod_st;
+struct CUfunc_st;
+
 namespace nn::cuda::detail {
 
 using CUresult = int;
 using CUdevice = int;
 using CUdeviceptr = unsigned long long;
-using CUcontext = struct CUctx_st *;
-using CUstream = struct CUstream_st *;
-using CUmodule = struct CUmod_st *;
-using CUfunction = struct CUfunc_st *;
+using CUcontext = ::CUctx_st *;
+using CUstream = ::CUstream_st *;
+using CUmodule = ::CUmod_st *;
+using CUfunction = ::CUfunc_st *;
 
 /// The CUresult values nn acts on (cuda.h's numbers).
 enum : CUresult {
