@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../Runtime/TensorTestUtil.h"
 #include "models/ConvNet.h"
 #include "models/SimpleMLP.h"
 #include "models/TiedModel.h"
@@ -21,17 +22,11 @@
 #include <cstdlib>
 
 using namespace nn;
+using nn::test::valuesOf;
 using ::testing::StrEq;
 using ::testing::ThrowsMessage;
 
 namespace {
-
-std::vector<double> values(const Tensor &t) {
-  std::vector<double> out;
-  for (int64_t i = 0; i < t.numel(); ++i)
-    out.push_back(t.item_as_double(i));
-  return out;
-}
 
 TEST(CudaModuleTest, ToMovesEveryParameterBufferAndGradient) {
   models::ConvNet model; // BatchNorm: running stats and a counter
@@ -48,7 +43,7 @@ TEST(CudaModuleTest, ToMovesEveryParameterBufferAndGradient) {
   // The same file as from the CPU.
   EXPECT_EQ(serialize_safetensors(model->state_dict()), saved);
   model->zero_grad(/*set_to_none=*/false);
-  EXPECT_THAT(values(model->parameters()[0].grad()), ::testing::Each(0.0));
+  EXPECT_THAT(valuesOf(model->parameters()[0].grad()), ::testing::Each(0.0));
   model->to(Device::cpu());
   EXPECT_EQ(serialize_safetensors(model->state_dict()), saved);
 }
@@ -66,7 +61,7 @@ TEST(CudaModuleTest, LoadStateDictIntoAGpuModel) {
   target->to(Device::cuda(1));
   target->load_state_dict(source->state_dict());
   EXPECT_EQ(target->fc2->weight.device(), Device::cuda(1));
-  EXPECT_EQ(values(target->fc2->weight), values(source->fc2->weight));
+  EXPECT_EQ(valuesOf(target->fc2->weight), valuesOf(source->fc2->weight));
 }
 
 TEST(CudaModuleTest, AMissingGpuIsNamedAndNothingMoves) {

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TensorTestUtil.h"
 #include "nn/Runtime/Cuda.h"
 #include "nn/Runtime/Error.h"
 #include "nn/Runtime/Safetensors.h"
@@ -19,6 +20,7 @@
 #include <cstdlib>
 
 using namespace nn;
+using nn::test::valuesOf;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using ::testing::StrEq;
@@ -75,19 +77,12 @@ TEST(CudaApiTest, AMissingGpuIsNamed) {
       ThrowsMessage<Error>(StrEq("device 2 requested, 2 devices present")));
 }
 
-std::vector<double> values(const Tensor &t) {
-  std::vector<double> out;
-  for (int64_t i = 0; i < t.numel(); ++i)
-    out.push_back(t.item_as_double(i));
-  return out;
-}
-
 TEST(CudaTensorTest, ZerosOnAGpu) {
   Tensor t = Tensor::zeros({2, 3}, DType::f32, Device::cuda(1));
   EXPECT_EQ(t.device(), Device::cuda(1));
   EXPECT_TRUE(t.is_cuda());
   EXPECT_EQ(t.to_string(), "Tensor[float32, 2x3, cuda:1]");
-  EXPECT_THAT(values(t), ::testing::Each(0.0));
+  EXPECT_THAT(valuesOf(t), ::testing::Each(0.0));
   // The fake driver's addresses fault on the host, as a GPU's do: nothing
   // may hand one out as host memory.
   EXPECT_THAT([&] { t.data_ptr<float>(); },
@@ -107,27 +102,27 @@ TEST(CudaTensorTest, ToMovesBetweenDevices) {
   EXPECT_EQ(other.device(), Device::cuda(1));
   Tensor back = other.to(Device::cpu());
   EXPECT_FALSE(back.is_cuda());
-  EXPECT_EQ(values(back), values(host));
-  EXPECT_EQ(values(gpu), values(host)); // elements read across
+  EXPECT_EQ(valuesOf(back), valuesOf(host));
+  EXPECT_EQ(valuesOf(gpu), valuesOf(host)); // elements read across
 }
 
 TEST(CudaTensorTest, CopyCloneAndConvertOnTheGpu) {
   Tensor host = Tensor::from_vector<float>({1.5f, -2, 3}, {3});
   Tensor gpu = Tensor::zeros({3}, DType::f32, Device::cuda());
   gpu.copy_(host);
-  EXPECT_EQ(values(gpu), values(host));
+  EXPECT_EQ(valuesOf(gpu), valuesOf(host));
   Tensor copy = gpu.clone();
   EXPECT_EQ(copy.device(), Device::cuda());
   EXPECT_FALSE(copy.shares_storage(gpu));
   gpu.copy_(Tensor::zeros({3})); // the clone keeps its data
-  EXPECT_EQ(values(copy), values(host));
+  EXPECT_EQ(valuesOf(copy), valuesOf(host));
   Tensor doubled = copy.to(DType::f64);
   EXPECT_EQ(doubled.device(), Device::cuda());
   EXPECT_EQ(doubled.dtype(), DType::f64);
-  EXPECT_EQ(values(doubled), values(host));
+  EXPECT_EQ(valuesOf(doubled), valuesOf(host));
   Tensor into = Tensor::zeros({3});
   into.copy_(copy);
-  EXPECT_EQ(values(into), values(host));
+  EXPECT_EQ(valuesOf(into), valuesOf(host));
   EXPECT_THAT([&] { copy.copy_(Tensor::zeros({4})); },
               ThrowsMessage<Error>(HasSubstr("differ in shape")));
 }

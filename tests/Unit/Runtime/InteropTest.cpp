@@ -11,6 +11,7 @@
 
 #include "InteropSample.h"
 #include "SafetensorsTestUtil.h"
+#include "TensorTestUtil.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -22,6 +23,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
+using test::valuesOf;
 using testing::readFile;
 
 const std::string kGoldens = NN_SOURCE_DIR "/tests/reference/goldens";
@@ -31,13 +33,6 @@ SafetensorsContents loadOrDie(const std::string &path) {
   auto loaded = load_safetensors(path);
   EXPECT_TRUE(loaded.ok()) << loaded.status();
   return loaded.ok() ? std::move(*loaded) : SafetensorsContents();
-}
-
-std::vector<double> valuesOf(const Tensor &t) {
-  std::vector<double> out;
-  for (int64_t i = 0; i < t.numel(); ++i)
-    out.push_back(t.item_as_double(i));
-  return out;
 }
 
 TEST(RuntimeInteropTest, SampleFromPyTorchListsTensorsInLayoutOrder) {
