@@ -21,9 +21,9 @@
 namespace nn {
 namespace {
 
+using test::valuesOf;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
-using test::valuesOf;
 using testing::readFile;
 
 const std::string kGoldens = NN_SOURCE_DIR "/tests/reference/goldens";
