@@ -55,6 +55,15 @@ std::string formatBytes(size_t bytes) {
 
 } // namespace
 
+void CachingAllocator::absorbNext(Block *block) {
+  Block *next = block->next;
+  block->size += next->size;
+  block->next = next->next;
+  if (next->next)
+    next->next->prev = block;
+  delete next;
+}
+
 bool CachingAllocator::BlockLess::operator()(const Block *a,
                                              const Block *b) const {
   auto key = [](const Block *x) {
@@ -88,16 +97,16 @@ absl::StatusOr<CachingAllocator::Block *>
 CachingAllocator::newSegment(size_t size, bool small, CUstream stream) {
   size_t bytes = segmentSize(size);
   CUdeviceptr pointer = 0;
-  absl::Status s = driver_.check(driver_.cuMemAlloc(&pointer, bytes),
-                                 absl::StrFormat("cuMemAlloc(%d)", bytes));
+  auto driverAlloc = [&] {
+    return driver_.check(driver_.cuMemAlloc(&pointer, bytes),
+                         absl::StrFormat("cuMemAlloc(%d)", bytes));
+  };
+  absl::Status s = driverAlloc();
   if (s.code() == absl::StatusCode::kResourceExhausted) {
     // Give back what is cached and try once more, as PyTorch does.
-    if (absl::Status released = releaseFree(smallPool_); !released.ok())
+    if (absl::Status released = releaseCached(); !released.ok())
       return released;
-    if (absl::Status released = releaseFree(largePool_); !released.ok())
-      return released;
-    s = driver_.check(driver_.cuMemAlloc(&pointer, bytes),
-                      absl::StrFormat("cuMemAlloc(%d)", bytes));
+    s = driverAlloc();
     if (s.code() == absl::StatusCode::kResourceExhausted)
       return outOfMemory(size);
   }
@@ -183,19 +192,11 @@ absl::Status CachingAllocator::free(CUdeviceptr pointer) {
   // Merge with the free neighbours of the segment.
   if (Block *next = block->next; next && !next->allocated) {
     pool.erase(next);
-    block->size += next->size;
-    block->next = next->next;
-    if (next->next)
-      next->next->prev = block;
-    delete next;
+    absorbNext(block);
   }
   if (Block *prev = block->prev; prev && !prev->allocated) {
     pool.erase(prev);
-    prev->size += block->size;
-    prev->next = block->next;
-    if (block->next)
-      block->next->prev = prev;
-    delete block;
+    absorbNext(prev);
     block = prev;
   }
   pool.insert(block);
@@ -226,6 +227,10 @@ absl::Status CachingAllocator::emptyCache() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (absl::Status s = driver_.use(device_); !s.ok())
     return s;
+  return releaseCached();
+}
+
+absl::Status CachingAllocator::releaseCached() {
   if (absl::Status s = releaseFree(smallPool_); !s.ok())
     return s;
   return releaseFree(largePool_);

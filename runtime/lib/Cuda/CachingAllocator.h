@@ -94,6 +94,11 @@ private:
   absl::StatusOr<Block *> newSegment(size_t size, bool small, CUstream stream);
   /// Frees the segments of `pool` that are one free block.
   absl::Status releaseFree(Pool &pool);
+  /// releaseFree of both pools.
+  absl::Status releaseCached();
+  /// Joins the block after `block` (free, of its segment) onto it: the
+  /// inverse of a split.
+  static void absorbNext(Block *block);
   /// The error for a request of `bytes` the driver could not serve even
   /// after the cache was released.
   absl::Status outOfMemory(size_t bytes);
