@@ -53,7 +53,7 @@ set_target_properties(nn_kernels PROPERTIES EXPORT_NAME kernels)
 set_target_properties(nn_c PROPERTIES EXPORT_NAME c)
 
 # The tools find libMLIR.so and libLLVM.so there too once installed.
-foreach(tool nn-compile nn-opt nn-run)
+foreach(tool nn-compile nn-opt nn-run nn-translate)
   set_target_properties(${tool} PROPERTIES INSTALL_RPATH "${LLVM_LIBRARY_DIR}")
 endforeach()
 
@@ -62,7 +62,7 @@ install(TARGETS nn nn_runtime nn_kernels nn_c
   LIBRARY DESTINATION lib
   ARCHIVE DESTINATION lib
   INCLUDES DESTINATION include)
-install(TARGETS nn-compile nn-opt nn-run RUNTIME DESTINATION bin)
+install(TARGETS nn-compile nn-opt nn-run nn-translate RUNTIME DESTINATION bin)
 install(DIRECTORY frontend/include/nn runtime/include/nn
   DESTINATION include
   FILES_MATCHING PATTERN "*.h")

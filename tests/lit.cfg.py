@@ -26,7 +26,7 @@ config.substitutions.append(("%nn_lib_dir", os.path.join(config.nn_obj_root, "li
 # Debian's torch imports only in the system interpreter.
 config.substitutions.append(("%torch_python", config.nn_python3))
 llvm_config.add_tool_substitutions(
-    ["nn-opt", "nn-compile", "nn-run", "nn-trace-seed-model"],
+    ["nn-opt", "nn-translate", "nn-compile", "nn-run", "nn-trace-seed-model"],
     [config.nn_tools_dir])
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 

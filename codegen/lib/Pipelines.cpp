@@ -7,6 +7,7 @@
 
 #include "nn/Conversion/CPU/Compiler.h"
 #include "nn/Conversion/CPU/EmbedState.h"
+#include "nn/Conversion/CUDA/EmitCuda.h"
 #include "nn/Conversion/Passes.h"
 #include "nn/Conversion/ScalarBodyInterface.h"
 #include "nn/Kernel/KernelDialect.h"
@@ -72,9 +73,7 @@ static constexpr const char *kToLLVM =
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv},"
     "reconcile-unrealized-casts";
 
-/// The lowering that follows nn-optimize (and nn-describe-artifact), from the
-/// start of the kernels stage through `last`.
-static void addLowering(OpPassManager &pm, CompileStage last) {
+void mlir::nn::addBuiltinPipeline(OpPassManager &pm, StringRef pipeline) {
   // Textual pipelines resolve pass names through the registry (kToLLVM
   // names nn-expand-bf16-conversions).
   static std::once_flag registered;
@@ -82,11 +81,15 @@ static void addLowering(OpPassManager &pm, CompileStage last) {
     registerAllPasses();
     registerNNConversionPasses();
   });
-  auto parse = [&](const char *pipeline) {
-    if (failed(parsePassPipeline(pipeline, pm)))
-      llvm::report_fatal_error("nn: the built-in CPU lowering pipeline does "
-                               "not parse");
-  };
+  if (failed(parsePassPipeline(pipeline, pm)))
+    llvm::report_fatal_error(llvm::Twine("nn: the built-in pipeline '") +
+                             pipeline + "' does not parse");
+}
+
+/// The lowering that follows nn-optimize (and nn-describe-artifact), from the
+/// start of the kernels stage through `last`.
+static void addLowering(OpPassManager &pm, CompileStage last) {
+  auto parse = [&](const char *pipeline) { addBuiltinPipeline(pm, pipeline); };
   // What depends on the state alone moves into @prepare (run at bind).
   pm.addPass(createHoistStateComputationsPass());
   pm.addPass(createLowerStateToArgumentsPass());
@@ -120,6 +123,17 @@ static void addLowering(OpPassManager &pm, CompileStage last) {
   // Zero-size arguments get a type the bare-pointer convention takes.
   pm.addPass(createFlattenEmptyArgumentsPass());
   parse(kToLLVM);
+}
+
+void mlir::nn::cuda::buildCudaKernelPipeline(OpPassManager &pm) {
+  pm.addPass(createLowerStateToArgumentsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertNNToLinalgPass());
+  addBuiltinPipeline(pm, "canonicalize");
+  pm.addNestedPass<func::FuncOp>(createFuseElementwiseOpsPass());
+  pm.addNestedPass<func::FuncOp>(createIsolateArgumentsPass());
+  addBuiltinPipeline(pm, kBufferize);
+  addBuiltinPipeline(pm, kAfterBufferize);
+  addBuiltinPipeline(pm, "canonicalize");
 }
 
 void mlir::nn::buildLowerToLLVMPipeline(OpPassManager &pm) {
@@ -158,4 +172,9 @@ void mlir::nn::registerConversionPasses() {
       "nn-lower-to-llvm",
       "Lower an optimized nn module to the LLVM dialect for the host CPU",
       buildLowerToLLVMPipeline);
+  PassPipelineRegistration<>(
+      "nn-lower-to-cuda-kernels",
+      "Lower an optimized nn module to the bufferized linalg the CUDA kernel "
+      "emitter takes (nn-translate --nn-to-cuda)",
+      cuda::buildCudaKernelPipeline);
 }

@@ -82,6 +82,8 @@ std::vector<OpCase> normalizationOpCases();
 std::vector<OpCase> shapeOpCases();
 std::vector<OpCase> attentionOpCases();
 std::vector<OpCase> convolutionOpCases();
+std::vector<OpCase> fusedOpCases();
+std::vector<OpCase> halfOpCases();
 
 } // namespace nn::testing
 

@@ -88,4 +88,9 @@ TEST(FusedGroups, ConvResidualReluIsOneGroup) {
 }
 
 } // namespace
+
+std::vector<OpCase> fusedOpCases() {
+  return {std::begin(kFusedCases), std::end(kFusedCases)};
+}
+
 } // namespace nn::testing

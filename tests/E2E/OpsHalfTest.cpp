@@ -300,4 +300,7 @@ TEST(HalfTraceTest, ConvertedLayerRefusesFloat32Input) {
 }
 
 } // namespace
+
+std::vector<OpCase> halfOpCases() { return halfCases(); }
+
 } // namespace nn::testing

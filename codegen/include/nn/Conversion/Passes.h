@@ -41,8 +41,14 @@ void buildLowerToLLVMPipeline(OpPassManager &pm);
 /// runCompilePipeline appends it to the module's context itself.
 void registerCodegenDialects(DialectRegistry &registry);
 
-/// Registers the conversion passes and the `nn-lower-to-llvm` pipeline.
+/// Registers the conversion passes and the `nn-lower-to-llvm` and
+/// `nn-lower-to-cuda-kernels` pipelines.
 void registerConversionPasses();
+
+/// Appends the textual `pipeline` (one of nn's own, built in) to `pm`,
+/// resolving upstream and nn pass names; a pipeline that does not parse is
+/// a bug in nn, reported as such.
+void addBuiltinPipeline(OpPassManager &pm, StringRef pipeline);
 
 } // namespace mlir::nn
 

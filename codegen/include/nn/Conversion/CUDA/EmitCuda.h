@@ -1,0 +1,103 @@
+//===- EmitCuda.h - Bufferized linalg to CUDA C++ kernels -------*- C++ -*-===//
+//
+// The CUDA backend's kernel emitter. After nn-optimize, nn → linalg and
+// bufferization (buildCudaKernelPipeline), a function is a sequence of
+// linalg ops and copies on memrefs with static shapes and layouts, between
+// allocations and views. Each linalg op (a fused pointwise group, a
+// reduction, a normalization's statistics, a pooling window, an embedding
+// gather, a contraction) and each memref.copy becomes one CUDA C++ kernel:
+// one thread per point of its parallel iteration space (a grid-stride
+// loop), its reduction dimensions a loop in the thread, its body the
+// linalg payload written out as C expressions, every operand addressed
+// through its strided layout with the sizes, strides and offsets baked in.
+// What is left of the function — allocations and views — is the launch
+// plan: which buffer each kernel parameter is, and in what order the
+// kernels run.
+//
+// The source compiles with NVRTC (nn/Conversion/CUDA/Nvrtc.h) and, defining
+// NN_CUDA_EMULATION, as host C++: every kernel then also has an
+// `extern "C" void <kernel>_emulated(const void *params, unsigned grid,
+// unsigned block)` that runs its threads one after another on the CPU, so
+// the emitted code's numbers are testable without a GPU. The emulation
+// header defines the CUDA built-ins (threadIdx, blockIdx, ...) and
+// nn_emulate_launch. No kernel synchronizes threads yet; the first one that
+// does brings fibers to the emulation.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NN_CONVERSION_CUDA_EMITCUDA_H
+#define NN_CONVERSION_CUDA_EMITCUDA_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
+namespace mlir::nn::cuda {
+
+/// Threads per block of every emitted kernel (its __launch_bounds__).
+constexpr unsigned kBlockSize = 256;
+
+/// One buffer of the launch plan: a function argument (state, input or
+/// output, in the function's argument order), a temporary the runtime
+/// allocates for the call, or a constant the runtime uploads once.
+struct PlanBuffer {
+  enum class Kind { Argument, Temporary, Constant };
+  Kind kind = Kind::Argument;
+  /// The argument's position (Kind::Argument).
+  unsigned argument = 0;
+  /// The temporary's or constant's size.
+  int64_t bytes = 0;
+  /// The constant's bytes, in the target's (little-endian) order.
+  std::vector<char> data;
+};
+
+/// One kernel launch: `kernel` with one pointer parameter per entry of
+/// `buffers` (indices into LaunchPlan::buffers, each the base of its
+/// buffer; the kernel adds the offsets), over `iterations` threads.
+struct PlanLaunch {
+  std::string kernel;
+  std::vector<unsigned> buffers;
+  int64_t iterations = 0;
+  /// The launch's grid: ceil(iterations / kBlockSize) blocks, at most 2^31-1.
+  unsigned gridSize() const;
+};
+
+struct LaunchPlan {
+  std::string function;
+  /// The nn.state names of the function's leading (state) arguments.
+  std::vector<std::string> state;
+  std::vector<PlanBuffer> buffers;
+  std::vector<PlanLaunch> launches;
+};
+
+/// The kernels of one module: their source, and one plan per function.
+struct CudaProgram {
+  std::string source;
+  std::vector<LaunchPlan> plans;
+};
+
+/// Emits the kernels and plans of every function of `module`, which must be
+/// bufferized (see buildCudaKernelPipeline). An op the backend cannot run —
+/// a dynamic shape, a payload op without a CUDA form, a host-side op that is
+/// neither an allocation nor a view — is a located error.
+FailureOr<CudaProgram> emitCudaProgram(ModuleOp module);
+
+/// nn → linalg on memrefs for emitCudaProgram: nn-optimize's output (state
+/// lowered to arguments) through linalg, elementwise fusion and
+/// bufferization, with the CPU's kernel ops and tiling left out.
+void buildCudaKernelPipeline(OpPassManager &pm);
+
+/// `nn-translate --nn-to-cuda`: the source emitCudaProgram emits, followed
+/// by each function's plan as comments.
+void registerToCudaTranslation();
+
+} // namespace mlir::nn::cuda
+
+#endif // NN_CONVERSION_CUDA_EMITCUDA_H

@@ -1,0 +1,364 @@
+//===- CudaKernelGoldenTest.cpp - The op-set goldens through CUDA kernels -===//
+//
+// Every op-set case (OpGolden.h) and every seed model (eval mode) is traced,
+// optimized and lowered by the CUDA kernel pipeline, and its kernels
+// emitted as CUDA C++ (nn/Conversion/CUDA/EmitCuda.h). Then, with no GPU
+// needed:
+// - CompilesForSm90: NVRTC compiles the source to PTX and an sm_90 cubin
+//   (skipped, saying so, where NVRTC is not installed);
+// - the same source, compiled as host C++ under the emulation header
+//   (Inputs/CudaEmulation.h in tests/Unit/Conversion), runs the launch plan:
+//   an op case's outputs must match PyTorch's goldens with the CPU suite's
+//   tolerances, a seed model's the CPU's compiled forward.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DeterministicValues.h"
+#include "OpGolden.h"
+
+#include "models/SeedModels.h"
+
+#include "nn/Conversion/CUDA/EmitCuda.h"
+#include "nn/Conversion/CUDA/Nvrtc.h"
+#include "nn/Conversion/Passes.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <memory>
+
+namespace nn::testing {
+namespace {
+
+namespace cuda = mlir::nn::cuda;
+
+/// A case's golden inputs and outputs.
+struct Golden {
+  Inputs inputs;
+  Outputs outputs;
+};
+
+Golden loadGolden(const OpCase &c) {
+  std::string path = std::string(NN_SOURCE_DIR) +
+                     "/tests/reference/goldens/ops/" + c.family + "/" + c.name +
+                     ".safetensors";
+  auto file = load_safetensors(path);
+  if (!file.ok())
+    throw std::runtime_error(file.status().ToString());
+  Golden golden;
+  for (const char *kind : {"input.", "output."})
+    for (int i = 0;; ++i) {
+      const Tensor *t = file->tensors.find(kind + std::to_string(i));
+      if (!t)
+        break;
+      (kind[0] == 'i' ? golden.inputs : golden.outputs).push_back(*t);
+    }
+  return golden;
+}
+
+/// The case's kernels and plans; a failure message instead where the
+/// pipeline or the emitter refuses it.
+struct Emitted {
+  cuda::CudaProgram program;
+  std::string error;
+};
+
+/// Emits the kernels of `traced` (optimized here).
+Emitted emitTraced(TracedModule &traced) {
+  traced.optimize();
+  mlir::DialectRegistry registry;
+  mlir::nn::registerCodegenDialects(registry);
+  mlir::MLIRContext context(registry);
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    llvm::raw_string_ostream os(diagnostics);
+    os << d.getLocation() << ": " << d << "\n";
+    return mlir::success();
+  });
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(traced.to_string(), &context);
+  Emitted emitted;
+  if (!module) {
+    emitted.error = "the traced IR does not parse: " + diagnostics;
+    return emitted;
+  }
+  mlir::PassManager pm(&context);
+  cuda::buildCudaKernelPipeline(pm);
+  if (mlir::failed(pm.run(*module))) {
+    emitted.error = "the CUDA kernel pipeline fails: " + diagnostics;
+    return emitted;
+  }
+  mlir::FailureOr<cuda::CudaProgram> program = cuda::emitCudaProgram(*module);
+  if (mlir::failed(program)) {
+    emitted.error = "the emitter fails: " + diagnostics;
+    return emitted;
+  }
+  emitted.program = std::move(*program);
+  return emitted;
+}
+
+Emitted emit(const OpCase &c, const Golden &golden) {
+  std::vector<TensorSpec> specs;
+  for (const Tensor &t : golden.inputs)
+    specs.emplace_back(t.shape(), t.dtype());
+  Module root(c.name);
+  TracedModule traced = trace(root, specs, c.fn);
+  return emitTraced(traced);
+}
+
+const cuda::LaunchPlan *forwardPlan(const cuda::CudaProgram &program) {
+  for (const cuda::LaunchPlan &plan : program.plans)
+    if (plan.function == "forward")
+      return &plan;
+  return nullptr;
+}
+
+constexpr const char *kNoCompiler = "no host C++ compiler (c++) on PATH";
+
+/// The emitted source compiled as host C++ and loaded.
+class EmulatedKernels {
+public:
+  using Entry = void (*)(const void *params, unsigned grid, unsigned block);
+
+  /// Compiles `source` with the host's C++ compiler; "" or why not.
+  std::string compile(const std::string &source, const std::string &name) {
+    llvm::SmallString<128> dir;
+    if (llvm::sys::fs::createUniqueDirectory("nn-cuda-emulated", dir))
+      return "cannot make a temporary folder";
+    directory = dir.str().str();
+    std::string cu = directory + "/" + name + ".cu";
+    std::string so = directory + "/" + name + ".so";
+    {
+      std::error_code ec;
+      llvm::raw_fd_ostream out(cu, ec);
+      if (ec)
+        return "cannot write " + cu;
+      out << source;
+    }
+    llvm::ErrorOr<std::string> cxx = llvm::sys::findProgramByName("c++");
+    if (!cxx)
+      return kNoCompiler;
+    std::string header = std::string(NN_SOURCE_DIR) +
+                         "/tests/Unit/Conversion/Inputs/CudaEmulation.h";
+    std::string log = directory + "/compile.log";
+    llvm::SmallVector<llvm::StringRef> args = {
+        *cxx,   "-std=c++17", "-O1", "-shared", "-fPIC", "-w", "-include",
+        header, "-x",         "c++", cu,        "-o",    so};
+    std::optional<llvm::StringRef> redirects[] = {std::nullopt, log, log};
+    if (llvm::sys::ExecuteAndWait(*cxx, args, std::nullopt, redirects) != 0) {
+      auto text = llvm::MemoryBuffer::getFile(log);
+      return "the host compile fails:\n" +
+             (text ? (*text)->getBuffer().str() : std::string());
+    }
+    handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle)
+      return std::string("dlopen: ") + dlerror();
+    return "";
+  }
+
+  Entry entry(const std::string &kernel) const {
+    return reinterpret_cast<Entry>(
+        dlsym(handle, (kernel + "_emulated").c_str()));
+  }
+
+  ~EmulatedKernels() {
+    if (handle)
+      dlclose(handle);
+    if (!directory.empty())
+      llvm::sys::fs::remove_directories(directory);
+  }
+
+private:
+  void *handle = nullptr;
+  std::string directory;
+};
+
+/// Runs `plan` on the host: `state`, `inputs` and `outputs` are its
+/// arguments in that order. A failure is a gtest failure.
+void runPlan(const EmulatedKernels &kernels, const cuda::LaunchPlan &plan,
+             std::vector<Tensor> &state, std::vector<Tensor> &inputs,
+             std::vector<Tensor> &outputs) {
+  std::vector<void *> arguments;
+  for (std::vector<Tensor> *tensors : {&state, &inputs, &outputs})
+    for (Tensor &t : *tensors)
+      arguments.push_back(t.raw_data());
+  // Temporaries start as NaN bytes, so a kernel that reads what nothing
+  // wrote shows.
+  std::vector<std::unique_ptr<char[]>> owned;
+  std::vector<void *> base;
+  for (const cuda::PlanBuffer &buffer : plan.buffers) {
+    if (buffer.kind == cuda::PlanBuffer::Kind::Argument) {
+      ASSERT_LT(buffer.argument, arguments.size())
+          << "the plan takes more arguments than state, inputs and outputs";
+      base.push_back(arguments[buffer.argument]);
+      continue;
+    }
+    owned.emplace_back(new char[std::max<int64_t>(buffer.bytes, 1)]);
+    if (buffer.kind == cuda::PlanBuffer::Kind::Constant)
+      std::memcpy(owned.back().get(), buffer.data.data(), buffer.bytes);
+    else
+      std::memset(owned.back().get(), 0xff, buffer.bytes);
+    base.push_back(owned.back().get());
+  }
+  for (const cuda::PlanLaunch &launch : plan.launches) {
+    EmulatedKernels::Entry entry = kernels.entry(launch.kernel);
+    ASSERT_NE(entry, nullptr) << launch.kernel << " is not in the source";
+    std::vector<void *> params;
+    for (unsigned b : launch.buffers)
+      params.push_back(base[b]);
+    if (launch.iterations > 0)
+      entry(params.data(), launch.gridSize(), cuda::kBlockSize);
+  }
+}
+
+class CudaKernelEmulatedTest : public ::testing::TestWithParam<OpCase> {};
+class CudaKernelNvrtcTest : public ::testing::TestWithParam<OpCase> {};
+
+TEST_P(CudaKernelEmulatedTest, MatchesPyTorch) {
+  const OpCase &c = GetParam();
+  Golden golden = loadGolden(c);
+  Emitted emitted = emit(c, golden);
+  ASSERT_EQ(emitted.error, "");
+  const cuda::LaunchPlan *plan = forwardPlan(emitted.program);
+  ASSERT_NE(plan, nullptr) << "no plan for forward";
+
+  EmulatedKernels kernels;
+  std::string error = kernels.compile(emitted.program.source, c.name);
+  if (error == kNoCompiler)
+    GTEST_SKIP() << error;
+  ASSERT_EQ(error, "");
+
+  std::vector<Tensor> state, outputs;
+  for (const Tensor &expected : golden.outputs)
+    outputs.push_back(Tensor::zeros(expected.shape(), expected.dtype()));
+  runPlan(kernels, *plan, state, golden.inputs, outputs);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    expectClose(outputs[i], golden.outputs[i], c.tolerance,
+                c.name + " output." + std::to_string(i));
+}
+
+/// Expects NVRTC to compile `program` for sm_90, every kernel of its plans
+/// in the PTX.
+void expectCompilesForSm90(const cuda::CudaProgram &program,
+                           const std::string &name) {
+  llvm::Expected<cuda::NvrtcOutput> out =
+      cuda::compileCuda(program.source, name + ".cu");
+  ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
+  EXPECT_FALSE(out->ptx.empty());
+  EXPECT_FALSE(out->cubin.empty());
+  for (const cuda::LaunchPlan &plan : program.plans)
+    for (const cuda::PlanLaunch &launch : plan.launches)
+      EXPECT_NE(out->ptx.find(".entry " + launch.kernel + "("),
+                std::string::npos)
+          << launch.kernel << " is not in the PTX";
+}
+
+/// Skips the test, saying why, where NVRTC cannot be loaded.
+#define SKIP_WITHOUT_NVRTC()                                                   \
+  if (llvm::Expected<std::string> version = cuda::nvrtcVersion(); !version)    \
+  GTEST_SKIP() << "NVRTC is not installed: "                                   \
+               << llvm::toString(version.takeError())
+
+TEST_P(CudaKernelNvrtcTest, CompilesForSm90) {
+  SKIP_WITHOUT_NVRTC();
+  const OpCase &c = GetParam();
+  Golden golden = loadGolden(c);
+  Emitted emitted = emit(c, golden);
+  ASSERT_EQ(emitted.error, "");
+  expectCompilesForSm90(emitted.program, c.name);
+}
+
+class CudaKernelSeedModelTest
+    : public ::testing::TestWithParam<models::ModelCase> {};
+
+// Every seed model in eval mode, emulated, against the CPU's compiled
+// forward on the same weights and inputs. The tolerance is the convolution
+// goldens' (OpsConvolutionTest's kConv): the CPU's kernels sum in packed
+// blocks, the emitted kernels in order.
+TEST_P(CudaKernelSeedModelTest, EmulatedMatchesTheCpu) {
+  const models::ModelCase &c = GetParam();
+  std::shared_ptr<Module> model = c.make(/*seed=*/0);
+  model->eval();
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < c.inputs.size(); ++i)
+    inputs.push_back(c.inputs[i].dtype == DType::i64
+                         ? deterministicTokenIds(c.inputs[i].shape, 32)
+                         : deterministicUniform("input." + std::to_string(i),
+                                                c.inputs[i].shape));
+  TracedModule traced = c.trace(model);
+  auto expected = compile(traced.clone())->run(inputs);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+
+  Emitted emitted = emitTraced(traced);
+  ASSERT_EQ(emitted.error, "");
+  const cuda::LaunchPlan *plan = forwardPlan(emitted.program);
+  ASSERT_NE(plan, nullptr) << "no plan for forward";
+  EmulatedKernels kernels;
+  std::string error = kernels.compile(emitted.program.source, c.name);
+  if (error == kNoCompiler)
+    GTEST_SKIP() << error;
+  ASSERT_EQ(error, "");
+
+  std::vector<Tensor> state, outputs;
+  for (const std::string &name : plan->state) {
+    const Tensor *t = traced.state().find(name);
+    ASSERT_NE(t, nullptr) << "no state named " << name;
+    state.push_back(*t);
+  }
+  for (const Tensor &t : *expected)
+    outputs.push_back(Tensor::zeros(t.shape(), t.dtype()));
+  runPlan(kernels, *plan, state, inputs, outputs);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    expectClose(outputs[i], (*expected)[i], Tolerance{1e-4, 1e-5},
+                c.name + " output." + std::to_string(i));
+}
+
+TEST_P(CudaKernelSeedModelTest, CompilesForSm90) {
+  SKIP_WITHOUT_NVRTC();
+  const models::ModelCase &c = GetParam();
+  std::shared_ptr<Module> model = c.make(/*seed=*/0);
+  model->eval();
+  TracedModule traced = c.trace(model);
+  Emitted emitted = emitTraced(traced);
+  ASSERT_EQ(emitted.error, "");
+  expectCompilesForSm90(emitted.program, c.name);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    SeedModels, CudaKernelSeedModelTest,
+    ::testing::ValuesIn(models::seed_models()),
+    [](const ::testing::TestParamInfo<models::ModelCase> &info) {
+      return info.param.name;
+    });
+
+std::vector<OpCase> allCases() {
+  std::vector<OpCase> cases;
+  for (auto family :
+       {activationOpCases, elementwiseOpCases, denseOpCases, lossOpCases,
+        normalizationOpCases, shapeOpCases, attentionOpCases,
+        convolutionOpCases, fusedOpCases, halfOpCases}) {
+    std::vector<OpCase> more = family();
+    cases.insert(cases.end(), more.begin(), more.end());
+  }
+  return cases;
+}
+
+std::string familyAndName(const ::testing::TestParamInfo<OpCase> &info) {
+  return info.param.family + "_" + info.param.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(OpSet, CudaKernelEmulatedTest,
+                         ::testing::ValuesIn(allCases()), familyAndName);
+INSTANTIATE_TEST_SUITE_P(OpSet, CudaKernelNvrtcTest,
+                         ::testing::ValuesIn(allCases()), familyAndName);
+
+} // namespace
+} // namespace nn::testing
