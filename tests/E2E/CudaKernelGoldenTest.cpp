@@ -21,6 +21,10 @@
 #include "nn/Conversion/CUDA/EmitCuda.h"
 #include "nn/Conversion/CUDA/Nvrtc.h"
 #include "nn/Conversion/Passes.h"
+#include "nn/Runtime/Cuda.h"
+
+#include "Cuda/Executable.h"
+#include "Cuda/Memory.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -219,8 +223,63 @@ void runPlan(const EmulatedKernels &kernels, const cuda::LaunchPlan &plan,
   }
 }
 
+/// Compiles `program` with NVRTC for GPU 0 and runs its forward there on
+/// copies of `state` and `inputs`, into `outputs` (host tensors, for their
+/// shapes and dtypes, then the results).
+void runOnGpu(const cuda::CudaProgram &program, const std::string &name,
+              const std::vector<Tensor> &state,
+              const std::vector<Tensor> &inputs, std::vector<Tensor> &outputs) {
+  nn::cuda::DeviceProperties gpu = nn::cuda::get_device_properties(0);
+  cuda::NvrtcOptions options;
+  options.arch = "sm_" + std::to_string(gpu.major) + std::to_string(gpu.minor);
+  llvm::Expected<cuda::NvrtcOutput> image =
+      cuda::compileCuda(program.source, name + ".cu", options);
+  ASSERT_TRUE(static_cast<bool>(image)) << llvm::toString(image.takeError());
+  namespace detail = nn::cuda::detail;
+  auto executable =
+      detail::Executable::load(detail::driverOrThrow(), detail::allocatorFor(0),
+                               0, image->cubin, program.plans);
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  std::vector<Tensor> onGpu;
+  std::vector<detail::CUdeviceptr> arguments;
+  for (const std::vector<Tensor> *tensors :
+       {&state, &inputs, const_cast<const std::vector<Tensor> *>(&outputs)})
+    for (const Tensor &t : *tensors) {
+      onGpu.push_back(tensors == &outputs
+                          ? Tensor::zeros(t.shape(), t.dtype(), Device::cuda())
+                          : t.to(Device::cuda()));
+      arguments.push_back(reinterpret_cast<detail::CUdeviceptr>(
+          onGpu.back().storage()->data()));
+    }
+  absl::Status run = (*executable)->run("forward", arguments);
+  ASSERT_TRUE(run.ok()) << run;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    outputs[i] = onGpu[onGpu.size() - outputs.size() + i].to(Device::cpu());
+}
+
+/// Skips the test, saying why, where no GPU can be used.
+#define SKIP_WITHOUT_GPU()                                                     \
+  if (!nn::cuda::is_available())                                               \
+  GTEST_SKIP() << "no CUDA GPU here"
+
 class CudaKernelEmulatedTest : public ::testing::TestWithParam<OpCase> {};
 class CudaKernelNvrtcTest : public ::testing::TestWithParam<OpCase> {};
+class CudaKernelGpuTest : public ::testing::TestWithParam<OpCase> {};
+
+TEST_P(CudaKernelGpuTest, MatchesPyTorch) {
+  SKIP_WITHOUT_GPU();
+  const OpCase &c = GetParam();
+  Golden golden = loadGolden(c);
+  Emitted emitted = emit(c, golden);
+  ASSERT_EQ(emitted.error, "");
+  std::vector<Tensor> outputs;
+  for (const Tensor &expected : golden.outputs)
+    outputs.push_back(Tensor::zeros(expected.shape(), expected.dtype()));
+  runOnGpu(emitted.program, c.name, {}, golden.inputs, outputs);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    expectClose(outputs[i], golden.outputs[i], c.tolerance,
+                c.name + " output." + std::to_string(i));
+}
 
 TEST_P(CudaKernelEmulatedTest, MatchesPyTorch) {
   const OpCase &c = GetParam();
@@ -279,6 +338,30 @@ TEST_P(CudaKernelNvrtcTest, CompilesForSm90) {
 class CudaKernelSeedModelTest
     : public ::testing::TestWithParam<models::ModelCase> {};
 
+/// A seed model's inputs: uniform floats, token ids below 32.
+std::vector<Tensor> seedInputs(const models::ModelCase &c) {
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < c.inputs.size(); ++i)
+    inputs.push_back(c.inputs[i].dtype == DType::i64
+                         ? deterministicTokenIds(c.inputs[i].shape, 32)
+                         : deterministicUniform("input." + std::to_string(i),
+                                                c.inputs[i].shape));
+  return inputs;
+}
+
+/// The state `plan` takes, from `traced`, in its order.
+std::vector<Tensor> stateOf(const TracedModule &traced,
+                            const cuda::LaunchPlan &plan) {
+  std::vector<Tensor> state;
+  for (const std::string &name : plan.state) {
+    const Tensor *t = traced.state().find(name);
+    if (!t)
+      throw Error("no state named " + name);
+    state.push_back(*t);
+  }
+  return state;
+}
+
 // Every seed model in eval mode, emulated, against the CPU's compiled
 // forward on the same weights and inputs. The tolerance is the convolution
 // goldens' (OpsConvolutionTest's kConv): the CPU's kernels sum in packed
@@ -287,12 +370,7 @@ TEST_P(CudaKernelSeedModelTest, EmulatedMatchesTheCpu) {
   const models::ModelCase &c = GetParam();
   std::shared_ptr<Module> model = c.make(/*seed=*/0);
   model->eval();
-  std::vector<Tensor> inputs;
-  for (size_t i = 0; i < c.inputs.size(); ++i)
-    inputs.push_back(c.inputs[i].dtype == DType::i64
-                         ? deterministicTokenIds(c.inputs[i].shape, 32)
-                         : deterministicUniform("input." + std::to_string(i),
-                                                c.inputs[i].shape));
+  std::vector<Tensor> inputs = seedInputs(c);
   TracedModule traced = c.trace(model);
   auto expected = compile(traced.clone())->run(inputs);
   ASSERT_TRUE(expected.ok()) << expected.status();
@@ -307,15 +385,31 @@ TEST_P(CudaKernelSeedModelTest, EmulatedMatchesTheCpu) {
     GTEST_SKIP() << error;
   ASSERT_EQ(error, "");
 
-  std::vector<Tensor> state, outputs;
-  for (const std::string &name : plan->state) {
-    const Tensor *t = traced.state().find(name);
-    ASSERT_NE(t, nullptr) << "no state named " << name;
-    state.push_back(*t);
-  }
+  std::vector<Tensor> state = stateOf(traced, *plan), outputs;
   for (const Tensor &t : *expected)
     outputs.push_back(Tensor::zeros(t.shape(), t.dtype()));
   runPlan(kernels, *plan, state, inputs, outputs);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    expectClose(outputs[i], (*expected)[i], Tolerance{1e-4, 1e-5},
+                c.name + " output." + std::to_string(i));
+}
+
+TEST_P(CudaKernelSeedModelTest, RunsOnTheGpuAsOnTheCpu) {
+  SKIP_WITHOUT_GPU();
+  const models::ModelCase &c = GetParam();
+  std::shared_ptr<Module> model = c.make(/*seed=*/0);
+  model->eval();
+  std::vector<Tensor> inputs = seedInputs(c);
+  TracedModule traced = c.trace(model);
+  auto expected = compile(traced.clone())->run(inputs);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  Emitted emitted = emitTraced(traced);
+  ASSERT_EQ(emitted.error, "");
+  std::vector<Tensor> state = stateOf(traced, *forwardPlan(emitted.program));
+  std::vector<Tensor> outputs;
+  for (const Tensor &t : *expected)
+    outputs.push_back(Tensor::zeros(t.shape(), t.dtype()));
+  runOnGpu(emitted.program, c.name, state, inputs, outputs);
   for (size_t i = 0; i < outputs.size(); ++i)
     expectClose(outputs[i], (*expected)[i], Tolerance{1e-4, 1e-5},
                 c.name + " output." + std::to_string(i));
@@ -358,6 +452,8 @@ std::string familyAndName(const ::testing::TestParamInfo<OpCase> &info) {
 INSTANTIATE_TEST_SUITE_P(OpSet, CudaKernelEmulatedTest,
                          ::testing::ValuesIn(allCases()), familyAndName);
 INSTANTIATE_TEST_SUITE_P(OpSet, CudaKernelNvrtcTest,
+                         ::testing::ValuesIn(allCases()), familyAndName);
+INSTANTIATE_TEST_SUITE_P(OpSet, CudaKernelGpuTest,
                          ::testing::ValuesIn(allCases()), familyAndName);
 
 } // namespace

@@ -164,12 +164,6 @@ NN_DEVICE long long nn_mod(long long a, long long b) {
 }
 )cuda";
 
-unsigned PlanLaunch::gridSize() const {
-  int64_t blocks = (iterations + kBlockSize - 1) / kBlockSize;
-  return static_cast<unsigned>(
-      std::min<int64_t>(blocks, (int64_t{1} << 31) - 1));
-}
-
 namespace {
 
 /// The C type of a scalar or element type; empty where there is none.

@@ -27,11 +27,12 @@
 #ifndef NN_CONVERSION_CUDA_EMITCUDA_H
 #define NN_CONVERSION_CUDA_EMITCUDA_H
 
+#include "nn/Runtime/CudaLaunchPlan.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -41,41 +42,10 @@ class OpPassManager;
 
 namespace mlir::nn::cuda {
 
-/// Threads per block of every emitted kernel (its __launch_bounds__).
-constexpr unsigned kBlockSize = 256;
-
-/// One buffer of the launch plan: a function argument (state, input or
-/// output, in the function's argument order), a temporary the runtime
-/// allocates for the call, or a constant the runtime uploads once.
-struct PlanBuffer {
-  enum class Kind { Argument, Temporary, Constant };
-  Kind kind = Kind::Argument;
-  /// The argument's position (Kind::Argument).
-  unsigned argument = 0;
-  /// The temporary's or constant's size.
-  int64_t bytes = 0;
-  /// The constant's bytes, in the target's (little-endian) order.
-  std::vector<char> data;
-};
-
-/// One kernel launch: `kernel` with one pointer parameter per entry of
-/// `buffers` (indices into LaunchPlan::buffers, each the base of its
-/// buffer; the kernel adds the offsets), over `iterations` threads.
-struct PlanLaunch {
-  std::string kernel;
-  std::vector<unsigned> buffers;
-  int64_t iterations = 0;
-  /// The launch's grid: ceil(iterations / kBlockSize) blocks, at most 2^31-1.
-  unsigned gridSize() const;
-};
-
-struct LaunchPlan {
-  std::string function;
-  /// The nn.state names of the function's leading (state) arguments.
-  std::vector<std::string> state;
-  std::vector<PlanBuffer> buffers;
-  std::vector<PlanLaunch> launches;
-};
+using ::nn::cuda::kBlockSize;
+using ::nn::cuda::LaunchPlan;
+using ::nn::cuda::PlanBuffer;
+using ::nn::cuda::PlanLaunch;
 
 /// The kernels of one module: their source, and one plan per function.
 struct CudaProgram {
