@@ -63,3 +63,18 @@ func.func @complex(%x: memref<4xf32>) {
   %0 = memref.alloc() : memref<4xcomplex<f32>>
   return
 }
+
+// -----
+
+// A buffer read and written at different elements would race between
+// threads: refused.
+func.func @race(%x: memref<4xf32>) {
+  // expected-error @below {{'linalg.generic' op reads and writes the same buffer through different indexing maps: its threads would race}}
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (3 - d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : memref<4xf32>) outs(%x : memref<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = arith.addf %a, %o : f32
+    linalg.yield %0 : f32
+  }
+  return
+}

@@ -154,7 +154,7 @@ public:
                          "/tests/Unit/Conversion/Inputs/CudaEmulation.h";
     std::string log = directory + "/compile.log";
     llvm::SmallVector<llvm::StringRef> args = {
-        *cxx,   "-std=c++17", "-O1", "-shared", "-fPIC", "-w", "-include",
+        *cxx,   "-std=c++17", "-O0", "-shared", "-fPIC", "-w", "-include",
         header, "-x",         "c++", cu,        "-o",    so};
     std::optional<llvm::StringRef> redirects[] = {std::nullopt, log, log};
     if (llvm::sys::ExecuteAndWait(*cxx, args, std::nullopt, redirects) != 0) {
@@ -305,19 +305,27 @@ TEST_P(CudaKernelEmulatedTest, MatchesPyTorch) {
 }
 
 /// Expects NVRTC to compile `program` for sm_90, every kernel of its plans
-/// in the PTX.
+/// in the PTX and compiled by ptxas to the cubin (its report names each).
 void expectCompilesForSm90(const cuda::CudaProgram &program,
                            const std::string &name) {
+  cuda::NvrtcOptions options;
+  options.extraOptions = {"--ptxas-options=-v"};
   llvm::Expected<cuda::NvrtcOutput> out =
-      cuda::compileCuda(program.source, name + ".cu");
+      cuda::compileCuda(program.source, name + ".cu", options);
   ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
   EXPECT_FALSE(out->ptx.empty());
   EXPECT_FALSE(out->cubin.empty());
   for (const cuda::LaunchPlan &plan : program.plans)
-    for (const cuda::PlanLaunch &launch : plan.launches)
+    for (const cuda::PlanLaunch &launch : plan.launches) {
       EXPECT_NE(out->ptx.find(".entry " + launch.kernel + "("),
                 std::string::npos)
           << launch.kernel << " is not in the PTX";
+      EXPECT_NE(
+          out->log.find("Compiling entry function '" + launch.kernel + "'"),
+          std::string::npos)
+          << "ptxas says nothing of " << launch.kernel << ":\n"
+          << out->log;
+    }
 }
 
 /// Skips the test, saying why, where NVRTC cannot be loaded.

@@ -302,8 +302,10 @@ public:
   KernelWriter(std::string name, Operation *op)
       : name(std::move(name)), op(op) {}
 
-  /// A linalg op: its payload over its iteration space.
-  LogicalResult writeLinalg(linalg::LinalgOp linalgOp);
+  /// A linalg op: its payload over its iteration space. `filled` is the
+  /// linalg.fill just before it that it overwrites, folded in (or null).
+  LogicalResult writeLinalg(linalg::LinalgOp linalgOp,
+                            linalg::FillOp filled = nullptr);
   /// memref.copy: an identity payload over the target's shape.
   LogicalResult writeCopy(memref::CopyOp copy);
 
@@ -762,7 +764,8 @@ LogicalResult KernelWriter::writePayloadOp(Operation *payloadOp) {
   return success();
 }
 
-LogicalResult KernelWriter::writeLinalg(linalg::LinalgOp linalgOp) {
+LogicalResult KernelWriter::writeLinalg(linalg::LinalgOp linalgOp,
+                                        linalg::FillOp filled) {
   if (!linalgOp.hasPureBufferSemantics())
     return op->emitOpError("is on tensors: CUDA kernels are emitted after "
                            "bufferization");
@@ -829,6 +832,16 @@ LogicalResult KernelWriter::writeLinalg(linalg::LinalgOp linalgOp) {
     return success();
   };
 
+  // Threads run in any order: a buffer both read and written must be read
+  // where it is written (bufferization makes ops in place only so).
+  for (OpOperand *input : linalgOp.getDpsInputOperands())
+    for (OpOperand &init : linalgOp.getDpsInitsMutable())
+      if (input->get() == init.get() &&
+          maps[input->getOperandNumber()] != maps[init.getOperandNumber()])
+        return op->emitOpError("reads and writes the same buffer through "
+                               "different indexing maps: its threads would "
+                               "race");
+
   // Inputs read once per thread, then the accumulators.
   for (OpOperand *input : linalgOp.getDpsInputOperands())
     if (!variesInReduction(*input) && failed(load(*input)))
@@ -843,7 +856,13 @@ LogicalResult KernelWriter::writeLinalg(linalg::LinalgOp linalgOp) {
       return failure();
     BlockArgument arg = linalgOp.getMatchingBlockArgument(&init);
     std::string acc = "o" + std::to_string(accumulators.size());
-    if (!reduction.empty() || !arg.use_empty())
+    if (filled && init.get() == filled.getOutputs()[0]) {
+      // The fill's value, not what it would have written.
+      FailureOr<std::string> value = operand(filled.getInputs()[0]);
+      if (failed(value))
+        return failure();
+      line(cType(arg.getType()) + " " + acc + " = " + *value + ";");
+    } else if (!reduction.empty() || !arg.use_empty())
       line(cType(arg.getType()) + " " + acc + " = " + *element + ";");
     else
       line(cType(arg.getType()) + " " + acc + ";");
@@ -896,6 +915,41 @@ LogicalResult KernelWriter::writeCopy(memref::CopyOp copy) {
   line(*to + " = " + *from + ";");
   closeKernel();
   return success();
+}
+
+/// Whether the op after `fill` is a linalg op that writes every element of
+/// the filled buffer as its output, starting from the filled value (a
+/// reduction's accumulator): it then starts from the fill's value itself,
+/// and the fill is no kernel of its own. Softmax and the normalizations'
+/// statistics save a launch and a pass over the buffer per reduction.
+bool overwrittenNext(linalg::FillOp fill) {
+  auto next = dyn_cast_or_null<linalg::LinalgOp>(fill->getNextNode());
+  Value buffer = fill.getOutputs()[0];
+  if (!next || !next.hasPureBufferSemantics() ||
+      !fill.getInputs()[0].getDefiningOp<arith::ConstantOp>())
+    return false;
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  if (!type || !type.hasStaticShape())
+    return false;
+  // Read only as the accumulator: as an input, its other elements would
+  // be read filled.
+  for (OpOperand *input : next.getDpsInputOperands())
+    if (input->get() == buffer)
+      return false;
+  SmallVector<int64_t> ranges = next.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return false;
+  int64_t parallelPoints = 1;
+  for (auto [range, iterator] : llvm::zip(ranges, next.getIteratorTypesArray()))
+    if (iterator == utils::IteratorType::parallel)
+      parallelPoints *= range;
+  for (OpOperand &init : next.getDpsInitsMutable())
+    if (init.get() == buffer)
+      // A projected permutation over as many points as the buffer has
+      // elements writes each once.
+      return next.getMatchingIndexingMap(&init).isProjectedPermutation() &&
+             parallelPoints == type.getNumElements();
+  return false;
 }
 
 /// Builds one function's kernels and plan.
@@ -1016,6 +1070,14 @@ LogicalResult PlanBuilder::build() {
                   return success();
                 })
             .Case<linalg::LinalgOp, memref::CopyOp>([&](Operation *kernelOp) {
+              if (auto fill = dyn_cast<linalg::FillOp>(kernelOp);
+                  fill && overwrittenNext(fill))
+                return success();
+              linalg::FillOp filled = nullptr;
+              if (auto previous =
+                      dyn_cast_or_null<linalg::FillOp>(kernelOp->getPrevNode());
+                  previous && overwrittenNext(previous))
+                filled = previous;
               std::string name = plan.function + "_" +
                                  std::to_string(kernelIndex++) +
                                  pathSuffix(kernelOp->getLoc());
@@ -1023,7 +1085,8 @@ LogicalResult PlanBuilder::build() {
               LogicalResult written =
                   isa<memref::CopyOp>(kernelOp)
                       ? writer.writeCopy(cast<memref::CopyOp>(kernelOp))
-                      : writer.writeLinalg(cast<linalg::LinalgOp>(kernelOp));
+                      : writer.writeLinalg(cast<linalg::LinalgOp>(kernelOp),
+                                           filled);
               if (failed(written))
                 return failure();
               return launch(kernelOp, writer);
