@@ -118,6 +118,14 @@ Emitted emit(const OpCase &c, const Golden &golden) {
   return emitTraced(traced);
 }
 
+/// Zero tensors of the shapes and dtypes of `tensors`.
+std::vector<Tensor> zerosLike(const std::vector<Tensor> &tensors) {
+  std::vector<Tensor> zeros;
+  for (const Tensor &t : tensors)
+    zeros.push_back(Tensor::zeros(t.shape(), t.dtype()));
+  return zeros;
+}
+
 const cuda::LaunchPlan *forwardPlan(const cuda::CudaProgram &program) {
   for (const cuda::LaunchPlan &plan : program.plans)
     if (plan.function == "forward")
@@ -272,9 +280,7 @@ TEST_P(CudaKernelGpuTest, MatchesPyTorch) {
   Golden golden = loadGolden(c);
   Emitted emitted = emit(c, golden);
   ASSERT_EQ(emitted.error, "");
-  std::vector<Tensor> outputs;
-  for (const Tensor &expected : golden.outputs)
-    outputs.push_back(Tensor::zeros(expected.shape(), expected.dtype()));
+  std::vector<Tensor> outputs = zerosLike(golden.outputs);
   runOnGpu(emitted.program, c.name, {}, golden.inputs, outputs);
   for (size_t i = 0; i < outputs.size(); ++i)
     expectClose(outputs[i], golden.outputs[i], c.tolerance,
@@ -295,9 +301,7 @@ TEST_P(CudaKernelEmulatedTest, MatchesPyTorch) {
     GTEST_SKIP() << error;
   ASSERT_EQ(error, "");
 
-  std::vector<Tensor> state, outputs;
-  for (const Tensor &expected : golden.outputs)
-    outputs.push_back(Tensor::zeros(expected.shape(), expected.dtype()));
+  std::vector<Tensor> state, outputs = zerosLike(golden.outputs);
   runPlan(kernels, *plan, state, golden.inputs, outputs);
   for (size_t i = 0; i < outputs.size(); ++i)
     expectClose(outputs[i], golden.outputs[i], c.tolerance,
@@ -370,57 +374,61 @@ std::vector<Tensor> stateOf(const TracedModule &traced,
   return state;
 }
 
-// Every seed model in eval mode, emulated, against the CPU's compiled
-// forward on the same weights and inputs. The tolerance is the convolution
-// goldens' (OpsConvolutionTest's kConv): the CPU's kernels sum in packed
-// blocks, the emitted kernels in order.
-TEST_P(CudaKernelSeedModelTest, EmulatedMatchesTheCpu) {
-  const models::ModelCase &c = GetParam();
+/// A seed model in eval mode on its inputs: what the CPU's compiled
+/// forward gives, and the model's kernels with the state their plan takes.
+struct SeedModelRun {
+  std::vector<Tensor> inputs, expected, state;
+  Emitted emitted;
+  const cuda::LaunchPlan *plan = nullptr;
+};
+
+void prepare(const models::ModelCase &c, SeedModelRun &run) {
   std::shared_ptr<Module> model = c.make(/*seed=*/0);
   model->eval();
-  std::vector<Tensor> inputs = seedInputs(c);
+  run.inputs = seedInputs(c);
   TracedModule traced = c.trace(model);
-  auto expected = compile(traced.clone())->run(inputs);
+  auto expected = compile(traced.clone())->run(run.inputs);
   ASSERT_TRUE(expected.ok()) << expected.status();
+  run.expected = std::move(*expected);
+  run.emitted = emitTraced(traced);
+  ASSERT_EQ(run.emitted.error, "");
+  run.plan = forwardPlan(run.emitted.program);
+  ASSERT_NE(run.plan, nullptr) << "no plan for forward";
+  run.state = stateOf(traced, *run.plan);
+}
 
-  Emitted emitted = emitTraced(traced);
-  ASSERT_EQ(emitted.error, "");
-  const cuda::LaunchPlan *plan = forwardPlan(emitted.program);
-  ASSERT_NE(plan, nullptr) << "no plan for forward";
+/// Expects `outputs` to match the CPU's. The tolerance is the convolution
+/// goldens' (OpsConvolutionTest's kConv): the CPU's kernels sum in packed
+/// blocks, the emitted kernels in order.
+void expectMatchesTheCpu(const std::vector<Tensor> &outputs,
+                         const SeedModelRun &run, const std::string &name) {
+  for (size_t i = 0; i < outputs.size(); ++i)
+    expectClose(outputs[i], run.expected[i], Tolerance{1e-4, 1e-5},
+                name + " output." + std::to_string(i));
+}
+
+TEST_P(CudaKernelSeedModelTest, EmulatedMatchesTheCpu) {
+  const models::ModelCase &c = GetParam();
+  SeedModelRun run;
+  ASSERT_NO_FATAL_FAILURE(prepare(c, run));
   EmulatedKernels kernels;
-  std::string error = kernels.compile(emitted.program.source, c.name);
+  std::string error = kernels.compile(run.emitted.program.source, c.name);
   if (error == kNoCompiler)
     GTEST_SKIP() << error;
   ASSERT_EQ(error, "");
-
-  std::vector<Tensor> state = stateOf(traced, *plan), outputs;
-  for (const Tensor &t : *expected)
-    outputs.push_back(Tensor::zeros(t.shape(), t.dtype()));
-  runPlan(kernels, *plan, state, inputs, outputs);
-  for (size_t i = 0; i < outputs.size(); ++i)
-    expectClose(outputs[i], (*expected)[i], Tolerance{1e-4, 1e-5},
-                c.name + " output." + std::to_string(i));
+  std::vector<Tensor> outputs = zerosLike(run.expected);
+  runPlan(kernels, *run.plan, run.state, run.inputs, outputs);
+  expectMatchesTheCpu(outputs, run, c.name);
 }
 
 TEST_P(CudaKernelSeedModelTest, RunsOnTheGpuAsOnTheCpu) {
   SKIP_WITHOUT_GPU();
   const models::ModelCase &c = GetParam();
-  std::shared_ptr<Module> model = c.make(/*seed=*/0);
-  model->eval();
-  std::vector<Tensor> inputs = seedInputs(c);
-  TracedModule traced = c.trace(model);
-  auto expected = compile(traced.clone())->run(inputs);
-  ASSERT_TRUE(expected.ok()) << expected.status();
-  Emitted emitted = emitTraced(traced);
-  ASSERT_EQ(emitted.error, "");
-  std::vector<Tensor> state = stateOf(traced, *forwardPlan(emitted.program));
-  std::vector<Tensor> outputs;
-  for (const Tensor &t : *expected)
-    outputs.push_back(Tensor::zeros(t.shape(), t.dtype()));
-  runOnGpu(emitted.program, c.name, state, inputs, outputs);
-  for (size_t i = 0; i < outputs.size(); ++i)
-    expectClose(outputs[i], (*expected)[i], Tolerance{1e-4, 1e-5},
-                c.name + " output." + std::to_string(i));
+  SeedModelRun run;
+  ASSERT_NO_FATAL_FAILURE(prepare(c, run));
+  std::vector<Tensor> outputs = zerosLike(run.expected);
+  runOnGpu(run.emitted.program, c.name, run.state, run.inputs, outputs);
+  expectMatchesTheCpu(outputs, run, c.name);
 }
 
 TEST_P(CudaKernelSeedModelTest, CompilesForSm90) {

@@ -495,6 +495,10 @@ LogicalResult KernelWriter::writePayloadOp(Operation *payloadOp) {
     std::string fn = isF64 ? f32.drop_back().str() : f32.str();
     return fn + "(" + llvm::join(args, ", ") + ")";
   };
+  // The prelude's helpers, which have no f64 spelling of their own.
+  auto helper = [&](StringRef fn) {
+    return fn.str() + "(" + llvm::join(args, ", ") + ")";
+  };
   auto infix = [&](StringRef symbol) {
     return "(" + args[0] + " " + symbol.str() + " " + args[1] + ")";
   };
@@ -535,24 +539,20 @@ LogicalResult KernelWriter::writePayloadOp(Operation *payloadOp) {
             }
             return failure();
           })
-          .Case([&](arith::AddFOp) { return infix("+"); })
-          .Case([&](arith::SubFOp) { return infix("-"); })
-          .Case([&](arith::MulFOp) { return infix("*"); })
-          .Case([&](arith::DivFOp) { return infix("/"); })
+          .Case<arith::AddFOp, arith::AddIOp>(
+              [&](Operation *) { return infix("+"); })
+          .Case<arith::SubFOp, arith::SubIOp>(
+              [&](Operation *) { return infix("-"); })
+          .Case<arith::MulFOp, arith::MulIOp>(
+              [&](Operation *) { return infix("*"); })
+          .Case<arith::DivFOp, arith::DivSIOp>(
+              [&](Operation *) { return infix("/"); })
           .Case([&](arith::RemFOp) { return call("fmodf"); })
           .Case([&](arith::NegFOp) { return "(-" + args[0] + ")"; })
-          .Case([&](arith::MaximumFOp) {
-            return "nn_maximumf(" + args[0] + ", " + args[1] + ")";
-          })
-          .Case([&](arith::MinimumFOp) {
-            return "nn_minimumf(" + args[0] + ", " + args[1] + ")";
-          })
+          .Case([&](arith::MaximumFOp) { return helper("nn_maximumf"); })
+          .Case([&](arith::MinimumFOp) { return helper("nn_minimumf"); })
           .Case([&](arith::MaxNumFOp) { return call("fmaxf"); })
           .Case([&](arith::MinNumFOp) { return call("fminf"); })
-          .Case([&](arith::AddIOp) { return infix("+"); })
-          .Case([&](arith::SubIOp) { return infix("-"); })
-          .Case([&](arith::MulIOp) { return infix("*"); })
-          .Case([&](arith::DivSIOp) { return infix("/"); })
           .Case([&](arith::RemSIOp) { return infix("%"); })
           .Case([&](arith::DivUIOp) {
             return "(" + asUnsigned(0) + " / " + asUnsigned(1) + ")";
@@ -560,12 +560,8 @@ LogicalResult KernelWriter::writePayloadOp(Operation *payloadOp) {
           .Case([&](arith::RemUIOp) {
             return "(" + asUnsigned(0) + " % " + asUnsigned(1) + ")";
           })
-          .Case([&](arith::FloorDivSIOp) {
-            return "nn_floordiv(" + args[0] + ", " + args[1] + ")";
-          })
-          .Case([&](arith::CeilDivSIOp) {
-            return "nn_ceildiv(" + args[0] + ", " + args[1] + ")";
-          })
+          .Case([&](arith::FloorDivSIOp) { return helper("nn_floordiv"); })
+          .Case([&](arith::CeilDivSIOp) { return helper("nn_ceildiv"); })
           .Case([&](arith::AndIOp) { return infix("&"); })
           .Case([&](arith::OrIOp) { return infix("|"); })
           .Case([&](arith::XOrIOp) { return infix("^"); })

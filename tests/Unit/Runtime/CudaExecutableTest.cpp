@@ -11,10 +11,10 @@
 
 #include "Cuda/Executable.h"
 
+#include "FakeCudaDriver.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-
-#include <dlfcn.h>
 
 using namespace nn::cuda;
 using namespace nn::cuda::detail;
@@ -55,14 +55,6 @@ protected:
     allocator.reset();
     driver.reset();
   }
-  int launches() {
-    void *fake = dlopen(NN_TEST_FAKE_CUDA_DRIVER_PATH, RTLD_NOW | RTLD_NOLOAD);
-    auto count =
-        reinterpret_cast<int (*)()>(dlsym(fake, "nn_fake_cuda_launches"));
-    int n = count ? count() : -1;
-    dlclose(fake);
-    return n;
-  }
   std::unique_ptr<Driver> driver;
   std::unique_ptr<CachingAllocator> allocator;
 };
@@ -80,11 +72,11 @@ TEST_F(CudaExecutableTest, RunsAPlansLaunchesWithItsBuffers) {
   absl::StatusOr<CUdeviceptr> y = allocator->allocate(4096, nullptr);
   ASSERT_TRUE(x.ok() && y.ok());
   size_t held = allocator->stats().allocated;
-  int before = launches();
+  int before = nn::test::fakeCudaLaunches();
   absl::Status run = (*executable)->run("forward", {*x, *y});
   ASSERT_TRUE(run.ok()) << run;
   // Two launches: the one over no iterations is not made.
-  EXPECT_EQ(launches(), before + 2);
+  EXPECT_EQ(nn::test::fakeCudaLaunches(), before + 2);
   // The temporary went back to the cache once the launches were queued.
   EXPECT_EQ(allocator->stats().allocated, held);
   EXPECT_GT(allocator->stats().reserved, held);

@@ -9,10 +9,10 @@
 
 #include "Cuda/Kernel.h"
 
+#include "FakeCudaDriver.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-
-#include <dlfcn.h>
 
 using namespace nn::cuda::detail;
 using ::testing::StrEq;
@@ -29,14 +29,6 @@ protected:
         Driver::load(NN_TEST_FAKE_CUDA_DRIVER_PATH);
     ASSERT_TRUE(d.ok()) << d.status();
     driver = std::move(*d);
-  }
-  int launches() {
-    void *fake = dlopen(NN_TEST_FAKE_CUDA_DRIVER_PATH, RTLD_NOW | RTLD_NOLOAD);
-    auto count =
-        reinterpret_cast<int (*)()>(dlsym(fake, "nn_fake_cuda_launches"));
-    int n = count ? count() : -1;
-    dlclose(fake);
-    return n;
   }
   std::unique_ptr<Driver> driver;
 };
@@ -74,15 +66,15 @@ TEST_F(CudaKernelTest, ALaunchNamesTheKernelAndItsShape) {
   ASSERT_TRUE(scale.ok());
   unsigned long long x = 0;
   void *arguments[] = {&x};
-  int before = launches();
+  int before = nn::test::fakeCudaLaunches();
   EXPECT_TRUE(launch(*driver, *scale, {4}, {256}, 0, nullptr, arguments).ok());
-  EXPECT_EQ(launches(), before + 1);
+  EXPECT_EQ(nn::test::fakeCudaLaunches(), before + 1);
   EXPECT_THAT(
       std::string(launch(*driver, *scale, {1}, {64, 32}, 0, nullptr, arguments)
                       .message()),
       StrEq("cuLaunchKernel(scale, grid 1x1x1, block 64x32x1, 0 bytes "
             "shared) failed: CUDA_ERROR_INVALID_VALUE (invalid argument)"));
-  EXPECT_EQ(launches(), before + 1);
+  EXPECT_EQ(nn::test::fakeCudaLaunches(), before + 1);
 }
 
 } // namespace
