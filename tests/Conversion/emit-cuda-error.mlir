@@ -78,3 +78,14 @@ func.func @race(%x: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// An unranked copy has no layout to bake in.
+func.func @unranked(%x: memref<4xf32>, %y: memref<4xf32>) {
+  %a = memref.cast %x : memref<4xf32> to memref<*xf32>
+  %b = memref.cast %y : memref<4xf32> to memref<*xf32>
+  // expected-error @below {{'memref.copy' op reads or writes 'memref<*xf32>': CUDA kernels take ranked memrefs}}
+  memref.copy %a, %b : memref<*xf32> to memref<*xf32>
+  return
+}

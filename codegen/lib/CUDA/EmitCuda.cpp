@@ -279,7 +279,10 @@ struct Layout {
 };
 
 FailureOr<Layout> staticLayout(Operation *user, Value memref) {
-  auto type = cast<MemRefType>(memref.getType());
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type)
+    return user->emitOpError("reads or writes ")
+           << memref.getType() << ": CUDA kernels take ranked memrefs";
   Layout layout;
   if (!type.hasStaticShape() ||
       failed(getStridesAndOffset(type, layout.strides, layout.offset)) ||
@@ -897,11 +900,12 @@ LogicalResult KernelWriter::writeLinalg(linalg::LinalgOp linalgOp,
 }
 
 LogicalResult KernelWriter::writeCopy(memref::CopyOp copy) {
-  auto type = cast<MemRefType>(copy.getTarget().getType());
-  SmallVector<int64_t> sizes(type.getShape());
-  for (size_t i = 0; i < sizes.size(); ++i)
+  FailureOr<Layout> target = staticLayout(op, copy.getTarget());
+  if (failed(target))
+    return failure();
+  for (size_t i = 0; i < target->shape.size(); ++i)
     dims.push_back("d" + std::to_string(i));
-  openKernel(dims, sizes);
+  openKernel(dims, target->shape);
   FailureOr<std::string> from = element(copy.getSource(), dims);
   if (failed(from))
     return failure();
