@@ -72,7 +72,7 @@ test-sanitize: bootstrap
 	@$(SANITIZE_CMAKE) -B $(ASAN_BUILD) -DNN_SANITIZE=address >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target RuntimeTests KernelTests \
 	  FrontendTests ConversionTests E2ETests \
-	  nn-opt nn-compile nn-run nn-trace-seed-model nn_c $(FUZZERS)
+	  nn-opt nn-translate nn-compile nn-run nn-trace-seed-model nn_c $(FUZZERS)
 	@$(SANITIZE_CMAKE) -B $(TSAN_BUILD) -DNN_SANITIZE=thread >/dev/null
 	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target RuntimeTests KernelTests
 	@bash scripts/test-sanitize.sh $(ASAN_BUILD) $(TSAN_BUILD)
