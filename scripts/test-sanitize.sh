@@ -2,9 +2,9 @@
 # The suite under sanitizers (make test-sanitize):
 #   ASAN_BUILD: RuntimeTests, KernelTests, FrontendTests, ConversionTests,
 #     the lifecycle and boundary half of E2ETests (loading, binding, running
-#     from many threads, unloading, bad input), every lit test (nn-opt, nn-translate,
-#     nn-compile, nn-run, ... built with ASan and UBSan) and each fuzz
-#     target once over its committed corpus;
+#     from many threads, unloading, bad input), every lit test (nn-opt,
+#     nn-translate, nn-compile, nn-run, ... built with ASan and UBSan) and
+#     each fuzz target once over its committed corpus;
 #   TSAN_BUILD: RuntimeTests and KernelTests under TSan.
 # Any sanitizer report fails the run.
 #   scripts/test-sanitize.sh ASAN_BUILD TSAN_BUILD
