@@ -44,30 +44,6 @@ namespace {
 
 namespace cuda = mlir::nn::cuda;
 
-/// A case's golden inputs and outputs.
-struct Golden {
-  Inputs inputs;
-  Outputs outputs;
-};
-
-Golden loadGolden(const OpCase &c) {
-  std::string path = std::string(NN_SOURCE_DIR) +
-                     "/tests/reference/goldens/ops/" + c.family + "/" + c.name +
-                     ".safetensors";
-  auto file = load_safetensors(path);
-  if (!file.ok())
-    throw std::runtime_error(file.status().ToString());
-  Golden golden;
-  for (const char *kind : {"input.", "output."})
-    for (int i = 0;; ++i) {
-      const Tensor *t = file->tensors.find(kind + std::to_string(i));
-      if (!t)
-        break;
-      (kind[0] == 'i' ? golden.inputs : golden.outputs).push_back(*t);
-    }
-  return golden;
-}
-
 /// The case's kernels and plans; a failure message instead where the
 /// pipeline or the emitter refuses it.
 struct Emitted {

@@ -60,27 +60,35 @@ void expectClose(const Tensor &actual, const Tensor &expected,
                            << "); largest difference " << worst;
 }
 
-void expectMatchesGolden(const OpCase &c, const CompileOptions &options) {
+Golden loadGolden(const OpCase &c) {
   std::string path = std::string(NN_SOURCE_DIR) +
                      "/tests/reference/goldens/ops/" + c.family + "/" + c.name +
                      ".safetensors";
-  auto golden = load_safetensors(path);
-  ASSERT_TRUE(golden.ok()) << golden.status();
-  Inputs inputs;
-  std::vector<Tensor> expected;
+  auto file = load_safetensors(path);
+  if (!file.ok())
+    throw Error(path + ": " + std::string(file.status().message()));
+  Golden golden;
   for (int i = 0;; ++i) {
-    const Tensor *t = golden->tensors.find("input." + std::to_string(i));
+    const Tensor *t = file->tensors.find("input." + std::to_string(i));
     if (!t)
       break;
-    inputs.push_back(*t);
+    golden.inputs.push_back(*t);
   }
   for (int i = 0;; ++i) {
-    const Tensor *t = golden->tensors.find("output." + std::to_string(i));
+    const Tensor *t = file->tensors.find("output." + std::to_string(i));
     if (!t)
       break;
-    expected.push_back(*t);
+    golden.outputs.push_back(*t);
   }
-  ASSERT_FALSE(expected.empty()) << path << " has no output.0";
+  return golden;
+}
+
+void expectMatchesGolden(const OpCase &c, const CompileOptions &options) {
+  Golden golden = loadGolden(c);
+  Inputs &inputs = golden.inputs;
+  std::vector<Tensor> &expected = golden.outputs;
+  ASSERT_FALSE(expected.empty())
+      << c.family << "/" << c.name << " has no output.0";
 
   std::vector<TensorSpec> specs;
   for (const Tensor &t : inputs)

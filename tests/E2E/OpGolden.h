@@ -52,6 +52,15 @@ inline void PrintTo(const OpCase &c, std::ostream *os) {
 /// Test-name generator for INSTANTIATE_TEST_SUITE_P.
 std::string caseName(const ::testing::TestParamInfo<OpCase> &info);
 
+/// A case's golden inputs and outputs: input.N and output.N of its file
+/// (tests/reference/goldens/ops/<family>/<name>.safetensors). Throws
+/// nn::Error when the file does not load.
+struct Golden {
+  Inputs inputs;
+  Outputs outputs;
+};
+Golden loadGolden(const OpCase &c);
+
 /// Traces `c`, compiles it with `options`, runs it on the golden's inputs
 /// and compares with its outputs (what OpGoldenTest does with the default
 /// options).

@@ -319,8 +319,9 @@ public:
   int64_t iterations = 1;
 
 private:
-  /// The parameter for `memref`, added on first use.
-  FailureOr<std::string> parameter(Value memref);
+  /// The index of the parameter for `memref`, added (its layout checked
+  /// and kept) on first use.
+  FailureOr<unsigned> parameter(Value memref);
   /// `p.pN[<linear index>]` for the element of `memref` at `indices` (C
   /// expressions).
   FailureOr<std::string> element(Value memref, ArrayRef<std::string> indices);
@@ -347,30 +348,33 @@ private:
   unsigned nextValue = 0;
   DenseMap<Value, std::string> names;
   DenseMap<Value, unsigned> parameterIndex;
+  /// The layout of each parameter's memref.
+  SmallVector<Layout> layouts;
   /// The loop variables of the iteration space, by dimension.
   SmallVector<std::string> dims;
   /// The largest element index any operand reaches (for the index type).
   int64_t maxIndex = 0;
 };
 
-FailureOr<std::string> KernelWriter::parameter(Value memref) {
-  auto [it, inserted] = parameterIndex.try_emplace(memref, buffers.size());
-  if (inserted) {
-    FailureOr<Layout> layout = staticLayout(op, memref);
-    if (failed(layout))
-      return failure();
-    maxIndex = std::max(maxIndex, layout->extent());
-    buffers.push_back(memref);
-  }
-  return "p.p" + std::to_string(it->second);
+FailureOr<unsigned> KernelWriter::parameter(Value memref) {
+  if (auto it = parameterIndex.find(memref); it != parameterIndex.end())
+    return it->second;
+  FailureOr<Layout> layout = staticLayout(op, memref);
+  if (failed(layout))
+    return failure();
+  maxIndex = std::max(maxIndex, layout->extent());
+  parameterIndex[memref] = buffers.size();
+  buffers.push_back(memref);
+  layouts.push_back(std::move(*layout));
+  return buffers.size() - 1;
 }
 
 FailureOr<std::string> KernelWriter::element(Value memref,
                                              ArrayRef<std::string> indices) {
-  FailureOr<std::string> pointer = parameter(memref);
-  if (failed(pointer))
+  FailureOr<unsigned> index = parameter(memref);
+  if (failed(index))
     return failure();
-  Layout layout = *staticLayout(op, memref);
+  const Layout &layout = layouts[*index];
   SmallVector<std::string> terms;
   if (layout.offset != 0)
     terms.push_back(std::to_string(layout.offset));
@@ -384,7 +388,7 @@ FailureOr<std::string> KernelWriter::element(Value memref,
   }
   if (terms.empty())
     terms.push_back("0");
-  return *pointer + "[" + llvm::join(terms, " + ") + "]";
+  return "p.p" + std::to_string(*index) + "[" + llvm::join(terms, " + ") + "]";
 }
 
 std::string KernelWriter::affine(AffineExpr expr) const {
