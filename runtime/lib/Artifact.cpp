@@ -7,15 +7,22 @@
 
 #include "nn/Runtime/Artifact.h"
 
+#include "Cuda/Driver.h"
+#include "Cuda/Executable.h"
+#include "Cuda/Memory.h"
 #include "Json.h"
 
 #include "nn/Runtime/CpuFeatures.h"
+#include "nn/Runtime/Cuda.h"
+#include "nn/Runtime/CudaImage.h"
+#include "nn/Runtime/Error.h"
 #include "nn/Runtime/Kernels.h"
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
+#include <algorithm>
 #include <cstring>
 #include <dlfcn.h>
 #include <elf.h>
@@ -54,10 +61,11 @@ void *stateArgument(const Tensor &t) {
 bool overlaps(const Tensor &a, const Tensor &b) {
   if (a.shares_storage(b))
     return true;
-  if (!a.defined() || !b.defined() || !a.storage() || !b.storage())
+  if (!a.defined() || !b.defined() || !a.storage() || !b.storage() ||
+      a.device() != b.device())
     return false;
-  const char *pa = static_cast<const char *>(a.raw_data());
-  const char *pb = static_cast<const char *>(b.raw_data());
+  const char *pa = static_cast<const char *>(a.storage()->data());
+  const char *pb = static_cast<const char *>(b.storage()->data());
   return pa < pb + b.nbytes() && pb < pa + a.nbytes();
 }
 
@@ -65,9 +73,11 @@ std::string describe(const Shape &shape, DType dtype) {
   return absl::StrCat(shape_str(shape), " ", std::string(dtype_name(dtype)));
 }
 
-/// Checks one tensor crossing the boundary against its description.
+/// Checks one tensor crossing the boundary against its description: its
+/// shape and dtype, and that it is on the CPU or on `device`, where forward
+/// runs.
 absl::Status checkTensor(const char *role, const TensorInfo &info,
-                         const Tensor &tensor) {
+                         const Tensor &tensor, Device device) {
   if (!tensor.defined() || tensor.is_symbolic())
     return absl::InvalidArgumentError(absl::StrCat(
         role, " '", info.name, "': expected ", describe(info.shape, info.dtype),
@@ -76,7 +86,30 @@ absl::Status checkTensor(const char *role, const TensorInfo &info,
     return absl::InvalidArgumentError(absl::StrCat(
         role, " '", info.name, "': expected ", describe(info.shape, info.dtype),
         ", got ", describe(tensor.shape(), tensor.dtype())));
+  if (!tensor.device().is_cpu() && tensor.device() != device)
+    return absl::InvalidArgumentError(absl::StrCat(
+        role, " '", info.name, "' is on ", tensor.device().str(),
+        "; the model runs on ", device.str(), " and takes tensors on ",
+        device.is_cpu() ? "the CPU" : "the CPU or " + device.str()));
   return absl::OkStatus();
+}
+
+/// The device address of a tensor on a GPU.
+cuda::detail::CUdeviceptr deviceAddress(const Tensor &t) {
+  return reinterpret_cast<cuda::detail::CUdeviceptr>(t.storage()->data());
+}
+
+/// `call`'s result, with an nn::Error it throws (out of GPU memory, a
+/// driver failure) as a status of `code`: the artifact's API reports
+/// errors as statuses.
+template <typename Fn>
+absl::Status catchErrors(const std::string &what, Fn &&call,
+                         absl::StatusCode code = absl::StatusCode::kInternal) {
+  try {
+    return call();
+  } catch (const Error &e) {
+    return absl::Status(code, absl::StrCat(what, ": ", e.what()));
+  }
 }
 
 /// Checks the values of an index input against what the ops reading it
@@ -162,7 +195,7 @@ static absl::Status checkElfExtent(const std::string &file,
 }
 
 absl::StatusOr<std::shared_ptr<Artifact>>
-Artifact::load(const std::string &path) {
+Artifact::load(const std::string &path, Device device) {
   // A path without a slash is a file in the current folder, as everywhere
   // else a file is named, not a name for dlopen to search the library path
   // for. RTLD_LOCAL: two models loaded at once never see each other's
@@ -193,9 +226,20 @@ Artifact::load(const std::string &path) {
       from_table(getter(), std::move(owner), path);
   // The .so carries its own copy of nn_kernels: run() hands it this
   // process's thread count (nn_rt_set_num_threads).
-  if (artifact.ok())
-    (*artifact)->set_num_threads_ = reinterpret_cast<void (*)(int32_t)>(
-        dlsym(handle, "nn_rt_set_num_threads"));
+  if (!artifact.ok())
+    return artifact;
+  (*artifact)->set_num_threads_ = reinterpret_cast<void (*)(int32_t)>(
+      dlsym(handle, "nn_rt_set_num_threads"));
+  if (device.is_cuda()) {
+    auto getter = reinterpret_cast<nn_get_cuda_image_v1_fn>(
+        dlsym(handle, NN_CUDA_IMAGE_ENTRY_POINT));
+    std::optional<std::string_view> image;
+    uint64_t size = 0;
+    if (const char *bytes = getter ? getter(&size) : nullptr)
+      image = std::string_view(bytes, size);
+    if (absl::Status s = (*artifact)->loadGpu(image, device); !s.ok())
+      return s;
+  }
   return artifact;
 }
 
@@ -231,6 +275,223 @@ Artifact::from_table(const nn_artifact_v2 *table, std::shared_ptr<void> owner,
     return absl::ResourceExhaustedError(
         absl::StrCat(artifact->source_, ": create_context failed"));
   return artifact;
+}
+
+/// The GPU half of an artifact loaded on a GPU.
+struct Artifact::Gpu {
+  std::unique_ptr<cuda::detail::Executable> executable;
+  /// The forward's plan (the executable's).
+  const cuda::LaunchPlan *plan = nullptr;
+  /// The state the plan takes, on the GPU, in its order; each shares the
+  /// bound tensor's storage when that is on the GPU already.
+  std::vector<Tensor> state;
+  /// Per state argument, the value the artifact embeds for it, uploaded
+  /// once (undefined where it embeds none): what runs when none is bound.
+  std::vector<Tensor> embedded;
+};
+
+absl::StatusOr<std::shared_ptr<Artifact>>
+Artifact::from_table(const nn_artifact_v2 *table, std::shared_ptr<void> owner,
+                     std::string source, Device device,
+                     std::string_view cuda_image) {
+  absl::StatusOr<std::shared_ptr<Artifact>> artifact =
+      from_table(table, std::move(owner), std::move(source));
+  if (artifact.ok() && device.is_cuda())
+    if (absl::Status s = (*artifact)->loadGpu(cuda_image, device); !s.ok())
+      return s;
+  return artifact;
+}
+
+absl::Status Artifact::loadGpu(std::optional<std::string_view> bytes,
+                               Device device) {
+  if (!bytes)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "'", source_,
+        "' holds no CUDA kernels: it was compiled for the CPU alone; "
+        "compile it with nn-compile --target=cuda to run it on ",
+        device.str()));
+  if (description_.has_rng)
+    return absl::UnimplementedError(
+        absl::StrCat("'", source_,
+                     "' draws random numbers (training dropout), which the "
+                     "CUDA backend does not run yet"));
+  absl::StatusOr<cuda::detail::Driver *> driver = cuda::detail::driver();
+  if (!driver.ok())
+    return driver.status();
+  const int index = device.index();
+  if (absl::Status s = (*driver)->checkDevice(index); !s.ok())
+    return s;
+  absl::StatusOr<cuda::CudaImage> image =
+      cuda::parse_cuda_image(*bytes, source_);
+  if (!image.ok())
+    return image.status();
+  if (!image->plan("forward"))
+    return absl::InvalidArgumentError(
+        absl::StrCat(source_, ": its CUDA image has no forward"));
+
+  // A cubin runs on its architecture's later minor versions; PTX is
+  // compiled by the driver for any later GPU.
+  cuda::DeviceProperties gpu;
+  if (absl::Status s = catchErrors(source_,
+                                   [&] {
+                                     gpu = cuda::get_device_properties(index);
+                                     return absl::OkStatus();
+                                   });
+      !s.ok())
+    return s;
+  cuda::ComputeCapability compiled = cuda::parse_cuda_arch(image->arch);
+  auto atLeast = [&](int major, int minor) {
+    return gpu.major > major || (gpu.major == major && gpu.minor >= minor);
+  };
+  const std::string *code = nullptr;
+  if (gpu.major == compiled.major && gpu.minor >= compiled.minor &&
+      !image->cubin.empty())
+    code = &image->cubin;
+  else if (atLeast(compiled.major, compiled.minor) && !image->ptx.empty())
+    code = &image->ptx;
+  if (!code)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "'", source_, "' was compiled for ", image->arch, "; GPU ", index, " (",
+        gpu.name, ") is sm_", gpu.major, gpu.minor,
+        ": compile it with --cuda-arch=sm_", gpu.major, gpu.minor));
+
+  auto loaded = std::make_unique<Gpu>();
+  if (absl::Status s = catchErrors(
+          source_,
+          [&] {
+            absl::StatusOr<std::unique_ptr<cuda::detail::Executable>>
+                executable = cuda::detail::Executable::load(
+                    **driver, cuda::detail::allocatorFor(index), index, *code,
+                    std::move(image->plans));
+            if (!executable.ok())
+              return executable.status();
+            loaded->executable = std::move(*executable);
+            return absl::OkStatus();
+          });
+      !s.ok())
+    return absl::Status(s.code(),
+                        absl::StrCat(source_, ": loading its kernels on ",
+                                     device.str(), ": ", s.message()));
+  loaded->plan = loaded->executable->plan("forward");
+  loaded->embedded.resize(loaded->plan->state.size());
+  for (const cuda::PlanBuffer &buffer : loaded->plan->buffers) {
+    if (buffer.kind != cuda::PlanBuffer::Kind::Argument ||
+        buffer.data.empty() || buffer.argument >= loaded->embedded.size())
+      continue;
+    std::vector<char> bytes = buffer.data; // from_blob takes mutable data
+    if (absl::Status s = catchErrors(
+            absl::StrCat(source_, ": uploading the embedded '",
+                         loaded->plan->state[buffer.argument], "' to ",
+                         device.str()),
+            [&] {
+              loaded->embedded[buffer.argument] =
+                  Tensor::from_blob(bytes.data(),
+                                    {static_cast<int64_t>(bytes.size())},
+                                    DType::u8)
+                      .to(device);
+              return absl::OkStatus();
+            },
+            absl::StatusCode::kResourceExhausted);
+        !s.ok())
+      return s;
+  }
+  device_ = device;
+  gpu_ = std::move(loaded);
+  return absl::OkStatus();
+}
+
+absl::Status Artifact::prepareGpu() {
+  const std::vector<std::string> &names = gpu_->plan->state;
+  std::vector<Tensor> state(names.size());
+  std::vector<std::string> missing;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const Tensor *bound = named_state_.find(names[i]);
+    if (!bound && gpu_->embedded[i].defined()) {
+      state[i] = gpu_->embedded[i];
+      continue;
+    }
+    if (!bound) {
+      missing.push_back(names[i]);
+      continue;
+    }
+    if (bound->device() == device_) {
+      state[i] = *bound;
+      continue;
+    }
+    // Refresh the copy made before, or make one.
+    Tensor copy = i < gpu_->state.size() ? gpu_->state[i] : Tensor();
+    if (absl::Status s = catchErrors(
+            absl::StrCat(source_, ": copying '", names[i], "' to ",
+                         device_.str()),
+            [&] {
+              if (!copy.defined() || copy.device() != device_ ||
+                  copy.shares_storage(*bound) || copy.shape() != bound->shape())
+                copy = bound->to(device_);
+              else
+                copy.copy_(*bound);
+              return absl::OkStatus();
+            },
+            absl::StatusCode::kResourceExhausted);
+        !s.ok())
+      return s;
+    state[i] = std::move(copy);
+  }
+  if (!missing.empty())
+    return absl::InvalidArgumentError(absl::StrCat(
+        source_, ": its CUDA kernels read state it was not given: ",
+        absl::StrJoin(missing, ", ")));
+  gpu_->state = std::move(state);
+  return absl::OkStatus();
+}
+
+absl::Status Artifact::invokeGpu(const std::vector<Tensor> &inputs,
+                                 std::vector<Tensor> &outputs) const {
+  return catchErrors(
+      absl::StrCat(source_, " on ", device_.str()), [&]() -> absl::Status {
+        std::vector<cuda::detail::CUdeviceptr> args;
+        args.reserve(gpu_->state.size() + inputs.size() + outputs.size());
+        for (const Tensor &t : gpu_->state)
+          args.push_back(deviceAddress(t));
+        // Inputs on the host are copied in; outputs on the host get a
+        // buffer on the GPU, copied back once the kernels have run.
+        std::vector<Tensor> staged;
+        for (const Tensor &input : inputs) {
+          if (input.device() == device_) {
+            args.push_back(deviceAddress(input));
+            continue;
+          }
+          staged.push_back(input.to(device_));
+          args.push_back(deviceAddress(staged.back()));
+        }
+        std::vector<std::pair<Tensor *, Tensor>> back;
+        for (Tensor &output : outputs) {
+          if (output.device() == device_) {
+            args.push_back(deviceAddress(output));
+            continue;
+          }
+          back.emplace_back(
+              &output, Tensor::zeros(output.shape(), output.dtype(), device_));
+          args.push_back(deviceAddress(back.back().second));
+        }
+        if (absl::Status s = gpu_->executable->run("forward", args); !s.ok())
+          return s;
+        for (auto &[output, onGpu] : back)
+          output->copy_(onGpu);
+        // State the kernels wrote (train-mode running statistics) goes back
+        // to the bound tensor it was copied from.
+        const std::vector<std::string> &names = gpu_->plan->state;
+        for (const std::string &name : gpu_->plan->writtenState) {
+          size_t i =
+              std::find(names.begin(), names.end(), name) - names.begin();
+          const Tensor *bound = named_state_.find(name);
+          if (bound && i < names.size() &&
+              !bound->shares_storage(gpu_->state[i])) {
+            Tensor host = *bound;
+            host.copy_(gpu_->state[i]);
+          }
+        }
+        return absl::OkStatus();
+      });
 }
 
 Artifact::~Artifact() {
@@ -279,8 +540,8 @@ absl::Status Artifact::bind(const StateDict &state, bool strict) {
       continue;
     }
     named.insert(info.name, *tensor);
-    if (absl::Status s =
-            checkTensor(info.is_buffer ? "buffer" : "parameter", info, *tensor);
+    if (absl::Status s = checkTensor(info.is_buffer ? "buffer" : "parameter",
+                                     info, *tensor, device_);
         !s.ok()) {
       mismatched.push_back(std::string(s.message()));
       continue;
@@ -312,15 +573,21 @@ absl::Status Artifact::prepare() {
   if (!has_binding_)
     return absl::FailedPreconditionError(absl::StrCat(
         source_, ": weights are not bound; call bind() before prepare()"));
-  std::vector<void *> args;
-  args.reserve(state_.size());
-  for (const Tensor &t : state_)
-    args.push_back(stateArgument(t));
-  if (set_num_threads_)
-    set_num_threads_(nn_rt_get_num_threads());
-  if (int32_t rc = table_->prepare(context_, args.data()); rc != 0)
-    return absl::InternalError(
-        absl::StrCat(source_, ": prepare failed with code ", rc));
+  if (gpu_) {
+    // The GPU's forward has no prepare step: it reads the state itself.
+    if (absl::Status s = prepareGpu(); !s.ok())
+      return s;
+  } else {
+    std::vector<void *> args;
+    args.reserve(state_.size());
+    for (const Tensor &t : state_)
+      args.push_back(stateArgument(t));
+    if (set_num_threads_)
+      set_num_threads_(nn_rt_get_num_threads());
+    if (int32_t rc = table_->prepare(context_, args.data()); rc != 0)
+      return absl::InternalError(
+          absl::StrCat(source_, ": prepare failed with code ", rc));
+  }
   bound_ = true;
   ++prepares_;
   return absl::OkStatus();
@@ -342,11 +609,16 @@ Artifact::run(const std::vector<Tensor> &inputs,
   // Inputs first: a wrong call allocates nothing.
   if (absl::Status s = checkInputs(inputs); !s.ok())
     return s;
+  // Outputs go where the inputs are: on the GPU when any input is.
+  Device where = Device::cpu();
+  for (const Tensor &input : inputs)
+    if (input.device() == device_)
+      where = device_;
   std::vector<Tensor> outputs;
   outputs.reserve(description_.outputs.size());
   for (const TensorInfo &info : description_.outputs) {
     try {
-      outputs.push_back(Tensor::zeros(info.shape, info.dtype));
+      outputs.push_back(Tensor::zeros(info.shape, info.dtype, where));
     } catch (const Error &e) {
       return absl::ResourceExhaustedError(absl::StrCat(
           source_, ": cannot allocate output '", info.name, "': ", e.what()));
@@ -378,10 +650,17 @@ absl::Status Artifact::checkInputs(const std::vector<Tensor> &inputs) const {
                      " inputs, got ", inputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (absl::Status s =
-            checkTensor("input", description_.inputs[i], inputs[i]);
+            checkTensor("input", description_.inputs[i], inputs[i], device_);
         !s.ok())
       return s;
-    if (absl::Status s = checkIndices(description_.inputs[i], inputs[i]);
+    // Kernels do not check indices: those of an input on the GPU are
+    // checked on a copy.
+    const TensorInfo &info = description_.inputs[i];
+    if (info.index_checks.empty())
+      continue;
+    if (absl::Status s = catchErrors(
+            source_,
+            [&] { return checkIndices(info, inputs[i].to(Device::cpu())); });
         !s.ok())
       return s;
   }
@@ -395,20 +674,12 @@ absl::Status Artifact::invoke(const std::vector<Tensor> &inputs,
     return absl::InvalidArgumentError(
         absl::StrCat(source_, " writes ", description_.outputs.size(),
                      " outputs, got ", outputs.size()));
-  // On the stack for models of up to 32 arguments, so a run allocates
-  // nothing in steady state (the forward takes its arena from the thread's
-  // workspace); SteadyStateAllocationTest counts.
-  absl::InlinedVector<void *, 32> args;
-  args.reserve(state_.size() + inputs.size() + 1 + outputs.size());
-  for (const Tensor &t : state_)
-    args.push_back(stateArgument(t));
-  for (const Tensor &input : inputs)
-    args.push_back(const_cast<void *>(input.raw_data()));
   // The forward writes outputs while it still reads inputs and state, and
   // every output in full: a shared buffer would be read after it is written.
   for (size_t i = 0; i < outputs.size(); ++i) {
     const TensorInfo &info = description_.outputs[i];
-    if (absl::Status s = checkTensor("output", info, outputs[i]); !s.ok())
+    if (absl::Status s = checkTensor("output", info, outputs[i], device_);
+        !s.ok())
       return s;
     auto shares = [&](const std::vector<Tensor> &others, size_t count) {
       for (size_t k = 0; k < count; ++k)
@@ -422,6 +693,17 @@ absl::Status Artifact::invoke(const std::vector<Tensor> &inputs,
           "output '", info.name,
           "' shares storage with an input, the bound state or another output"));
   }
+  if (gpu_)
+    return invokeGpu(inputs, outputs);
+  // On the stack for models of up to 32 arguments, so a run allocates
+  // nothing in steady state (the forward takes its arena from the thread's
+  // workspace); SteadyStateAllocationTest counts.
+  absl::InlinedVector<void *, 32> args;
+  args.reserve(state_.size() + inputs.size() + 1 + outputs.size());
+  for (const Tensor &t : state_)
+    args.push_back(stateArgument(t));
+  for (const Tensor &input : inputs)
+    args.push_back(const_cast<void *>(input.raw_data()));
   // The generator state: the caller's, or the artifact's, advanced past
   // this run's draws before the run so concurrent runs never share numbers.
   int64_t rngWords[2] = {0, 0};

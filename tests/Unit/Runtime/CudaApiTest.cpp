@@ -8,7 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ArtifactTestTable.h"
 #include "TensorTestUtil.h"
+#include "nn/Runtime/Artifact.h"
 #include "nn/Runtime/Cuda.h"
 #include "nn/Runtime/Error.h"
 #include "nn/Runtime/Safetensors.h"
@@ -174,6 +176,44 @@ TEST(CudaTensorTest, MemoryStatisticsAsTorchCuda) {
   EXPECT_THAT(
       [] { cuda::memory_allocated(2); },
       ThrowsMessage<Error>(StrEq("device 2 requested, 2 devices present")));
+}
+
+/// A CPU model of one parameter "w", input and output, all float32[2].
+std::shared_ptr<Artifact> cpuModel() {
+  static const char *json =
+      R"({"abi_version":2,)"
+      R"("state":[{"name":"w","kind":"parameter","shape":[2],"dtype":"F32"}],)"
+      R"("inputs":[{"name":"input.0","shape":[2],"dtype":"F32"}],)"
+      R"("outputs":[{"name":"output.0","shape":[2],"dtype":"F32"}]})";
+  static nn_artifact_v2 table = nn::testing::tableWith(
+      json, [](void *, void *const *) -> int32_t { return 0; });
+  absl::StatusOr<std::shared_ptr<Artifact>> artifact =
+      Artifact::from_table(&table, nullptr, "model.so");
+  EXPECT_TRUE(artifact.ok()) << artifact.status();
+  return artifact.ok() ? *artifact : nullptr;
+}
+
+TEST(CudaArtifactTest, ACpuModelRefusesGpuTensorsByName) {
+  std::shared_ptr<Artifact> model = cpuModel();
+  ASSERT_TRUE(model);
+  StateDict onGpu;
+  onGpu.insert("w", Tensor::zeros({2}, DType::f32, Device::cuda(1)));
+  EXPECT_THAT(std::string(model->bind(onGpu).message()),
+              HasSubstr("parameter 'w' is on cuda:1; the model runs on cpu "
+                        "and takes tensors on the CPU"));
+  StateDict onCpu;
+  onCpu.insert("w", Tensor::zeros({2}));
+  ASSERT_TRUE(model->bind(onCpu).ok());
+  absl::StatusOr<std::vector<Tensor>> out =
+      model->run({Tensor::zeros({2}, DType::f32, Device::cuda())});
+  EXPECT_THAT(std::string(out.status().message()),
+              StrEq("input 'input.0' is on cuda:0; the model runs on cpu and "
+                    "takes tensors on the CPU"));
+  std::vector<Tensor> outputs = {
+      Tensor::zeros({2}, DType::f32, Device::cuda())};
+  EXPECT_THAT(
+      std::string(model->run_into({Tensor::zeros({2})}, outputs).message()),
+      HasSubstr("output 'output.0' is on cuda:0"));
 }
 
 #else

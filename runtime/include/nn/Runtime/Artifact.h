@@ -20,6 +20,15 @@
 // training forward with dropout takes the state of a counter-based generator
 // that run() supplies and advances (see RngState).
 //
+// On a GPU: Artifact::load(path, nn::Device::cuda(i)) runs forward there,
+// from the kernels a model compiled for CUDA carries (nn-compile
+// --target=cuda; nn/Runtime/CudaImage.h). bind() and prepare() copy the
+// state to the GPU (a tensor already there is used in place); inputs and
+// outputs may be on the host or on that GPU: host inputs are copied in,
+// host outputs copied back before run returns, and a run whose outputs are
+// on the GPU returns once its kernels are queued on the default stream,
+// as a PyTorch module on a GPU does.
+//
 // Heavy ops run in the micro-kernels of nn/Runtime/Kernels.h on
 // nn_rt_set_num_threads(n) threads (1 by default); run() passes that count on
 // to a loaded .so, which carries its own copy of the kernels.
@@ -39,6 +48,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace nn {
@@ -59,20 +69,31 @@ public:
   /// dlopens a compiled model (.so) and checks its table and description,
   /// and that this CPU has every ISA feature the code was compiled to use
   /// (FailedPrecondition naming the missing ones otherwise). `path` is a
-  /// file path: "model.so" is the file in the current folder.
+  /// file path: "model.so" is the file in the current folder. On `device` a
+  /// GPU, forward runs there; that needs a CUDA driver, the GPU, and a model
+  /// compiled for CUDA for an architecture that GPU runs (an error names
+  /// whichever is missing: "no CUDA driver found: ...", "device 1 requested,
+  /// 1 device present", "compiled for sm_90; GPU 0 (...) is sm_80").
   static absl::StatusOr<std::shared_ptr<Artifact>>
-  load(const std::string &path);
+  load(const std::string &path, Device device = Device::cpu());
   /// Wraps a table from any source; `owner` keeps its code alive. `source`
   /// names it in error messages.
   static absl::StatusOr<std::shared_ptr<Artifact>>
   from_table(const nn_artifact_v2 *table, std::shared_ptr<void> owner,
              std::string source);
+  /// As above, running forward on GPU `device` from `cuda_image`, the bytes
+  /// of nn/Runtime/CudaImage.h (nn::compile for a GPU); load()'s errors.
+  static absl::StatusOr<std::shared_ptr<Artifact>>
+  from_table(const nn_artifact_v2 *table, std::shared_ptr<void> owner,
+             std::string source, Device device, std::string_view cuda_image);
 
   ~Artifact();
   Artifact(const Artifact &) = delete;
   Artifact &operator=(const Artifact &) = delete;
 
   const ArtifactDescription &description() const { return description_; }
+  /// Where forward runs: the CPU, or the GPU load() was given.
+  Device device() const { return device_; }
   const std::string &description_json() const { return json_; }
 
   /// Binds every state entry of the description to the tensor of that name
@@ -131,8 +152,18 @@ public:
 
 private:
   Artifact() = default;
+  /// The GPU half of an artifact loaded on a GPU (defined in Artifact.cpp).
+  struct Gpu;
+  /// Loads the bytes of a CUDA image (nullopt: the artifact has none) on
+  /// `device` into gpu_.
+  absl::Status loadGpu(std::optional<std::string_view> image, Device device);
+  /// Copies the bound state the GPU's forward takes to the GPU.
+  absl::Status prepareGpu();
+  /// Runs the GPU's forward on checked inputs.
+  absl::Status invokeGpu(const std::vector<Tensor> &inputs,
+                         std::vector<Tensor> &outputs) const;
   /// What run and run_into check first: bound, and every input as the
-  /// description says (name, dtype, shape, index ranges).
+  /// description says (name, dtype, shape, device, index ranges).
   absl::Status checkInputs(const std::vector<Tensor> &inputs) const;
   /// Checks the outputs and runs forward on checked inputs.
   absl::Status invoke(const std::vector<Tensor> &inputs,
@@ -152,6 +183,8 @@ private:
   /// The artifact's generator; run() is const and may run on many threads.
   mutable std::mutex rng_mutex_;
   mutable RngState rng_;
+  Device device_ = Device::cpu();
+  std::unique_ptr<Gpu> gpu_;
   /// The loaded .so's own nn_rt_set_num_threads (its copy of the kernels).
   void (*set_num_threads_)(int32_t) = nullptr;
 };

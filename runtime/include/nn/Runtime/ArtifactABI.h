@@ -57,6 +57,13 @@
 |* writes the outputs; it returns 0 on success. It only reads the context     *|
 |* and keeps no global mutable state, so one artifact serves many threads.    *|
 |*                                                                            *|
+|* A model compiled for CUDA (nn-compile --target=cuda) also exports          *|
+|*   const char *nn_get_cuda_image_v1(uint64_t *size);                        *|
+|* which returns its GPU half, the kernels and their launch plans, as bytes   *|
+|* (nn/Runtime/CudaImage.h), and stores their count in *size. Its forward     *|
+|* plan takes the state its "state" list names (the nn.state names), then    *|
+|* the inputs and outputs, as device addresses; it has no prepare step.       *|
+|*                                                                            *|
 |* Version 2 added prepare (version 1 computed those values on every call).   *|
 |* The table's first five fields are laid out as in version 1, so a reader    *|
 |* can tell the versions apart by abi_version.                                *|
@@ -86,6 +93,9 @@ typedef struct nn_artifact_v2 {
 } nn_artifact_v2;
 
 typedef const nn_artifact_v2 *(*nn_get_artifact_v2_fn)(void);
+
+#define NN_CUDA_IMAGE_ENTRY_POINT "nn_get_cuda_image_v1"
+typedef const char *(*nn_get_cuda_image_v1_fn)(uint64_t *size);
 
 #ifdef __cplusplus
 }

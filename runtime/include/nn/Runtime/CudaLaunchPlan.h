@@ -25,9 +25,12 @@ struct PlanBuffer {
   Kind kind = Kind::Argument;
   /// The argument's position (Kind::Argument).
   unsigned argument = 0;
-  /// The temporary's or constant's size.
+  /// The temporary's or constant's size; for an argument, that of `data`.
   int64_t bytes = 0;
-  /// The constant's bytes, in the target's (little-endian) order.
+  /// The constant's bytes, in the target's (little-endian) order. For a
+  /// state argument the artifact embeds (a non-persistent buffer, weights
+  /// compiled in), its value, which the runtime passes when the caller
+  /// binds none; empty otherwise.
   std::vector<char> data;
 };
 
@@ -52,6 +55,9 @@ struct LaunchPlan {
   std::string function;
   /// The nn.state names of the function's leading (state) arguments.
   std::vector<std::string> state;
+  /// Those of `state` the function writes (train-mode batch-norm running
+  /// statistics), in the order first written.
+  std::vector<std::string> writtenState;
   std::vector<PlanBuffer> buffers;
   std::vector<PlanLaunch> launches;
 };

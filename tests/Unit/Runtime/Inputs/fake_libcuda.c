@@ -12,12 +12,23 @@
  *   NN_FAKE_CUDA_MEMORY   bytes of memory each reports (default 1 GiB);
  *                         cuMemAlloc fails with CUDA_ERROR_OUT_OF_MEMORY
  *                         past it
+ *   NN_FAKE_CUDA_CC       the compute capability each reports, as "90"
+ *                         (the default) or "80"
+ *   NN_FAKE_CUDA_KERNELS  a shared object of nn's emitted kernels compiled
+ *                         as host C++ (tests/Unit/Conversion/Inputs/
+ *                         CudaEmulation.h): launches run them
  *
- * Modules hold their image's text; a kernel is found when the image has
- * its PTX entry (".entry <name>("). Launches are checked as the driver
- * checks their shape, counted (nn_fake_cuda_launches) and not run: what a
- * kernel computes is tested on a GPU.
+ * Modules hold their image: PTX text, where a kernel is found by its entry
+ * (".entry <name>("), or a cubin (ELF), where it is found by its name in a
+ * string table. Launches are checked as the driver checks their shape and
+ * counted (nn_fake_cuda_launches). Without NN_FAKE_CUDA_KERNELS they are
+ * not run; with it, a launch calls the kernel's emulation
+ * (<name>_emulated) on a copy of its parameters, each device address
+ * turned back into the host address behind it, so what a compiled model
+ * computes "on the GPU" is checked on the CPU.
  */
+#define _GNU_SOURCE /* memmem */
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +71,11 @@ static int devices(void) {
 static size_t capacity(void) {
   const char *e = getenv("NN_FAKE_CUDA_MEMORY");
   return e ? (size_t)strtoull(e, NULL, 10) : (size_t)1 << 30;
+}
+
+static int compute_capability(void) {
+  const char *e = getenv("NN_FAKE_CUDA_CC");
+  return e ? atoi(e) : 90;
 }
 
 EXPORT CUresult cuInit(unsigned flags) {
@@ -165,10 +181,10 @@ EXPORT CUresult cuDeviceGetAttribute(int *value, int attribute,
     *value = 132;
     return CUDA_SUCCESS; /* multiprocessors */
   case 75:
-    *value = 9;
+    *value = compute_capability() / 10;
     return CUDA_SUCCESS; /* compute capability */
   case 76:
-    *value = 0;
+    *value = compute_capability() % 10;
     return CUDA_SUCCESS;
   default:
     return CUDA_ERROR_INVALID_VALUE;
@@ -269,19 +285,60 @@ EXPORT CUresult cuCtxSynchronize(void) {
   return current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
+/* A kernel: its emulation, when NN_FAKE_CUDA_KERNELS has one. */
+typedef void (*emulated_kernel)(const void *params, unsigned grid,
+                                unsigned block);
+typedef struct CUfunc_st {
+  emulated_kernel run;
+  size_t params_bytes;
+} * CUfunction;
+typedef struct CUstream_st *CUstream;
+
+enum { kMaxFunctions = 4096 };
 typedef struct CUmod_st {
   char *image;
+  size_t size;
+  int elf;
+  struct CUfunc_st functions[kMaxFunctions];
+  int function_count;
 } * CUmodule;
-typedef struct CUfunc_st *CUfunction;
-typedef struct CUstream_st *CUstream;
+
+/* The size of a 64-bit ELF file: its section headers come last. */
+static size_t elf_size(const unsigned char *image) {
+  uint64_t shoff;
+  uint16_t shentsize, shnum;
+  memcpy(&shoff, image + 0x28, sizeof shoff);
+  memcpy(&shentsize, image + 0x3A, sizeof shentsize);
+  memcpy(&shnum, image + 0x3C, sizeof shnum);
+  return (size_t)shoff + (size_t)shentsize * shnum;
+}
+
+static void *emulated_kernels(void) {
+  static void *library;
+  static int opened;
+  if (!opened) {
+    opened = 1;
+    const char *path = getenv("NN_FAKE_CUDA_KERNELS");
+    if (path && !(library = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
+      fprintf(stderr, "fake libcuda: %s\n", dlerror());
+  }
+  return library;
+}
 
 EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image) {
   if (!current)
     return CUDA_ERROR_INVALID_CONTEXT;
-  if (!image || !strstr((const char *)image, ".entry "))
+  if (!image)
     return CUDA_ERROR_INVALID_IMAGE;
-  CUmodule m = malloc(sizeof *m);
-  m->image = strdup((const char *)image);
+  int elf = memcmp(image, "\177ELF", 4) == 0;
+  if (!elf && !strstr((const char *)image, ".entry "))
+    return CUDA_ERROR_INVALID_IMAGE;
+  CUmodule m = calloc(1, sizeof *m);
+  m->elf = elf;
+  m->size = elf ? elf_size(image) : strlen((const char *)image);
+  m->image = malloc(m->size + 1);
+  memcpy(m->image, image, m->size);
+  m->image[m->size] = 0;
   *module = m;
   return CUDA_SUCCESS;
 }
@@ -295,11 +352,29 @@ EXPORT CUresult cuModuleUnload(CUmodule module) {
 EXPORT CUresult cuModuleGetFunction(CUfunction *function, CUmodule module,
                                     const char *name) {
   char entry[256];
-  snprintf(entry, sizeof entry, ".entry %s(", name);
-  char *at = strstr(module->image, entry);
-  if (!at)
+  if (module->elf) /* the name in a string table: between two NULs */
+    entry[0] = 0, snprintf(entry + 1, sizeof entry - 1, "%s", name);
+  else
+    snprintf(entry, sizeof entry, ".entry %s(", name);
+  size_t length = module->elf ? strlen(name) + 2 : strlen(entry);
+  if (!memmem(module->image, module->size + 1, entry, length))
     return CUDA_ERROR_NOT_FOUND;
-  *function = (CUfunction)at;
+  if (module->function_count == kMaxFunctions)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  CUfunction f = &module->functions[module->function_count++];
+  if (emulated_kernels()) {
+    char symbol[300];
+    snprintf(symbol, sizeof symbol, "%s_emulated", name);
+    f->run = (emulated_kernel)dlsym(emulated_kernels(), symbol);
+    snprintf(symbol, sizeof symbol, "%s_params_bytes", name);
+    const unsigned long *bytes = dlsym(emulated_kernels(), symbol);
+    if (!f->run || !bytes) {
+      fprintf(stderr, "fake libcuda: no emulation of %s\n", name);
+      return CUDA_ERROR_NOT_FOUND;
+    }
+    f->params_bytes = *bytes;
+  }
+  *function = f;
   return CUDA_SUCCESS;
 }
 
@@ -312,7 +387,7 @@ EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned gridX,
                                unsigned blockY, unsigned blockZ,
                                unsigned sharedBytes, CUstream stream,
                                void **parameters, void **extra) {
-  (void)stream, (void)parameters, (void)extra;
+  (void)stream, (void)extra;
   if (!current)
     return CUDA_ERROR_INVALID_CONTEXT;
   if (!function)
@@ -322,5 +397,19 @@ EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned gridX,
       sharedBytes > 48 * 1024)
     return CUDA_ERROR_INVALID_VALUE;
   ++launches;
+  if (function->run) {
+    /* nn's kernels take one struct of pointers: untag each. */
+    enum { kMaxParams = 256 };
+    uint64_t words[kMaxParams];
+    size_t count = function->params_bytes / sizeof(uint64_t);
+    if (count > kMaxParams || gridY != 1 || gridZ != 1 || blockY != 1 ||
+        blockZ != 1)
+      return CUDA_ERROR_INVALID_VALUE;
+    memcpy(words, parameters[0], count * sizeof(uint64_t));
+    for (size_t i = 0; i < count; ++i)
+      if (words[i] & TAG)
+        words[i] -= TAG;
+    function->run(words, gridX, blockX);
+  }
   return CUDA_SUCCESS;
 }
