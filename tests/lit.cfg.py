@@ -57,3 +57,33 @@ if config.nn_sanitize == "address":
 if cc:
     config.available_features.add("cc")
     config.substitutions.append(("%cc", cc))
+# A C++ compiler, for emitted CUDA kernels compiled as host code.
+cxx = shutil.which("c++")
+if cxx:
+    config.available_features.add("cxx")
+    config.substitutions.append(("%cxx", cxx))
+# NVRTC, found where nn looks for it (codegen/lib/CUDA/Nvrtc.cpp): the CUDA
+# backend's tests compile kernels with it and need no GPU.
+import ctypes
+import glob
+def nvrtc_found():
+    candidates = [os.environ.get("NN_NVRTC", ""), "libnvrtc.so.13", "libnvrtc.so.12"]
+    for root in [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]:
+        if root:
+            candidates += sorted(glob.glob(os.path.join(root, "lib64", "libnvrtc.so.1*")))
+    for candidate in candidates:
+        try:
+            if candidate:
+                ctypes.CDLL(candidate)
+                return True
+        except OSError:
+            pass
+    return False
+if nvrtc_found():
+    config.available_features.add("nvrtc")
+# The stand-in for the NVIDIA driver that the runtime's tests use
+# (tests/Unit/Runtime/Inputs/fake_libcuda.c): nn-run "on a GPU" without one.
+fake_libcuda = os.path.join(config.nn_obj_root, "lib", "libnn_test_fake_libcuda.so")
+if os.path.exists(fake_libcuda):
+    config.available_features.add("fake-cuda-driver")
+    config.substitutions.append(("%fake_libcuda", fake_libcuda))

@@ -12,7 +12,9 @@
 #include "TraceContext.h"
 
 #include "nn/Conversion/CPU/Compiler.h"
+#include "nn/Conversion/CUDA/CudaArtifact.h"
 #include "nn/Init.h"
+#include "nn/Runtime/Cuda.h"
 
 #include <functional>
 #include <optional>
@@ -53,20 +55,47 @@ pipelineOptions(const CompileOptions &options,
   return pipeline;
 }
 
+/// The GPU architecture `options` compile for: cuda_arch, else the GPU
+/// options.device names when it is present, else sm_90.
+static std::string cudaArch(const CompileOptions &options) {
+  if (!options.cuda_arch.empty())
+    return options.cuda_arch;
+  int index = options.device.index();
+  if (index >= cuda::device_count())
+    return "sm_90";
+  cuda::DeviceProperties gpu = cuda::get_device_properties(index);
+  return "sm_" + std::to_string(gpu.major) + std::to_string(gpu.minor);
+}
+
 std::shared_ptr<Artifact> compile(const TracedModule &traced,
                                   const CompileOptions &options) {
   TracedModule work = traced.clone();
   detail::DiagnosticCapture capture(work.impl()->context);
   std::optional<mlir::nn::CompileCache> cache = cacheFor(options);
-  auto jit =
-      mlir::nn::compileInProcess(*work.impl()->module, pipelineOptions(options),
-                                 cache ? &*cache : nullptr);
+  mlir::nn::PipelineOptions pipeline = pipelineOptions(options);
+  // The GPU's kernels first: the CPU compile changes the module in place.
+  std::string cudaImage;
+  if (options.device.is_cuda()) {
+    cuda::check_device(options.device);
+    pipeline.cuda = mlir::nn::CudaTarget{cudaArch(options)};
+    mlir::FailureOr<std::string> image =
+        mlir::nn::cuda::compileCudaImage(*work.impl()->module, pipeline);
+    if (mlir::failed(image))
+      throw Error("nn::compile failed: " + capture.message());
+    cudaImage = std::move(*image);
+    pipeline.cuda.reset(); // the JIT's code is the CPU's alone
+  }
+  auto jit = mlir::nn::compileInProcess(*work.impl()->module, pipeline,
+                                        cache ? &*cache : nullptr);
   if (mlir::failed(jit))
     throw Error("nn::compile failed: " + capture.message());
   // The engine owns the code; the artifact keeps the engine (and the engine
   // nothing else of `work`).
-  std::shared_ptr<Artifact> artifact =
-      valueOrThrow(Artifact::from_table(jit->table, jit->engine, "<jit>"));
+  std::shared_ptr<Artifact> artifact = valueOrThrow(
+      options.device.is_cuda()
+          ? Artifact::from_table(jit->table, jit->engine, "<jit>",
+                                 options.device, cudaImage)
+          : Artifact::from_table(jit->table, jit->engine, "<jit>"));
   if (absl::Status bound = artifact->bind(traced.state()); !bound.ok())
     throw Error(std::string(bound.message()));
   // A forward that draws random numbers starts its generator from nn's
@@ -82,11 +111,12 @@ void compile_to_file(const TracedModule &traced, const std::string &path,
   TracedModule work = traced.clone();
   detail::DiagnosticCapture capture(work.impl()->context);
   std::optional<mlir::nn::CompileCache> cache = cacheFor(options);
+  mlir::nn::PipelineOptions pipeline = pipelineOptions(
+      options, options.embed_weights ? &traced.state() : nullptr);
+  if (options.device.is_cuda())
+    pipeline.cuda = mlir::nn::CudaTarget{cudaArch(options)};
   if (mlir::failed(mlir::nn::compileToSharedObject(
-          *work.impl()->module, path,
-          pipelineOptions(options,
-                          options.embed_weights ? &traced.state() : nullptr),
-          cache ? &*cache : nullptr)))
+          *work.impl()->module, path, pipeline, cache ? &*cache : nullptr)))
     throw Error("nn::compile_to_file failed: " + capture.message());
 }
 

@@ -13,12 +13,18 @@
 //   so         a shared object loadable by nn::Artifact (the default)
 //   header     a C header for it: fixed-shape input and output structs and
 //              <name>_run() over nn_artifact_run (nn/Runtime/CApi.h)
+//   cuda       the CUDA C++ kernels --target=cuda compiles with NVRTC
 //
 // Shared objects come from the compile cache (nn/Conversion/CPU/CompileCache.h)
 // when it holds one for the optimized IR and these options: $NN_CACHE_DIR,
 // else $XDG_CACHE_HOME/nn, else ~/.cache/nn; --cache-dir overrides, --no-cache
 // or NN_CACHE_DISABLE=1 turn it off, and --cache-log prints what happened
 // ("nn-compile: cache hit <key>") on stderr.
+//
+// --target=cuda adds forward's GPU half (nn/Conversion/CUDA/CudaArtifact.h):
+// its kernels compiled by NVRTC for --cuda-arch (default: GPU 0's, else
+// sm_90) and their launch plans, which nn::Artifact::load(path,
+// nn::Device::cuda()) runs.
 //
 // MLIR's pass-manager flags apply to the pipeline as in nn-opt:
 // --mlir-print-ir-after-all, --mlir-print-ir-before=<pass>, --mlir-timing.
@@ -29,8 +35,10 @@
 #include "nn/Conversion/CPU/Compiler.h"
 #include "nn/Conversion/CPU/EmbedState.h"
 #include "nn/Conversion/CPU/Toolchain.h"
+#include "nn/Conversion/CUDA/CudaArtifact.h"
 #include "nn/Conversion/Passes.h"
 #include "nn/IR/InputLimits.h"
+#include "nn/Runtime/Cuda.h"
 #include "nn/Runtime/Safetensors.h"
 #include "nn/Transforms/Passes.h"
 
@@ -59,7 +67,8 @@ enum class Emit {
   LLVMIR,
   Object,
   Shared,
-  Header
+  Header,
+  Cuda
 };
 } // namespace
 
@@ -87,7 +96,9 @@ static cl::opt<Emit>
                     clEnumValN(Emit::Shared, "so", "a shared object"),
                     clEnumValN(Emit::Header, "header",
                                "a C header declaring the model's inputs and "
-                               "outputs for nn_artifact_run")),
+                               "outputs for nn_artifact_run"),
+                    clEnumValN(Emit::Cuda, "cuda",
+                               "the CUDA C++ of forward's GPU kernels")),
          cl::cat(nnCategory));
 static cl::opt<bool> noOptimize("no-optimize",
                                 cl::desc("Skip the nn-optimize pipeline"),
@@ -116,6 +127,32 @@ static cl::opt<std::string> targetFeatures(
     cl::desc("ISA features to add to or remove from the target CPU's "
              "(+avx512f,-avx512vl)"),
     cl::value_desc("list"), cl::cat(nnCategory));
+
+namespace {
+enum class Target { CPU, CUDA };
+} // namespace
+static cl::opt<Target> target(
+    "target", cl::desc("Where forward runs"), cl::init(Target::CPU),
+    cl::values(clEnumValN(Target::CPU, "cpu", "the CPU (default)"),
+               clEnumValN(Target::CUDA, "cuda",
+                          "an NVIDIA GPU, and the CPU: the shared object "
+                          "carries both, nn::Artifact::load picks one")),
+    cl::cat(nnCategory));
+static cl::opt<std::string> cudaArch(
+    "cuda-arch",
+    cl::desc("With --target=cuda, the GPU architecture the kernels are "
+             "compiled for (sm_90; default: GPU 0's, else sm_90)"),
+    cl::value_desc("sm_XY"), cl::cat(nnCategory));
+
+/// --cuda-arch, or GPU 0's architecture where one is present, else sm_90.
+static std::string cudaArchitecture() {
+  if (!cudaArch.empty())
+    return cudaArch;
+  if (!::nn::cuda::is_available())
+    return "sm_90";
+  ::nn::cuda::DeviceProperties gpu = ::nn::cuda::get_device_properties(0);
+  return "sm_" + std::to_string(gpu.major) + std::to_string(gpu.minor);
+}
 
 static cl::opt<std::string> embedWeights(
     "embed-weights",
@@ -183,6 +220,12 @@ static std::optional<mlir::nn::CompileStage> printedStage() {
 static int run(ModuleOp module) {
   mlir::nn::PipelineOptions options;
   options.target = {targetCpu, targetFeatures};
+  if (target == Target::CUDA)
+    options.cuda = mlir::nn::CudaTarget{cudaArchitecture()};
+  else if (!cudaArch.empty()) {
+    llvm::errs() << "nn-compile: --cuda-arch needs --target=cuda\n";
+    return 1;
+  }
   if (noOptimize)
     options.optimize = nullptr;
   options.configure = [](PassManager &pm) {
@@ -212,6 +255,20 @@ static int run(ModuleOp module) {
     return failed(mlir::nn::runCompilePipeline(module, options, *stage))
                ? 1
                : printModule(module);
+  if (emit == Emit::Cuda) {
+    FailureOr<mlir::nn::cuda::CudaProgram> program =
+        mlir::nn::cuda::emitCudaKernels(module, options);
+    if (failed(program))
+      return 1;
+    auto output = openOutputFile(outputFilename, &error);
+    if (!output) {
+      llvm::errs() << "nn-compile: " << error << "\n";
+      return 1;
+    }
+    output->os() << program->source;
+    output->keep();
+    return 0;
+  }
   if (emit == Emit::Header) {
     if (failed(mlir::nn::runCompilePipeline(module, options,
                                             mlir::nn::CompileStage::NN)))

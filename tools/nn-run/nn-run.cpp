@@ -3,6 +3,7 @@
 //   nn-run model.so [weights.safetensors] inputs.safetensors
 //          [-o outputs.safetensors] [--state-out state.safetensors]
 //          [--seed N] [--rng-offset N] [--threads N] [--non-strict]
+//          [--device cpu|cuda|cuda:N]
 //
 // Loads a compiled model with the runtime alone (no LLVM, no MLIR), binds
 // the weights by state_dict name (a model compiled with --embed-weights
@@ -25,7 +26,9 @@
 // name), ready to be the weights of the next step.
 //
 // --threads N runs the model's parallel loops and kernels on N threads (0:
-// one per CPU; the default is 1).
+// one per CPU; the default is 1). --device cuda runs forward on GPU 0 (or
+// cuda:N), from the kernels of a model compiled with --target=cuda: the
+// weights and inputs are copied there and the outputs back.
 //
 //   nn-run train.so [weights.safetensors] data.safetensors --train-steps N
 //          [--state-out state.safetensors]
@@ -45,6 +48,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nn/Runtime/Artifact.h"
+#include "nn/Runtime/Error.h"
 #include "nn/Runtime/Kernels.h"
 #include "nn/Runtime/Safetensors.h"
 
@@ -181,6 +185,7 @@ int main(int argc, char **argv) {
   bool seedGiven = false, offsetGiven = false;
   std::optional<int64_t> trainSteps;
   bool strict = true;
+  nn::Device device = nn::Device::cpu();
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "-o") == 0 && i + 1 < argc)
       outputPath = argv[++i];
@@ -212,6 +217,12 @@ int main(int argc, char **argv) {
                     text + "'");
       // Artifact::run passes this process's count on to the model.
       nn_rt_set_num_threads(*threads);
+    } else if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
+      try {
+        device = nn::Device(argv[++i]);
+      } catch (const nn::Error &e) {
+        return fail(e.what());
+      }
     } else if (std::strcmp(argv[i], "--non-strict") == 0) {
       strict = false;
     } else if (std::strcmp(argv[i], "-h") == 0 ||
@@ -224,9 +235,10 @@ int main(int argc, char **argv) {
     return fail("usage: nn-run model.so [weights.safetensors] "
                 "inputs.safetensors [-o outputs.safetensors] "
                 "[--state-out state.safetensors] [--seed N] [--rng-offset N] "
-                "[--threads N] [--train-steps N] [--non-strict]");
+                "[--threads N] [--train-steps N] [--non-strict] "
+                "[--device cpu|cuda|cuda:N]");
 
-  auto artifact = nn::Artifact::load(positional[0]);
+  auto artifact = nn::Artifact::load(positional[0], device);
   if (!artifact.ok())
     return fail(artifact.status());
   // Without a weights file, what the model embeds is all it has.

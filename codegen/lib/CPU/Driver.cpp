@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nn/Conversion/CPU/Compiler.h"
+#include "nn/Conversion/CUDA/CudaArtifact.h"
 #include "nn/Conversion/Passes.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -65,6 +66,8 @@ std::string PipelineOptions::cacheText() const {
   else
     os << "none";
   os << " " << target.cacheText();
+  if (cuda)
+    os << " cuda=" << cuda->arch;
   if (embed)
     os << " embed=" << digestOf(*embed);
   return os.str();
@@ -91,9 +94,21 @@ mlir::nn::compileToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
   std::string error;
   if (failed(verifyCpuTarget(options.target, error)))
     return module.emitError() << error;
+  // The GPU half first: it starts from the module as it is now.
+  std::optional<std::string> cudaImage;
+  if (options.cuda) {
+    FailureOr<std::string> image = cuda::compileCudaImage(module, options);
+    if (failed(image))
+      return failure();
+    cudaImage = std::move(*image);
+  }
   if (failed(runCompilePipeline(module, options, CompileStage::LLVMDialect)))
     return failure();
-  return translateToArtifactIR(module, llvmContext, "forward", options.target);
+  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
+      translateToArtifactIR(module, llvmContext, "forward", options.target);
+  if (succeeded(llvmModule) && cudaImage)
+    cuda::addCudaImage(**llvmModule, *cudaImage);
+  return llvmModule;
 }
 
 /// Stores `bytes` under `key`; a cache that cannot be written costs the next

@@ -10,6 +10,7 @@
 
 #include "nn/Conversion/CUDA/EmitCuda.h"
 #include "nn/Conversion/Passes.h"
+#include "nn/IR/NNDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -253,6 +254,24 @@ std::string pathSuffix(Location loc) {
 
 /// The bytes of one element in a kernel's buffer; 0 for a type kernels do
 /// not take.
+/// The bytes of `value` as kernels read them: little-endian elements in
+/// row-major order, a bool one byte.
+std::vector<char> bytesOf(DenseElementsAttr value) {
+  std::vector<char> bytes;
+  if (value.getElementType().isInteger(1)) {
+    // Stored one bit per element.
+    for (bool b : value.getValues<bool>())
+      bytes.push_back(b);
+  } else if (value.isSplat()) {
+    ArrayRef<char> one = value.getRawData();
+    for (int64_t i = 0; i < value.getNumElements(); ++i)
+      bytes.insert(bytes.end(), one.begin(), one.end());
+  } else {
+    bytes.assign(value.getRawData().begin(), value.getRawData().end());
+  }
+  return bytes;
+}
+
 int64_t elementBytes(Type type) {
   if (cType(type).empty())
     return 0;
@@ -452,6 +471,7 @@ extern "C" __global__ void __launch_bounds__({2}) {0}(const {0}_params p) {{
 {4}}
 
 #ifdef NN_CUDA_EMULATION
+extern "C" const unsigned long {0}_params_bytes = sizeof({0}_params);
 extern "C" void {0}_emulated(const void *params, unsigned grid, unsigned block) {{
   const {0}_params p = *static_cast<const {0}_params *>(params);
   nn_emulate_launch(grid, block, [&] {{ {0}(p); });
@@ -996,6 +1016,26 @@ LogicalResult PlanBuilder::launch(Operation *op, KernelWriter &writer) {
   }
   launch.iterations = writer.iterations;
   plan.launches.push_back(std::move(launch));
+  // State the kernel writes (train-mode batch-norm statistics): a runtime
+  // that runs on a copy of the state copies it back.
+  SmallVector<Value> written;
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    for (OpOperand &init : linalgOp.getDpsInitsMutable())
+      written.push_back(init.get());
+  else if (auto copy = dyn_cast<memref::CopyOp>(op))
+    written.push_back(copy.getTarget());
+  for (Value memref : written) {
+    FailureOr<unsigned> index = bufferOf(op, memref);
+    if (failed(index))
+      return failure();
+    const PlanBuffer &buffer = plan.buffers[*index];
+    if (buffer.kind != PlanBuffer::Kind::Argument)
+      continue;
+    if (auto name =
+            func.getArgAttrOfType<StringAttr>(buffer.argument, "nn.state");
+        name && !llvm::is_contained(plan.writtenState, name.str()))
+      plan.writtenState.push_back(name.str());
+  }
   source += writer.source;
   return success();
 }
@@ -1012,7 +1052,16 @@ LogicalResult PlanBuilder::build() {
             func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "nn.state"))
       plan.state.push_back(name.str());
     roots[arg] = plan.buffers.size();
-    plan.buffers.push_back({PlanBuffer::Kind::Argument, arg.getArgNumber()});
+    PlanBuffer &argument = plan.buffers.emplace_back();
+    argument.kind = PlanBuffer::Kind::Argument;
+    argument.argument = arg.getArgNumber();
+    // State the artifact embeds (a non-persistent buffer, --embed-weights):
+    // its value, which the runtime uploads when the caller binds none.
+    if (auto value = func.getArgAttrOfType<DenseElementsAttr>(
+            arg.getArgNumber(), NNAttr::kEmbedded)) {
+      argument.data = bytesOf(value);
+      argument.bytes = static_cast<int64_t>(argument.data.size());
+    }
   }
   unsigned kernelIndex = 0;
   for (Operation &op : func.getBody().front()) {
@@ -1047,19 +1096,7 @@ LogicalResult PlanBuilder::build() {
               PlanBuffer &constant = plan.buffers.emplace_back();
               constant.kind = PlanBuffer::Kind::Constant;
               constant.bytes = value.getNumElements() * bytes;
-              if (value.getElementType().isInteger(1)) {
-                // Stored one bit per element; kernels read bool bytes.
-                for (bool b : value.getValues<bool>())
-                  constant.data.push_back(b);
-              } else if (value.isSplat()) {
-                ArrayRef<char> one = value.getRawData();
-                for (int64_t i = 0; i < value.getNumElements(); ++i)
-                  constant.data.insert(constant.data.end(), one.begin(),
-                                       one.end());
-              } else {
-                constant.data.assign(value.getRawData().begin(),
-                                     value.getRawData().end());
-              }
+              constant.data = bytesOf(value);
               return success();
             })
             .Case<memref::SubViewOp, memref::ExpandShapeOp,
@@ -1157,6 +1194,11 @@ void mlir::nn::cuda::registerToCudaTranslation() {
             llvm::interleaveComma(launch.buffers, os,
                                   [&](unsigned b) { os << "b" << b; });
             os << ")\n";
+          }
+          if (!plan.writtenState.empty()) {
+            os << "//   writes state: ";
+            llvm::interleaveComma(plan.writtenState, os);
+            os << "\n";
           }
         }
         return success();

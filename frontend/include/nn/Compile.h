@@ -51,6 +51,15 @@ struct CompileOptions {
   /// precedence. Non-persistent buffers (in no state_dict) are always
   /// embedded.
   bool embed_weights = false;
+  /// Where forward runs. A GPU (Device::cuda(i)) compiles forward's
+  /// kernels with NVRTC for `cuda_arch` besides the CPU code (see
+  /// docs/gpu.md): compile() returns an artifact that runs on that GPU;
+  /// compile_to_file writes a shared object that runs on either,
+  /// Artifact::load(path, device) choosing.
+  Device device = Device::cpu();
+  /// The GPU architecture the kernels are compiled for, as "sm_90"; empty:
+  /// the GPU `device` names when it is present, else sm_90.
+  std::string cuda_arch;
 };
 
 /// JIT-compiles `traced` and binds it to the traced model's tensors (shared:

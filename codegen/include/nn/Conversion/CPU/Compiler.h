@@ -48,6 +48,13 @@ struct CpuTarget {
   }
 };
 
+/// A GPU a model is compiled for besides the CPU.
+struct CudaTarget {
+  /// The compute capability, as "sm_90": PTX for compute_90 and a cubin for
+  /// sm_90 (which later sm_9x GPUs run; later majors compile the PTX).
+  std::string arch = "sm_90";
+};
+
 /// Checks that `target` names a CPU and features LLVM knows, without
 /// building anything; the error names the bad one.
 LogicalResult verifyCpuTarget(const CpuTarget &target, std::string &error);
@@ -78,6 +85,9 @@ struct PipelineOptions {
   const ::nn::StateDict *embed = nullptr;
   /// The CPU the code is generated for.
   CpuTarget target;
+  /// When set, the artifact also carries forward's kernels for this GPU
+  /// and their launch plans (nn/Conversion/CUDA/CudaArtifact.h).
+  std::optional<CudaTarget> cuda;
   /// Called with the pass manager before it runs, to instrument it
   /// (nn-compile applies MLIR's pass-manager flags: --mlir-timing,
   /// --mlir-print-ir-after-all, ...).
@@ -122,8 +132,9 @@ translateToArtifactIR(ModuleOp module, llvm::LLVMContext &llvmContext,
                       const CpuTarget &target = {});
 
 /// The whole compile up to LLVM IR: runCompilePipeline, then
-/// translateToArtifactIR. What nn-compile --emit=llvm prints is what the
-/// shared object and the JIT are built from.
+/// translateToArtifactIR (and, for a CUDA target, the GPU half compiled and
+/// added; see nn/Conversion/CUDA/CudaArtifact.h). What nn-compile --emit=llvm
+/// prints is what the shared object and the JIT are built from.
 FailureOr<std::unique_ptr<llvm::Module>>
 compileToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
                 const PipelineOptions &options);

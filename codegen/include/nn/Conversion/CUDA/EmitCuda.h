@@ -17,8 +17,11 @@
 // The source compiles with NVRTC (nn/Conversion/CUDA/Nvrtc.h) and, defining
 // NN_CUDA_EMULATION, as host C++: every kernel then also has an
 // `extern "C" void <kernel>_emulated(const void *params, unsigned grid,
-// unsigned block)` that runs its threads one after another on the CPU, so
-// the emitted code's numbers are testable without a GPU. The emulation
+// unsigned block)` that runs its threads one after another on the CPU, and
+// `extern "C" const unsigned long <kernel>_params_bytes`, the size of its
+// parameter struct, so the emitted code's numbers are testable without a
+// GPU (tests/E2E/CudaKernelGoldenTest.cpp, and whole compiled models
+// through the fake driver of tests/Unit/Runtime/Inputs). The emulation
 // header defines the CUDA built-ins (threadIdx, blockIdx, ...) and
 // nn_emulate_launch. No kernel synchronizes threads yet; the first one that
 // does brings fibers to the emulation.

@@ -1,0 +1,161 @@
+//===- CudaCompileTest.cpp - nn::compile for a GPU, run on the fake one ---===//
+//
+// nn::compile and nn::compile_to_file with CompileOptions::device a GPU,
+// where the GPU is the fake driver (tests/Unit/Runtime/Inputs/
+// fake_libcuda.c) running each launch through the model's own kernels
+// compiled as host C++: the compiled artifact's whole GPU path (image,
+// plan, state copies, host and device inputs and outputs, prepare after an
+// in-place update) is checked against PyTorch's goldens without a GPU.
+//
+// Its own binary: the fake driver must be the process's driver before
+// anything opens one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "models/SimpleMLP.h"
+
+#include "E2ETestUtil.h"
+#include "EmulatedKernels.h"
+
+#include "nn/Conversion/CUDA/CudaArtifact.h"
+#include "nn/Conversion/CUDA/Nvrtc.h"
+#include "nn/Conversion/Passes.h"
+#include "nn/nn.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstdlib>
+
+using namespace nn;
+using nn::testing::EmulatedKernels;
+using nn::testing::loadSimpleMLPGolden;
+using ::testing::HasSubstr;
+
+namespace {
+
+// Before anything opens the driver: the fake one.
+const bool kFakeDriver = [] {
+  setenv("NN_CUDA_DRIVER", NN_TEST_FAKE_CUDA_DRIVER_PATH, 1);
+  return true;
+}();
+
+/// The kernels nn::compile emits for `traced` on a GPU, compiled as host
+/// C++ and handed to the fake driver; "" or why not.
+std::string emulate(const TracedModule &traced, EmulatedKernels &kernels) {
+  mlir::DialectRegistry registry;
+  mlir::nn::registerCodegenDialects(registry);
+  mlir::MLIRContext context(registry);
+  // With its locations: kernels are named after the modules they run.
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(traced.to_string(true), &context);
+  if (!module)
+    return "the traced IR does not parse";
+  mlir::FailureOr<mlir::nn::cuda::CudaProgram> program =
+      mlir::nn::cuda::emitCudaKernels(*module, {});
+  if (mlir::failed(program))
+    return "the CUDA kernels cannot be emitted";
+  if (std::string error = kernels.compile(program->source, "simple_mlp");
+      !error.empty())
+    return error;
+  setenv("NN_FAKE_CUDA_KERNELS", kernels.path().c_str(), 1);
+  return "";
+}
+
+void expectClose(const Tensor &actual, const Tensor &expected) {
+  ASSERT_EQ(actual.shape(), expected.shape());
+  for (int64_t i = 0; i < actual.numel(); ++i) {
+    double a = actual.item_as_double(i), e = expected.item_as_double(i);
+    ASSERT_LE(std::abs(a - e), 1e-5 + 1.3e-6 * std::abs(e)) << "element " << i;
+  }
+}
+
+class CudaCompileTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (llvm::Expected<std::string> nvrtc = mlir::nn::cuda::nvrtcVersion();
+        !nvrtc)
+      GTEST_SKIP() << llvm::toString(nvrtc.takeError());
+    model->eval();
+    model->load_state_dict(loadSimpleMLPGolden("weights.safetensors").tensors);
+    traced = trace(model, {TensorSpec({64, 784})});
+    std::string error = emulate(*traced, kernels);
+    if (error == nn::testing::kNoCompiler)
+      GTEST_SKIP() << error;
+    ASSERT_EQ(error, "");
+    input = loadSimpleMLPGolden("inputs.safetensors").tensors.at("input.0");
+    expected =
+        loadSimpleMLPGolden("outputs.safetensors").tensors.at("output.0");
+  }
+  models::SimpleMLP model;
+  std::optional<TracedModule> traced;
+  EmulatedKernels kernels;
+  Tensor input, expected;
+};
+
+TEST_F(CudaCompileTest, CompileForAGpuRunsThereAsPyTorch) {
+  CompileOptions options;
+  options.device = Device::cuda();
+  std::shared_ptr<Artifact> gpu = compile(*traced, options);
+  EXPECT_EQ(gpu->device(), Device::cuda());
+  // Host in, host out.
+  absl::StatusOr<std::vector<Tensor>> out = gpu->run({input});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_FALSE(out->at(0).is_cuda());
+  expectClose(out->at(0), expected);
+  // Device in, device out.
+  out = gpu->run({input.to(Device::cuda())});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(out->at(0).is_cuda());
+  expectClose(out->at(0).to(Device::cpu()), expected);
+  // The weights were copied at bind: an in-place update reaches the GPU
+  // with prepare(), as on the CPU.
+  for (auto &[name, p] : model->named_parameters()) {
+    float *w = p.data_ptr<float>();
+    for (int64_t i = 0; i < p.numel(); ++i)
+      w[i] = 0;
+  }
+  ASSERT_TRUE(gpu->prepare().ok());
+  out = gpu->run({input});
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (int64_t i = 0; i < out->at(0).numel(); ++i)
+    ASSERT_EQ(out->at(0).item_as_double(i), 0.0);
+}
+
+TEST_F(CudaCompileTest, ASharedObjectForAGpuRunsOnEither) {
+  std::string path = ::testing::TempDir() + "/simple_mlp_cuda.so";
+  CompileOptions options;
+  options.device = Device::cuda();
+  options.cuda_arch = "sm_90";
+  compile_to_file(*traced, path, options);
+  StateDict weights = loadSimpleMLPGolden("weights.safetensors").tensors;
+  for (Device device : {Device::cuda(), Device::cpu()}) {
+    absl::StatusOr<std::shared_ptr<Artifact>> artifact =
+        Artifact::load(path, device);
+    ASSERT_TRUE(artifact.ok()) << artifact.status();
+    ASSERT_TRUE((*artifact)->bind(weights).ok());
+    std::vector<Tensor> outputs = {Tensor::zeros({64, 10})};
+    ASSERT_TRUE((*artifact)->run_into({input}, outputs).ok());
+    expectClose(outputs[0], expected);
+  }
+}
+
+TEST_F(CudaCompileTest, ABadArchitectureIsAnErrorThatSaysSo) {
+  CompileOptions options;
+  options.device = Device::cuda();
+  options.cuda_arch = "sm90";
+  EXPECT_THAT([&] { compile(*traced, options); },
+              ::testing::ThrowsMessage<Error>(
+                  HasSubstr("unknown CUDA architecture 'sm90'")));
+  options.cuda_arch = "sm_90";
+  options.device = Device::cuda(3);
+  EXPECT_THAT([&] { compile(*traced, options); },
+              ::testing::ThrowsMessage<Error>(
+                  HasSubstr("device 3 requested, 1 device present")));
+}
+
+} // namespace
