@@ -12,8 +12,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "models/SeedModels.h"
 #include "models/SimpleMLP.h"
 
+#include "DeterministicValues.h"
 #include "E2ETestUtil.h"
 #include "EmulatedKernels.h"
 
@@ -46,7 +48,8 @@ const bool kFakeDriver = [] {
 
 /// The kernels nn::compile emits for `traced` on a GPU, compiled as host
 /// C++ and handed to the fake driver; "" or why not.
-std::string emulate(const TracedModule &traced, EmulatedKernels &kernels) {
+std::string emulate(const TracedModule &traced, EmulatedKernels &kernels,
+                    const std::string &name) {
   mlir::DialectRegistry registry;
   mlir::nn::registerCodegenDialects(registry);
   mlir::MLIRContext context(registry);
@@ -59,31 +62,38 @@ std::string emulate(const TracedModule &traced, EmulatedKernels &kernels) {
       mlir::nn::cuda::emitCudaKernels(*module, {});
   if (mlir::failed(program))
     return "the CUDA kernels cannot be emitted";
-  if (std::string error = kernels.compile(program->source, "simple_mlp");
+  if (std::string error = kernels.compile(program->source, name);
       !error.empty())
     return error;
   setenv("NN_FAKE_CUDA_KERNELS", kernels.path().c_str(), 1);
   return "";
 }
 
-void expectClose(const Tensor &actual, const Tensor &expected) {
+/// Expects `actual` within atol + rtol·|expected| of `expected`, by
+/// default torch.testing's float32 tolerances.
+void expectClose(const Tensor &actual, const Tensor &expected,
+                 double rtol = 1.3e-6, double atol = 1e-5) {
   ASSERT_EQ(actual.shape(), expected.shape());
   for (int64_t i = 0; i < actual.numel(); ++i) {
     double a = actual.item_as_double(i), e = expected.item_as_double(i);
-    ASSERT_LE(std::abs(a - e), 1e-5 + 1.3e-6 * std::abs(e)) << "element " << i;
+    ASSERT_LE(std::abs(a - e), atol + rtol * std::abs(e)) << "element " << i;
   }
 }
+
+/// Skips the test, saying why, where NVRTC cannot compile kernels.
+#define SKIP_WITHOUT_NVRTC()                                                   \
+  if (llvm::Expected<std::string> nvrtc = mlir::nn::cuda::nvrtcVersion();      \
+      !nvrtc)                                                                  \
+  GTEST_SKIP() << llvm::toString(nvrtc.takeError())
 
 class CudaCompileTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    if (llvm::Expected<std::string> nvrtc = mlir::nn::cuda::nvrtcVersion();
-        !nvrtc)
-      GTEST_SKIP() << llvm::toString(nvrtc.takeError());
+    SKIP_WITHOUT_NVRTC();
     model->eval();
     model->load_state_dict(loadSimpleMLPGolden("weights.safetensors").tensors);
     traced = trace(model, {TensorSpec({64, 784})});
-    std::string error = emulate(*traced, kernels);
+    std::string error = emulate(*traced, kernels, "simple_mlp");
     if (error == nn::testing::kNoCompiler)
       GTEST_SKIP() << error;
     ASSERT_EQ(error, "");
@@ -157,5 +167,41 @@ TEST_F(CudaCompileTest, ABadArchitectureIsAnErrorThatSaysSo) {
               ::testing::ThrowsMessage<Error>(
                   HasSubstr("device 3 requested, 1 device present")));
 }
+
+class CudaCompileSeedModelTest
+    : public ::testing::TestWithParam<models::ModelCase> {};
+
+// Each seed model (eval mode) compiled for a GPU: its outputs are the
+// CPU-compiled model's, within the convolution goldens' tolerance (the
+// CPU's kernels sum in packed blocks, the emitted ones in order).
+TEST_P(CudaCompileSeedModelTest, RunsOnTheGpuAsOnTheCpu) {
+  SKIP_WITHOUT_NVRTC();
+  const models::ModelCase &c = GetParam();
+  std::shared_ptr<Module> model = c.make(/*seed=*/0);
+  model->eval();
+  TracedModule traced = c.trace(model);
+  EmulatedKernels kernels;
+  std::string error = emulate(traced, kernels, c.name);
+  if (error == nn::testing::kNoCompiler)
+    GTEST_SKIP() << error;
+  ASSERT_EQ(error, "");
+  std::vector<Tensor> inputs = nn::testing::deterministicInputs(c.inputs);
+  absl::StatusOr<std::vector<Tensor>> expected = compile(traced)->run(inputs);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  CompileOptions options;
+  options.device = Device::cuda();
+  absl::StatusOr<std::vector<Tensor>> outputs =
+      compile(traced, options)->run(inputs);
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  ASSERT_EQ(outputs->size(), expected->size());
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    SCOPED_TRACE("output." + std::to_string(i));
+    expectClose((*outputs)[i], (*expected)[i], 1e-4, 1e-5);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(SeedModels, CudaCompileSeedModelTest,
+                         ::testing::ValuesIn(models::seed_models()),
+                         [](const auto &info) { return info.param.name; });
 
 } // namespace

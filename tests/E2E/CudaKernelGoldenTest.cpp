@@ -268,16 +268,6 @@ class CudaKernelSeedModelTest
     : public ::testing::TestWithParam<models::ModelCase> {};
 
 /// A seed model's inputs: uniform floats, token ids below 32.
-std::vector<Tensor> seedInputs(const models::ModelCase &c) {
-  std::vector<Tensor> inputs;
-  for (size_t i = 0; i < c.inputs.size(); ++i)
-    inputs.push_back(c.inputs[i].dtype == DType::i64
-                         ? deterministicTokenIds(c.inputs[i].shape, 32)
-                         : deterministicUniform("input." + std::to_string(i),
-                                                c.inputs[i].shape));
-  return inputs;
-}
-
 /// The state `plan` takes, from `traced`, in its order.
 std::vector<Tensor> stateOf(const TracedModule &traced,
                             const cuda::LaunchPlan &plan) {
@@ -302,7 +292,7 @@ struct SeedModelRun {
 void prepare(const models::ModelCase &c, SeedModelRun &run) {
   std::shared_ptr<Module> model = c.make(/*seed=*/0);
   model->eval();
-  run.inputs = seedInputs(c);
+  run.inputs = deterministicInputs(c.inputs);
   TracedModule traced = c.trace(model);
   auto expected = compile(traced.clone())->run(run.inputs);
   ASSERT_TRUE(expected.ok()) << expected.status();

@@ -55,6 +55,19 @@ inline Tensor deterministicTokenIds(Shape shape, int64_t vocab_size) {
   return t;
 }
 
+/// Inputs for `specs`: int64 ones as token ids in [0, 32), the others
+/// uniform, "input.<i>" naming each.
+inline std::vector<Tensor>
+deterministicInputs(const std::vector<TensorSpec> &specs) {
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < specs.size(); ++i)
+    inputs.push_back(specs[i].dtype == DType::i64
+                         ? deterministicTokenIds(specs[i].shape, 32)
+                         : deterministicUniform("input." + std::to_string(i),
+                                                specs[i].shape));
+  return inputs;
+}
+
 /// The value of state_dict entry `key` shaped and typed as `like`.
 inline Tensor deterministicValue(const std::string &key, const Tensor &like,
                                  double gain) {
