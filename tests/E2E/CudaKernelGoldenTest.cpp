@@ -23,9 +23,12 @@
 #include "nn/Conversion/CUDA/Nvrtc.h"
 #include "nn/Conversion/Passes.h"
 #include "nn/Runtime/Cuda.h"
+#include "nn/Runtime/CudaImage.h"
 
 #include "Cuda/Executable.h"
 #include "Cuda/Memory.h"
+
+#include "gmock/gmock.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -366,6 +369,101 @@ std::vector<OpCase> allCases() {
     cases.insert(cases.end(), more.begin(), more.end());
   }
   return cases;
+}
+
+/// Writes what nn-gpu-check runs for `cases` into `dir`: cases.txt and,
+/// per case, <family>/<name>.cuda (its kernels compiled for `arch` and its
+/// plans, nn/Runtime/CudaImage.h) and <family>/<name>.cu (their source).
+void exportForGpuCheck(const std::vector<OpCase> &cases, const std::string &dir,
+                       const std::string &arch) {
+  std::string manifest;
+  for (const OpCase &c : cases) {
+    SCOPED_TRACE(c.family + "/" + c.name);
+    Emitted emitted = emit(c, loadGolden(c));
+    ASSERT_EQ(emitted.error, "");
+    cuda::NvrtcOptions options;
+    options.arch = arch;
+    llvm::Expected<cuda::NvrtcOutput> compiled =
+        cuda::compileCuda(emitted.program.source, c.name + ".cu", options);
+    ASSERT_TRUE(static_cast<bool>(compiled))
+        << llvm::toString(compiled.takeError());
+    nn::cuda::CudaImage image{arch, std::move(compiled->ptx),
+                              std::move(compiled->cubin),
+                              emitted.program.plans};
+    std::string folder = dir + "/" + c.family;
+    ASSERT_FALSE(llvm::sys::fs::create_directories(folder)) << folder;
+    for (auto [file, bytes] :
+         {std::pair(folder + "/" + c.name + ".cuda",
+                    nn::cuda::serialize_cuda_image(image)),
+          std::pair(folder + "/" + c.name + ".cu", emitted.program.source)}) {
+      std::error_code ec;
+      llvm::raw_fd_ostream out(file, ec);
+      ASSERT_FALSE(ec) << file << ": " << ec.message();
+      out << bytes;
+    }
+    manifest += c.family + " " + c.name + " " +
+                std::to_string(c.tolerance.rtol) + " " +
+                std::to_string(c.tolerance.atol) + "\n";
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream out(dir + "/cases.txt", ec);
+  ASSERT_FALSE(ec) << ec.message();
+  out << manifest;
+}
+
+// scripts/gpu-check.sh prepare: every op-set case, for nn-gpu-check to run
+// on a machine with a GPU (and no compiler).
+TEST(CudaKernelGpuCheck, ExportsEveryCase) {
+  const char *dir = std::getenv("NN_GPU_CHECK_DIR");
+  if (!dir)
+    GTEST_SKIP() << "set NN_GPU_CHECK_DIR to write the GPU check's cases "
+                    "(scripts/gpu-check.sh prepare)";
+  SKIP_WITHOUT_NVRTC();
+  const char *arch = std::getenv("NN_GPU_CHECK_ARCH");
+  exportForGpuCheck(allCases(), dir, arch ? arch : "sm_90");
+}
+
+// What the export holds runs: nn-gpu-check on a few cases over the fake
+// driver, which executes each case's kernels compiled as host C++.
+TEST(CudaKernelGpuCheck, NnGpuCheckRunsTheExportOnTheFakeGpu) {
+  SKIP_WITHOUT_NVRTC();
+  std::vector<OpCase> all = allCases(), some;
+  for (const char *name :
+       {"relu6_2x3x5", "log_softmax_3x17_dim1", "addmm_bf16"})
+    for (const OpCase &c : all)
+      if (c.name == name)
+        some.push_back(c);
+  ASSERT_EQ(some.size(), 3u);
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("nn-gpu-check", dir));
+  ASSERT_NO_FATAL_FAILURE(exportForGpuCheck(some, dir.str().str(), "sm_90"));
+  for (const OpCase &c : some) {
+    std::string id = c.family + "/" + c.name;
+    auto source = llvm::MemoryBuffer::getFile(dir + "/" + c.family + "/" +
+                                              c.name + ".cu");
+    ASSERT_TRUE(source);
+    EmulatedKernels kernels;
+    std::string error = kernels.compile((*source)->getBuffer().str(), c.name);
+    if (error == kNoCompiler)
+      GTEST_SKIP() << error;
+    ASSERT_EQ(error, "");
+    std::string log = dir.str().str() + "/" + c.name + ".log";
+    std::string driver = "NN_CUDA_DRIVER=" NN_TEST_FAKE_CUDA_DRIVER_PATH;
+    std::string emulation = "NN_FAKE_CUDA_KERNELS=" + kernels.path();
+    std::string goldens = NN_SOURCE_DIR "/tests/reference/goldens";
+    llvm::StringRef args[] = {NN_GPU_CHECK_PATH, dir, goldens, "--only", id};
+    llvm::StringRef env[] = {driver, emulation};
+    std::optional<llvm::StringRef> redirects[] = {std::nullopt, log, log};
+    int rc = llvm::sys::ExecuteAndWait(NN_GPU_CHECK_PATH, args, env, redirects);
+    auto output = llvm::MemoryBuffer::getFile(log);
+    ASSERT_TRUE(output);
+    EXPECT_EQ(rc, 0) << (*output)->getBuffer().str();
+    EXPECT_THAT((*output)->getBuffer().str(),
+                ::testing::HasSubstr("ok   " + id +
+                                     "\n1 of 1 cases match "
+                                     "PyTorch on cuda:0"));
+  }
+  llvm::sys::fs::remove_directories(dir);
 }
 
 std::string familyAndName(const ::testing::TestParamInfo<OpCase> &info) {
