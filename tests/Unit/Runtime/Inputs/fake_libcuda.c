@@ -29,6 +29,7 @@
  */
 #define _GNU_SOURCE /* memmem */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,11 +220,46 @@ EXPORT CUresult cuMemGetInfo_v2(size_t *free, size_t *total) {
   return CUDA_SUCCESS;
 }
 
-/* Each allocation: a 512-byte header holding its size and device, then the
- * bytes, so the pointer handed out is 512-byte aligned, as the driver's
- * are aligned at least. */
+/* Each allocation: a 512-byte header holding its size and device and its
+ * links in the list of live allocations, then the bytes, so the pointer
+ * handed out is 512-byte aligned, as the driver's are aligned at least.
+ * The list keeps every live block reachable through untagged pointers: a
+ * caching allocator holds its blocks for the life of the process, as
+ * PyTorch's does, and LeakSanitizer does not see the tagged addresses. */
 enum { kHeader = 512 };
 #define TAG (1ull << 62)
+
+struct block_links {
+  char *prev, *next;
+};
+static char *live;
+static pthread_mutex_t live_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static struct block_links *links(char *block) {
+  return (struct block_links *)(block + 2 * sizeof(size_t));
+}
+
+static void link_block(char *block) {
+  pthread_mutex_lock(&live_mutex);
+  links(block)->prev = NULL;
+  links(block)->next = live;
+  if (live)
+    links(live)->prev = block;
+  live = block;
+  pthread_mutex_unlock(&live_mutex);
+}
+
+static void unlink_block(char *block) {
+  pthread_mutex_lock(&live_mutex);
+  struct block_links *l = links(block);
+  if (l->prev)
+    links(l->prev)->next = l->next;
+  else
+    live = l->next;
+  if (l->next)
+    links(l->next)->prev = l->prev;
+  pthread_mutex_unlock(&live_mutex);
+}
 
 static char *host(CUdeviceptr p) { return (char *)(uintptr_t)(p - TAG); }
 
@@ -241,6 +277,7 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   memcpy(block, &bytes, sizeof bytes);
   memcpy(block + sizeof bytes, &device, sizeof device);
   used[device] += bytes;
+  link_block(block);
   *pointer = (CUdeviceptr)(uintptr_t)(block + kHeader) + TAG;
   return CUDA_SUCCESS;
 }
@@ -254,6 +291,7 @@ EXPORT CUresult cuMemFree_v2(CUdeviceptr pointer) {
   memcpy(&bytes, block, sizeof bytes);
   memcpy(&device, block + sizeof bytes, sizeof device);
   used[device] -= bytes;
+  unlink_block(block);
   free(block);
   return CUDA_SUCCESS;
 }
