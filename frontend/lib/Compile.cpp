@@ -58,13 +58,8 @@ pipelineOptions(const CompileOptions &options,
 /// The GPU architecture `options` compile for: cuda_arch, else the GPU
 /// options.device names when it is present, else sm_90.
 static std::string cudaArch(const CompileOptions &options) {
-  if (!options.cuda_arch.empty())
-    return options.cuda_arch;
-  int index = options.device.index();
-  if (index >= cuda::device_count())
-    return "sm_90";
-  cuda::DeviceProperties gpu = cuda::get_device_properties(index);
-  return "sm_" + std::to_string(gpu.major) + std::to_string(gpu.minor);
+  return options.cuda_arch.empty() ? cuda::default_arch(options.device.index())
+                                   : options.cuda_arch;
 }
 
 std::shared_ptr<Artifact> compile(const TracedModule &traced,
@@ -73,17 +68,18 @@ std::shared_ptr<Artifact> compile(const TracedModule &traced,
   detail::DiagnosticCapture capture(work.impl()->context);
   std::optional<mlir::nn::CompileCache> cache = cacheFor(options);
   mlir::nn::PipelineOptions pipeline = pipelineOptions(options);
-  // The GPU's kernels first: the CPU compile changes the module in place.
+  // The GPU's kernels first, as their own image (the JIT's code is the
+  // CPU's alone): the CPU compile changes the module in place.
   std::string cudaImage;
   if (options.device.is_cuda()) {
     cuda::check_device(options.device);
-    pipeline.cuda = mlir::nn::CudaTarget{cudaArch(options)};
+    mlir::nn::PipelineOptions gpu = pipeline;
+    gpu.cuda = mlir::nn::CudaTarget{cudaArch(options)};
     mlir::FailureOr<std::string> image =
-        mlir::nn::cuda::compileCudaImage(*work.impl()->module, pipeline);
+        mlir::nn::cuda::compileCudaImage(*work.impl()->module, gpu);
     if (mlir::failed(image))
       throw Error("nn::compile failed: " + capture.message());
     cudaImage = std::move(*image);
-    pipeline.cuda.reset(); // the JIT's code is the CPU's alone
   }
   auto jit = mlir::nn::compileInProcess(*work.impl()->module, pipeline,
                                         cache ? &*cache : nullptr);
@@ -91,11 +87,8 @@ std::shared_ptr<Artifact> compile(const TracedModule &traced,
     throw Error("nn::compile failed: " + capture.message());
   // The engine owns the code; the artifact keeps the engine (and the engine
   // nothing else of `work`).
-  std::shared_ptr<Artifact> artifact = valueOrThrow(
-      options.device.is_cuda()
-          ? Artifact::from_table(jit->table, jit->engine, "<jit>",
-                                 options.device, cudaImage)
-          : Artifact::from_table(jit->table, jit->engine, "<jit>"));
+  std::shared_ptr<Artifact> artifact = valueOrThrow(Artifact::from_table(
+      jit->table, jit->engine, "<jit>", options.device, cudaImage));
   if (absl::Status bound = artifact->bind(traced.state()); !bound.ok())
     throw Error(std::string(bound.message()));
   // A forward that draws random numbers starts its generator from nn's

@@ -288,6 +288,8 @@ struct Artifact::Gpu {
   /// Per state argument, the value the artifact embeds for it, uploaded
   /// once (undefined where it embeds none): what runs when none is bound.
   std::vector<Tensor> embedded;
+  /// The positions in `state` of the state the kernels write.
+  std::vector<size_t> written;
 };
 
 absl::StatusOr<std::shared_ptr<Artifact>>
@@ -350,10 +352,10 @@ absl::Status Artifact::loadGpu(std::optional<std::string_view> bytes,
   else if (atLeast(compiled.major, compiled.minor) && !image->ptx.empty())
     code = &image->ptx;
   if (!code)
-    return absl::FailedPreconditionError(absl::StrCat(
-        "'", source_, "' was compiled for ", image->arch, "; GPU ", index, " (",
-        gpu.name, ") is sm_", gpu.major, gpu.minor,
-        ": compile it with --cuda-arch=sm_", gpu.major, gpu.minor));
+    return absl::FailedPreconditionError(
+        absl::StrCat("'", source_, "' was compiled for ", image->arch, "; GPU ",
+                     index, " (", gpu.name, ") is ", gpu.arch(),
+                     ": compile it with --cuda-arch=", gpu.arch()));
 
   auto loaded = std::make_unique<Gpu>();
   if (absl::Status s = catchErrors(
@@ -373,20 +375,23 @@ absl::Status Artifact::loadGpu(std::optional<std::string_view> bytes,
                         absl::StrCat(source_, ": loading its kernels on ",
                                      device.str(), ": ", s.message()));
   loaded->plan = loaded->executable->plan("forward");
-  loaded->embedded.resize(loaded->plan->state.size());
+  const std::vector<std::string> &names = loaded->plan->state;
+  for (const std::string &name : loaded->plan->writtenState)
+    loaded->written.push_back(std::find(names.begin(), names.end(), name) -
+                              names.begin());
+  loaded->embedded.resize(names.size());
   for (const cuda::PlanBuffer &buffer : loaded->plan->buffers) {
     if (buffer.kind != cuda::PlanBuffer::Kind::Argument ||
         buffer.data.empty() || buffer.argument >= loaded->embedded.size())
       continue;
-    std::vector<char> bytes = buffer.data; // from_blob takes mutable data
     if (absl::Status s = catchErrors(
             absl::StrCat(source_, ": uploading the embedded '",
-                         loaded->plan->state[buffer.argument], "' to ",
-                         device.str()),
+                         names[buffer.argument], "' to ", device.str()),
             [&] {
+              // Only read: to() copies it to the GPU.
               loaded->embedded[buffer.argument] =
-                  Tensor::from_blob(bytes.data(),
-                                    {static_cast<int64_t>(bytes.size())},
+                  Tensor::from_blob(const_cast<char *>(buffer.data.data()),
+                                    {static_cast<int64_t>(buffer.data.size())},
                                     DType::u8)
                       .to(device);
               return absl::OkStatus();
@@ -479,13 +484,9 @@ absl::Status Artifact::invokeGpu(const std::vector<Tensor> &inputs,
           output->copy_(onGpu);
         // State the kernels wrote (train-mode running statistics) goes back
         // to the bound tensor it was copied from.
-        const std::vector<std::string> &names = gpu_->plan->state;
-        for (const std::string &name : gpu_->plan->writtenState) {
-          size_t i =
-              std::find(names.begin(), names.end(), name) - names.begin();
-          const Tensor *bound = named_state_.find(name);
-          if (bound && i < names.size() &&
-              !bound->shares_storage(gpu_->state[i])) {
+        for (size_t i : gpu_->written) {
+          const Tensor *bound = named_state_.find(gpu_->plan->state[i]);
+          if (bound && !bound->shares_storage(gpu_->state[i])) {
             Tensor host = *bound;
             host.copy_(gpu_->state[i]);
           }

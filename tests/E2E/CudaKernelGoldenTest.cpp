@@ -159,7 +159,7 @@ void runOnGpu(const cuda::CudaProgram &program, const std::string &name,
               const std::vector<Tensor> &inputs, std::vector<Tensor> &outputs) {
   nn::cuda::DeviceProperties gpu = nn::cuda::get_device_properties(0);
   cuda::NvrtcOptions options;
-  options.arch = "sm_" + std::to_string(gpu.major) + std::to_string(gpu.minor);
+  options.arch = gpu.arch();
   llvm::Expected<cuda::NvrtcOutput> image =
       cuda::compileCuda(program.source, name + ".cu", options);
   ASSERT_TRUE(static_cast<bool>(image)) << llvm::toString(image.takeError());

@@ -144,16 +144,6 @@ static cl::opt<std::string> cudaArch(
              "compiled for (sm_90; default: GPU 0's, else sm_90)"),
     cl::value_desc("sm_XY"), cl::cat(nnCategory));
 
-/// --cuda-arch, or GPU 0's architecture where one is present, else sm_90.
-static std::string cudaArchitecture() {
-  if (!cudaArch.empty())
-    return cudaArch;
-  if (!::nn::cuda::is_available())
-    return "sm_90";
-  ::nn::cuda::DeviceProperties gpu = ::nn::cuda::get_device_properties(0);
-  return "sm_" + std::to_string(gpu.major) + std::to_string(gpu.minor);
-}
-
 static cl::opt<std::string> embedWeights(
     "embed-weights",
     cl::desc("Embed every parameter and buffer, from this safetensors file, "
@@ -221,7 +211,8 @@ static int run(ModuleOp module) {
   mlir::nn::PipelineOptions options;
   options.target = {targetCpu, targetFeatures};
   if (target == Target::CUDA)
-    options.cuda = mlir::nn::CudaTarget{cudaArchitecture()};
+    options.cuda = mlir::nn::CudaTarget{
+        cudaArch.empty() ? ::nn::cuda::default_arch() : cudaArch};
   else if (!cudaArch.empty()) {
     llvm::errs() << "nn-compile: --cuda-arch needs --target=cuda\n";
     return 1;

@@ -252,8 +252,6 @@ std::string pathSuffix(Location loc) {
   return out;
 }
 
-/// The bytes of one element in a kernel's buffer; 0 for a type kernels do
-/// not take.
 /// The bytes of `value` as kernels read them: little-endian elements in
 /// row-major order, a bool one byte.
 std::vector<char> bytesOf(DenseElementsAttr value) {
@@ -272,6 +270,8 @@ std::vector<char> bytesOf(DenseElementsAttr value) {
   return bytes;
 }
 
+/// The bytes of one element in a kernel's buffer; 0 for a type kernels do
+/// not take.
 int64_t elementBytes(Type type) {
   if (cType(type).empty())
     return 0;
@@ -1032,7 +1032,7 @@ LogicalResult PlanBuilder::launch(Operation *op, KernelWriter &writer) {
     if (buffer.kind != PlanBuffer::Kind::Argument)
       continue;
     if (auto name =
-            func.getArgAttrOfType<StringAttr>(buffer.argument, "nn.state");
+            func.getArgAttrOfType<StringAttr>(buffer.argument, NNAttr::kState);
         name && !llvm::is_contained(plan.writtenState, name.str()))
       plan.writtenState.push_back(name.str());
   }
@@ -1048,8 +1048,8 @@ LogicalResult PlanBuilder::build() {
     if (!isa<MemRefType>(arg.getType()))
       return func.emitOpError("takes ")
              << arg.getType() << ": CUDA functions take memrefs only";
-    if (auto name =
-            func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "nn.state"))
+    if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                      NNAttr::kState))
       plan.state.push_back(name.str());
     roots[arg] = plan.buffers.size();
     PlanBuffer &argument = plan.buffers.emplace_back();

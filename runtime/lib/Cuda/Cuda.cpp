@@ -41,6 +41,16 @@ int driver_version() {
   return d.ok() ? (*d)->version() : 0;
 }
 
+std::string default_arch(int device) {
+  if (device < 0 || device >= device_count())
+    return "sm_90";
+  try {
+    return get_device_properties(device).arch();
+  } catch (const Error &) {
+    return "sm_90";
+  }
+}
+
 DeviceProperties get_device_properties(int device) {
   Driver &d = driverOrThrow();
   throwIfError(d.checkDevice(device));

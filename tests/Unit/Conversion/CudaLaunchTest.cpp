@@ -26,7 +26,7 @@ TEST(CudaLaunchTest_CUDA, AnNvrtcKernelRunsOnTheGpu) {
     GTEST_SKIP() << llvm::toString(version.takeError());
   cuda::DeviceProperties gpu = cuda::get_device_properties(0);
   mlir::nn::cuda::NvrtcOptions options;
-  options.arch = "sm_" + std::to_string(gpu.major * 10 + gpu.minor);
+  options.arch = gpu.arch();
   llvm::Expected<mlir::nn::cuda::NvrtcOutput> compiled =
       mlir::nn::cuda::compileCuda(R"cuda(
 extern "C" __global__ void __launch_bounds__(128)

@@ -39,11 +39,22 @@ struct DeviceProperties {
   int minor = 0;
   int multi_processor_count = 0;
   int64_t total_memory = 0; ///< bytes
+
+  /// The compute capability as NVRTC and nvcc name the architecture:
+  /// "sm_90".
+  std::string arch() const {
+    return "sm_" + std::to_string(major) + std::to_string(minor);
+  }
 };
 
 /// The properties of GPU `device`; throws nn::Error when there is no driver
 /// or no such GPU.
 DeviceProperties get_device_properties(int device = 0);
+
+/// The architecture kernels for GPU `device` are compiled for by default:
+/// its own where this process can use it, else "sm_90" (H100, H200). Never
+/// throws.
+std::string default_arch(int device = 0);
 
 /// Free and total bytes of GPU `device`'s memory, as
 /// torch.cuda.mem_get_info; throws as get_device_properties does.
