@@ -18,6 +18,7 @@
 #include "DeterministicValues.h"
 #include "E2ETestUtil.h"
 #include "EmulatedKernels.h"
+#include "OpGolden.h"
 
 #include "nn/Conversion/CUDA/CudaArtifact.h"
 #include "nn/Conversion/CUDA/Nvrtc.h"
@@ -30,11 +31,11 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-#include <cmath>
 #include <cstdlib>
 
 using namespace nn;
 using nn::testing::EmulatedKernels;
+using nn::testing::expectClose;
 using nn::testing::loadSimpleMLPGolden;
 using ::testing::HasSubstr;
 
@@ -69,16 +70,9 @@ std::string emulate(const TracedModule &traced, EmulatedKernels &kernels,
   return "";
 }
 
-/// Expects `actual` within atol + rtol·|expected| of `expected`, by
-/// default torch.testing's float32 tolerances.
-void expectClose(const Tensor &actual, const Tensor &expected,
-                 double rtol = 1.3e-6, double atol = 1e-5) {
-  ASSERT_EQ(actual.shape(), expected.shape());
-  for (int64_t i = 0; i < actual.numel(); ++i) {
-    double a = actual.item_as_double(i), e = expected.item_as_double(i);
-    ASSERT_LE(std::abs(a - e), atol + rtol * std::abs(e)) << "element " << i;
-  }
-}
+/// torch.testing's float32 tolerances, and the convolution goldens' (the
+/// CPU's kernels sum in packed blocks, the emitted ones in order).
+constexpr nn::testing::Tolerance kFloat32, kConv{1e-4, 1e-5};
 
 /// Skips the test, saying why, where NVRTC cannot compile kernels.
 #define SKIP_WITHOUT_NVRTC()                                                   \
@@ -116,12 +110,12 @@ TEST_F(CudaCompileTest, CompileForAGpuRunsThereAsPyTorch) {
   absl::StatusOr<std::vector<Tensor>> out = gpu->run({input});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_FALSE(out->at(0).is_cuda());
-  expectClose(out->at(0), expected);
+  expectClose(out->at(0), expected, kFloat32, "output.0");
   // Device in, device out.
   out = gpu->run({input.to(Device::cuda())});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_TRUE(out->at(0).is_cuda());
-  expectClose(out->at(0).to(Device::cpu()), expected);
+  expectClose(out->at(0).to(Device::cpu()), expected, kFloat32, "output.0");
   // The weights were copied at bind: an in-place update reaches the GPU
   // with prepare(), as on the CPU.
   for (auto &[name, p] : model->named_parameters()) {
@@ -150,7 +144,7 @@ TEST_F(CudaCompileTest, ASharedObjectForAGpuRunsOnEither) {
     ASSERT_TRUE((*artifact)->bind(weights).ok());
     std::vector<Tensor> outputs = {Tensor::zeros({64, 10})};
     ASSERT_TRUE((*artifact)->run_into({input}, outputs).ok());
-    expectClose(outputs[0], expected);
+    expectClose(outputs[0], expected, kFloat32, device.str());
   }
 }
 
@@ -194,10 +188,9 @@ TEST_P(CudaCompileSeedModelTest, RunsOnTheGpuAsOnTheCpu) {
       compile(traced, options)->run(inputs);
   ASSERT_TRUE(outputs.ok()) << outputs.status();
   ASSERT_EQ(outputs->size(), expected->size());
-  for (size_t i = 0; i < outputs->size(); ++i) {
-    SCOPED_TRACE("output." + std::to_string(i));
-    expectClose((*outputs)[i], (*expected)[i], 1e-4, 1e-5);
-  }
+  for (size_t i = 0; i < outputs->size(); ++i)
+    expectClose((*outputs)[i], (*expected)[i], kConv,
+                c.name + " output." + std::to_string(i));
 }
 
 INSTANTIATE_TEST_SUITE_P(SeedModels, CudaCompileSeedModelTest,
