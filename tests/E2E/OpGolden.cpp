@@ -104,6 +104,4 @@ void expectMatchesGolden(const OpCase &c, const CompileOptions &options) {
                 c.name + " output." + std::to_string(i));
 }
 
-TEST_P(OpGoldenTest, MatchesPyTorch) { expectMatchesGolden(GetParam(), {}); }
-
 } // namespace nn::testing
