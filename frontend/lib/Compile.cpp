@@ -69,14 +69,15 @@ std::shared_ptr<Artifact> compile(const TracedModule &traced,
   std::optional<mlir::nn::CompileCache> cache = cacheFor(options);
   mlir::nn::PipelineOptions pipeline = pipelineOptions(options);
   // The GPU's kernels first, as their own image (the JIT's code is the
-  // CPU's alone): the CPU compile changes the module in place.
+  // CPU's alone; each is cached on its own): the CPU compile changes the
+  // module in place.
   std::string cudaImage;
   if (options.device.is_cuda()) {
     cuda::check_device(options.device);
     mlir::nn::PipelineOptions gpu = pipeline;
     gpu.cuda = mlir::nn::CudaTarget{cudaArch(options)};
-    mlir::FailureOr<std::string> image =
-        mlir::nn::cuda::compileCudaImage(*work.impl()->module, gpu);
+    mlir::FailureOr<std::string> image = mlir::nn::cuda::compileCudaImage(
+        *work.impl()->module, gpu, cache ? &*cache : nullptr);
     if (mlir::failed(image))
       throw Error("nn::compile failed: " + capture.message());
     cudaImage = std::move(*image);

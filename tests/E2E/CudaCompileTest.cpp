@@ -20,6 +20,7 @@
 #include "EmulatedKernels.h"
 #include "OpGolden.h"
 
+#include "nn/Conversion/CPU/CompileCache.h"
 #include "nn/Conversion/CUDA/CudaArtifact.h"
 #include "nn/Conversion/CUDA/Nvrtc.h"
 #include "nn/Conversion/Passes.h"
@@ -32,6 +33,7 @@
 #include "gtest/gtest.h"
 
 #include <cstdlib>
+#include <optional>
 
 using namespace nn;
 using nn::testing::EmulatedKernels;
@@ -146,6 +148,62 @@ TEST_F(CudaCompileTest, ASharedObjectForAGpuRunsOnEither) {
     ASSERT_TRUE((*artifact)->run_into({input}, outputs).ok());
     expectClose(outputs[0], expected, kFloat32, device.str());
   }
+}
+
+/// Sets an environment variable for its lifetime, then restores it.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const std::string &value) : name_(name) {
+    if (const char *old = getenv(name))
+      old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+
+private:
+  const char *name_;
+  std::optional<std::string> old_;
+};
+
+// nn::compile for a GPU caches the image beside the CPU object: the second
+// compile of the same model runs neither NVRTC nor the CPU back end.
+TEST_F(CudaCompileTest, ASecondCompileTakesTheKernelsFromTheCache) {
+  std::string folder = ::testing::TempDir() + "/nn-cache-XXXXXX";
+  ASSERT_NE(mkdtemp(folder.data()), nullptr);
+  ScopedEnv cacheDir("NN_CACHE_DIR", folder);
+  using mlir::nn::CompileCache;
+  CompileOptions options;
+  options.device = Device::cuda();
+  CompileCache::resetStats();
+  compile(*traced, options);
+  // The JIT's object and the GPU image: each missed and stored.
+  mlir::nn::CompileCacheStats stats = CompileCache::stats();
+  EXPECT_EQ(stats.hits, 0u);
+  EXPECT_EQ(stats.misses, 2u);
+  EXPECT_EQ(stats.stores, 2u);
+  CompileCache::resetStats();
+  std::shared_ptr<Artifact> cached = compile(*traced, options);
+  stats = CompileCache::stats();
+  EXPECT_EQ(stats.hits, 2u);
+  EXPECT_EQ(stats.misses, 0u);
+  absl::StatusOr<std::vector<Tensor>> out = cached->run({input});
+  ASSERT_TRUE(out.ok()) << out.status();
+  expectClose(out->at(0), expected, kFloat32, "output.0");
+  // Another architecture is another image over the same CPU object (its
+  // PTX runs on the later GPU).
+  options.cuda_arch = "sm_80";
+  CompileCache::resetStats();
+  out = compile(*traced, options)->run({input});
+  stats = CompileCache::stats();
+  EXPECT_EQ(stats.hits, 1u);
+  EXPECT_EQ(stats.misses, 1u);
+  ASSERT_TRUE(out.ok()) << out.status();
+  expectClose(out->at(0), expected, kFloat32, "output.0 (sm_80)");
 }
 
 TEST_F(CudaCompileTest, ABadArchitectureIsAnErrorThatSaysSo) {

@@ -8,6 +8,7 @@
 
 #include "nn/Conversion/CPU/Compiler.h"
 #include "nn/Conversion/CUDA/CudaArtifact.h"
+#include "nn/Conversion/CUDA/Nvrtc.h"
 #include "nn/Conversion/Passes.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -66,8 +67,15 @@ std::string PipelineOptions::cacheText() const {
   else
     os << "none";
   os << " " << target.cacheText();
-  if (cuda)
-    os << " cuda=" << cuda->arch;
+  if (cuda) {
+    // NVRTC's version too: another NVRTC emits other PTX and cubins.
+    llvm::Expected<std::string> nvrtc = cuda::nvrtcVersion();
+    os << " cuda=" << cuda->arch << " nvrtc=";
+    if (nvrtc)
+      os << *nvrtc;
+    else
+      os << "none (" << llvm::toString(nvrtc.takeError()) << ")";
+  }
   if (embed)
     os << " embed=" << digestOf(*embed);
   return os.str();

@@ -33,9 +33,12 @@ mlir::nn::cuda::emitCudaKernels(ModuleOp module,
   return emitCudaProgram(*gpu);
 }
 
-FailureOr<std::string>
-mlir::nn::cuda::compileCudaImage(ModuleOp module,
-                                 const PipelineOptions &options) {
+FailureOr<std::string> mlir::nn::cuda::compileCudaImage(
+    ModuleOp module, const PipelineOptions &options, const CompileCache *cache,
+    CacheReport *report) {
+  CacheReport found;
+  if (report)
+    *report = found;
   if (!options.cuda)
     return module.emitError() << "no CUDA target to compile for";
   const std::string &arch = options.cuda->arch;
@@ -43,6 +46,24 @@ mlir::nn::cuda::compileCudaImage(ModuleOp module,
     return module.emitError()
            << "unknown CUDA architecture '" << arch
            << "': name a compute capability as sm_<major><minor> (sm_90)";
+  if (cache) {
+    found.key = CompileCache::key("cuda-image", options.cacheText(),
+                                  printForCache(module));
+    bool rejected = false;
+    std::optional<std::string> bytes = cache->lookup(found.key, &rejected);
+    // An entry is a whole image (the cache checks its bytes); one this
+    // runtime cannot read is built again, as a corrupt entry is.
+    if (bytes &&
+        ::nn::cuda::parse_cuda_image(*bytes, cache->entryPath(found.key))
+            .ok()) {
+      found.outcome = CacheOutcome::Hit;
+      if (report)
+        *report = found;
+      return std::move(*bytes);
+    }
+    found.outcome =
+        rejected || bytes ? CacheOutcome::Rebuilt : CacheOutcome::Miss;
+  }
   FailureOr<CudaProgram> program = emitCudaKernels(module, options);
   if (failed(program))
     return failure();
@@ -58,7 +79,14 @@ mlir::nn::cuda::compileCudaImage(ModuleOp module,
   image.ptx = std::move(compiled->ptx);
   image.cubin = std::move(compiled->cubin);
   image.plans = std::move(program->plans);
-  return ::nn::cuda::serialize_cuda_image(image);
+  std::string bytes = ::nn::cuda::serialize_cuda_image(image);
+  if (cache)
+    if (llvm::Error stored = cache->store(found.key, bytes))
+      module.emitWarning() << "not cached: "
+                           << llvm::toString(std::move(stored));
+  if (report)
+    *report = found;
+  return bytes;
 }
 
 void mlir::nn::cuda::addCudaImage(llvm::Module &llvmModule, StringRef image) {

@@ -32,9 +32,15 @@ FailureOr<CudaProgram> emitCudaKernels(ModuleOp module,
 /// The GPU half of `module` (an nn module, left as it is) compiled as
 /// `options` say for `options.cuda`: the bytes of a CudaImage. Errors are
 /// diagnostics on the module: an op the backend cannot run, NVRTC missing
-/// or failing, an architecture NVRTC does not know.
+/// or failing, an architecture NVRTC does not know. With a `cache`, the
+/// image is looked up under the module's text and the options (the arch and
+/// NVRTC's version among them: PipelineOptions::cacheText) and stored after
+/// a miss, so an in-process compile (nn::compile for a GPU) runs NVRTC once
+/// per model; `report` says which happened.
 FailureOr<std::string> compileCudaImage(ModuleOp module,
-                                        const PipelineOptions &options);
+                                        const PipelineOptions &options,
+                                        const CompileCache *cache = nullptr,
+                                        CacheReport *report = nullptr);
 
 /// Adds `image` to `llvmModule` with the exported getter
 /// nn_get_cuda_image_v1 that returns it.
