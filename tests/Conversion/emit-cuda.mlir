@@ -15,10 +15,10 @@
 // CHECK: extern "C" __global__ void __launch_bounds__(256) forward_0_block_relu(const forward_0_block_relu_params p) {
 // CHECK-NEXT:   typedef int nn_index;
 // CHECK-NEXT:   for (nn_index t = (nn_index)blockIdx.x * blockDim.x + threadIdx.x; t < 32; t += (nn_index)gridDim.x * blockDim.x) {
-// CHECK-NEXT:     nn_index rest = t;
-// CHECK-NEXT:     const nn_index d1 = rest % 8;
-// CHECK-NEXT:     rest /= 8;
-// CHECK-NEXT:     const nn_index d0 = rest;
+// CHECK-NEXT:     nn_index rest_t = t;
+// CHECK-NEXT:     const nn_index d1 = rest_t % 8;
+// CHECK-NEXT:     rest_t /= 8;
+// CHECK-NEXT:     const nn_index d0 = rest_t;
 // CHECK-NEXT:     const float v0 = p.p0[(nn_index)(d0) * 8 + d1];
 // CHECK-NEXT:     const float v1 = p.p1[d1];
 // CHECK-NEXT:     float o0;
@@ -35,7 +35,7 @@
 // which is no kernel of its own; the reduction is a loop in the thread, the
 // result written once.
 // CHECK-LABEL: void __launch_bounds__(256) forward_1(
-// CHECK:          const nn_index d0 = rest;
+// CHECK:          const nn_index d0 = t;
 // CHECK-NEXT:     const float v0 = 0x0p+0f;
 // CHECK-NEXT:     float o0 = v0;
 // CHECK-NEXT:     for (nn_index d1 = 0; d1 < 8; ++d1) {
@@ -182,6 +182,119 @@ func.func @keep(%x: memref<4xf32>) {
       ins(%x : memref<4xf32>) outs(%x : memref<4xf32>) {
   ^bb0(%a: f32, %o: f32):
     %0 = arith.addf %a, %o : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// A reduction of 256 points or more whose accumulator only folds values in
+// is a block's per output point: each thread folds a strided share into a
+// partial from the fold's identity (-inf for a max, by its bits), the block
+// combines the partials in halves in shared memory, and thread 0 folds
+// their total into the output's start (here the output's own value). The
+// plan launches a block per point.
+// CHECK-LABEL: void __launch_bounds__(256) rowmax_0(
+// CHECK-NEXT:   typedef int nn_index;
+// CHECK-NEXT:   for (nn_index t = blockIdx.x; t < 4; t += gridDim.x) {
+// CHECK-NEXT:     const nn_index d0 = t;
+// CHECK-NEXT:     const float i0 = p.p0[d0];
+// CHECK-NEXT:     float o0 = nn_f32_from_bits(0xff800000u);
+// CHECK-NEXT:     for (nn_index r = threadIdx.x; r < 300; r += blockDim.x) {
+// CHECK-NEXT:       const nn_index d1 = r;
+// CHECK-NEXT:       const float v0 = p.p1[(nn_index)(d0) * 300 + d1];
+// CHECK-NEXT:       const float v1 = nn_maximumf(o0, v0);
+// CHECK-NEXT:       o0 = v1;
+// CHECK-NEXT:     }
+// CHECK-NEXT:     __shared__ float s0[256];
+// CHECK-NEXT:     s0[threadIdx.x] = o0;
+// CHECK-NEXT:     __syncthreads();
+// CHECK-NEXT:     for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+// CHECK-NEXT:       if (threadIdx.x < half) {
+// CHECK-NEXT:         const float v2 = nn_maximumf(s0[threadIdx.x], s0[threadIdx.x + half]);
+// CHECK-NEXT:         s0[threadIdx.x] = v2;
+// CHECK-NEXT:       }
+// CHECK-NEXT:       __syncthreads();
+// CHECK-NEXT:     }
+// CHECK-NEXT:     if (threadIdx.x == 0) {
+// CHECK-NEXT:       const float v3 = nn_maximumf(i0, s0[0]);
+// CHECK-NEXT:       p.p0[d0] = v3;
+// CHECK-NEXT:     }
+// CHECK-NEXT:     __syncthreads();
+// CHECK-NEXT:   }
+// CHECK-NEXT: }
+// CHECK: nn_emulate_block_launch(grid, block, [&] { rowmax_0(p); });
+
+// Down the columns of an f64 matrix (two reduction dimensions flattened,
+// the last fastest), from a fill's value: the sum's identity is 0.
+// CHECK-LABEL: void __launch_bounds__(256) rowmax_1(
+// CHECK:          const double i0 = v0;
+// CHECK-NEXT:     double o0 = (double)0;
+// CHECK-NEXT:     for (nn_index r = threadIdx.x; r < 600; r += blockDim.x) {
+// CHECK-NEXT:       nn_index rest_r = r;
+// CHECK-NEXT:       const nn_index d2 = rest_r % 2;
+// CHECK-NEXT:       rest_r /= 2;
+// CHECK-NEXT:       const nn_index d1 = rest_r;
+// CHECK:          __shared__ double s0[256];
+
+// The accumulator read by more than its fold (here doubled first): each
+// thread reduces its point alone, as below 256 points.
+// CHECK-LABEL: void __launch_bounds__(256) rowmax_2(
+// CHECK-NOT:   __syncthreads
+// CHECK:       for (nn_index d1 = 0; d1 < 300; ++d1) {
+// CHECK-LABEL: void __launch_bounds__(256) rowmax_3(
+// CHECK-NOT:   __syncthreads
+// CHECK:       for (nn_index d1 = 0; d1 < 255; ++d1) {
+
+// 2^17 output points or more: a thread's each, however long.
+// CHECK-LABEL: void __launch_bounds__(256) rowmax_4(
+// CHECK-NOT:   __syncthreads
+// CHECK:       for (nn_index d1 = 0; d1 < 256; ++d1) {
+
+// CHECK-LABEL: // plan rowmax:
+// CHECK:      //   rowmax_0<<<4, 256>>>(b1, b0)
+// CHECK-NEXT: //   rowmax_1<<<5, 256>>>(b3, b2)
+// CHECK-NEXT: //   rowmax_2<<<1, 256>>>(b1, b0)
+// CHECK-NEXT: //   rowmax_3<<<1, 256>>>(b4, b0)
+// CHECK-NEXT: //   rowmax_4<<<512, 256>>>(b6, b5)
+#row = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+#cols = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
+#cout = affine_map<(d0, d1, d2) -> (d0)>
+func.func @rowmax(%x: memref<4x300xf32>, %m: memref<4xf32>, %y: memref<300x5x2xf64>, %s: memref<5xf64>, %u: memref<4xf32>, %big: memref<131072x256xf32>, %bo: memref<131072xf32>) {
+  linalg.generic {indexing_maps = [#row, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x300xf32>) outs(%m : memref<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = arith.maximumf %o, %a : f32
+    linalg.yield %0 : f32
+  }
+  %zero = arith.constant 0.0 : f64
+  linalg.fill ins(%zero : f64) outs(%s : memref<5xf64>)
+  linalg.generic {indexing_maps = [#cols, #cout], iterator_types = ["parallel", "reduction", "reduction"]}
+      ins(%y : memref<300x5x2xf64>) outs(%s : memref<5xf64>) {
+  ^bb0(%a: f64, %o: f64):
+    %0 = arith.addf %o, %a : f64
+    linalg.yield %0 : f64
+  }
+  linalg.generic {indexing_maps = [#row, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x300xf32>) outs(%m : memref<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = arith.addf %o, %o : f32
+    %1 = arith.addf %0, %a : f32
+    linalg.yield %1 : f32
+  }
+  %w = memref.subview %x[0, 0] [4, 255] [1, 1] : memref<4x300xf32> to memref<4x255xf32, strided<[300, 1]>>
+  linalg.generic {indexing_maps = [#row, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%w : memref<4x255xf32, strided<[300, 1]>>) outs(%u : memref<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = arith.addf %o, %a : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [#row, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%big : memref<131072x256xf32>) outs(%bo : memref<131072xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = arith.addf %o, %a : f32
     linalg.yield %0 : f32
   }
   return

@@ -190,6 +190,21 @@ const OpCase kNormalizationCases[] = {
            in[0],
            F::InstanceNormFuncOptions().weight(in[1]).bias(in[2]).eps(1e-3))};
      }},
+    // Reductions of 256 points or more (a block's on a GPU).
+    {"normalization", "sum_rows_3x300",
+     [](const Inputs &in) { return Outputs{F::sum(in[0], {1})}; }},
+    {"normalization", "amax_nan_rows_4x257",
+     [](const Inputs &in) { return Outputs{F::amax(in[0], {1})}; }},
+    {"normalization", "mean_cols_300x5",
+     [](const Inputs &in) { return Outputs{F::mean(in[0], {0})}; }},
+    {"normalization", "sum_i64_rows_2x300",
+     [](const Inputs &in) { return Outputs{F::sum(in[0], {1})}; }},
+    {"normalization", "softmax_rows_4x300",
+     [](const Inputs &in) { return Outputs{F::softmax(in[0], 1)}; }},
+    {"normalization", "layer_norm_rows_3x384",
+     [](const Inputs &in) {
+       return Outputs{F::layer_norm(in[0], F::LayerNormFuncOptions({384}))};
+     }},
 };
 INSTANTIATE_TEST_SUITE_P(Normalization, OpGoldenTest,
                          ::testing::ValuesIn(kNormalizationCases), caseName);

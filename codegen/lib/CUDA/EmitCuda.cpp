@@ -318,6 +318,50 @@ FailureOr<Layout> staticLayout(Operation *user, Value memref) {
   return layout;
 }
 
+/// The output points from which even a long reduction is a thread's per
+/// point: 2^17 threads are half of what an H100's or H200's 132
+/// multiprocessors hold at once (2048 each), enough to hide the reads'
+/// latency without a block's shared-memory rounds. Below it, a thread per
+/// point would leave most of the GPU idle while each walks its whole
+/// reduction. (A rule from the hardware's sizes, not yet measured.)
+constexpr int64_t kMaxBlockReductionPoints = int64_t{1} << 17;
+
+/// The op that folds each value into `acc` (a reduction's accumulator)
+/// when that is all the payload does with it: `acc` used once, by an add,
+/// max or min of f32/f64 (or an integer add) whose result is `yielded` and
+/// goes nowhere else. Such a fold can be split into partials that start
+/// from its identity and are combined by the same op. Null otherwise.
+Operation *combinerOf(BlockArgument acc, Value yielded) {
+  if (!acc.hasOneUse() || !yielded.hasOneUse())
+    return nullptr;
+  Operation *user = *acc.getUsers().begin();
+  if (user->getNumResults() != 1 || user->getResult(0) != yielded)
+    return nullptr;
+  Type type = acc.getType();
+  if (isa<arith::AddIOp>(user))
+    return type.isInteger(32) || type.isInteger(64) ? user : nullptr;
+  if (!type.isF32() && !type.isF64())
+    return nullptr;
+  return isa<arith::AddFOp, arith::MaximumFOp, arith::MinimumFOp,
+             arith::MaxNumFOp, arith::MinNumFOp>(user)
+             ? user
+             : nullptr;
+}
+
+/// The identity of a combinerOf fold, as a C expression of its type.
+std::string identityOf(Operation *combiner) {
+  Type type = combiner->getResult(0).getType();
+  if (isa<arith::AddFOp, arith::AddIOp>(combiner))
+    return "(" + cType(type) + ")0";
+  // -inf for a max, +inf for a min, by their bits (NVRTC has no INFINITY).
+  bool max = isa<arith::MaximumFOp, arith::MaxNumFOp>(combiner);
+  if (type.isF64())
+    return max ? "nn_f64_from_bits(0xfff0000000000000ull)"
+               : "nn_f64_from_bits(0x7ff0000000000000ull)";
+  return max ? "nn_f32_from_bits(0xff800000u)"
+             : "nn_f32_from_bits(0x7f800000u)";
+}
+
 /// Writes one kernel (see the file comment).
 class KernelWriter {
 public:
@@ -336,6 +380,8 @@ public:
   /// The memrefs the kernel's parameters are, in order.
   SmallVector<Value> buffers;
   int64_t iterations = 1;
+  /// Each iteration is a block's (a block reduction), not a thread's.
+  bool blockPerIteration = false;
 
 private:
   /// The index of the parameter for `memref`, added (its layout checked
@@ -350,10 +396,20 @@ private:
   FailureOr<std::string> operand(Value value);
   /// Writes `op` of the payload as `const T vN = ...;`.
   LogicalResult writePayloadOp(Operation *payloadOp);
-  /// The signature, the grid-stride loop and the thread's indices over the
-  /// dimensions `loops` (sizes `sizes`), outermost first.
-  void openKernel(ArrayRef<std::string> loops, ArrayRef<int64_t> sizes);
+  /// The grid-stride loop over the points of `loops` (sizes `sizes`,
+  /// outermost first), a thread's each or, with `perBlock`, a block's, and
+  /// the point's indices.
+  void openKernel(ArrayRef<std::string> loops, ArrayRef<int64_t> sizes,
+                  bool perBlock = false);
+  /// `const nn_index <loops[i]> = ...;` for the point `flat` of a row-major
+  /// iteration space of `sizes`.
+  void unflatten(StringRef flat, ArrayRef<std::string> loops,
+                 ArrayRef<int64_t> sizes);
   void closeKernel();
+  /// `combiner` (a payload op of two operands) applied to the C expressions
+  /// `a` and `b`, written as a `const T vN`; returns vN.
+  FailureOr<std::string> combine(Operation *combiner, const std::string &a,
+                                 const std::string &b);
   std::string fresh() { return "v" + std::to_string(nextValue++); }
   void line(const Twine &text) {
     body.append(indent, ' ');
@@ -432,25 +488,40 @@ std::string KernelWriter::affine(AffineExpr expr) const {
 }
 
 void KernelWriter::openKernel(ArrayRef<std::string> loops,
-                              ArrayRef<int64_t> sizes) {
+                              ArrayRef<int64_t> sizes, bool perBlock) {
   iterations = 1;
   for (int64_t size : sizes)
     iterations *= size;
   maxIndex = std::max(maxIndex, iterations);
-  line("for (nn_index t = (nn_index)blockIdx.x * blockDim.x + threadIdx.x; "
-       "t < " +
-       std::to_string(iterations) +
-       "; t += (nn_index)gridDim.x * blockDim.x) {");
+  blockPerIteration = perBlock;
+  if (perBlock)
+    line("for (nn_index t = blockIdx.x; t < " + std::to_string(iterations) +
+         "; t += gridDim.x) {");
+  else
+    line("for (nn_index t = (nn_index)blockIdx.x * blockDim.x + threadIdx.x; "
+         "t < " +
+         std::to_string(iterations) +
+         "; t += (nn_index)gridDim.x * blockDim.x) {");
   indent += 2;
-  if (!loops.empty()) {
-    line("nn_index rest = t;");
-    for (size_t i = loops.size(); i-- > 1;) {
-      line("const nn_index " + loops[i] + " = rest % " +
-           std::to_string(sizes[i]) + ";");
-      line("rest /= " + std::to_string(sizes[i]) + ";");
-    }
-    line("const nn_index " + loops[0] + " = rest;");
+  unflatten("t", loops, sizes);
+}
+
+void KernelWriter::unflatten(StringRef flat, ArrayRef<std::string> loops,
+                             ArrayRef<int64_t> sizes) {
+  if (loops.empty())
+    return;
+  if (loops.size() == 1) {
+    line("const nn_index " + loops[0] + " = " + flat.str() + ";");
+    return;
   }
+  std::string rest = "rest_" + flat.str();
+  line("nn_index " + rest + " = " + flat.str() + ";");
+  for (size_t i = loops.size(); i-- > 1;) {
+    line("const nn_index " + loops[i] + " = " + rest + " % " +
+         std::to_string(sizes[i]) + ";");
+    line(rest + " /= " + std::to_string(sizes[i]) + ";");
+  }
+  line("const nn_index " + loops[0] + " = " + rest + ";");
 }
 
 void KernelWriter::closeKernel() {
@@ -474,11 +545,13 @@ extern "C" __global__ void __launch_bounds__({2}) {0}(const {0}_params p) {{
 extern "C" const unsigned long {0}_params_bytes = sizeof({0}_params);
 extern "C" void {0}_emulated(const void *params, unsigned grid, unsigned block) {{
   const {0}_params p = *static_cast<const {0}_params *>(params);
-  nn_emulate_launch(grid, block, [&] {{ {0}(p); });
+  {5}(grid, block, [&] {{ {0}(p); });
 }
 #endif
 )cuda",
-                         name, params, kBlockSize, indexType, body)
+                         name, params, kBlockSize, indexType, body,
+                         blockPerIteration ? "nn_emulate_block_launch"
+                                           : "nn_emulate_launch")
                .str();
 }
 
@@ -813,9 +886,37 @@ LogicalResult KernelWriter::writeLinalg(linalg::LinalgOp linalgOp,
                    [](AffineMap map) { return map.getNumSymbols() != 0; }))
     return op->emitOpError("indexes with symbols, which CUDA kernels do not "
                            "take");
-  openKernel(parallel, parallelSizes);
-
   Block *payload = linalgOp.getBlock();
+  auto yield = cast<linalg::YieldOp>(payload->getTerminator());
+  // A reduction of kBlockSize points or more, over fewer output points than
+  // kMaxBlockReductionPoints, whose accumulators only fold values in is
+  // shared by a block per output point: each thread folds a strided share
+  // into a partial from the fold's identity, then the block combines the
+  // partials in shared memory, and thread 0 folds their total into the
+  // output. Otherwise each thread reduces its point alone.
+  int64_t reductionPoints = 1, outputPoints = 1;
+  for (int64_t size : reductionSizes)
+    reductionPoints *= size;
+  for (int64_t size : parallelSizes)
+    outputPoints *= size;
+  SmallVector<Operation *> combiners;
+  if (!reduction.empty() && reductionPoints >= kBlockSize &&
+      outputPoints < kMaxBlockReductionPoints) {
+    for (auto [init, yielded] :
+         llvm::zip(linalgOp.getDpsInitsMutable(), yield.getValues())) {
+      Operation *combiner =
+          combinerOf(linalgOp.getMatchingBlockArgument(&init), yielded);
+      if (!combiner) {
+        combiners.clear();
+        break;
+      }
+      combiners.push_back(combiner);
+    }
+  }
+  const bool perBlock = !combiners.empty();
+  maxIndex = std::max(maxIndex, reductionPoints);
+  openKernel(parallel, parallelSizes, perBlock);
+
   SmallVector<AffineMap> maps = linalgOp.getIndexingMapsArray();
   // An operand's element, at the thread's (and the reduction loop's) point.
   auto at = [&](OpOperand &opOperand) -> FailureOr<std::string> {
@@ -869,8 +970,10 @@ LogicalResult KernelWriter::writeLinalg(linalg::LinalgOp linalgOp,
   for (OpOperand *input : linalgOp.getDpsInputOperands())
     if (!variesInReduction(*input) && failed(load(*input)))
       return failure();
-  SmallVector<std::string> accumulators;
-  for (OpOperand &init : linalgOp.getDpsInitsMutable()) {
+  // The accumulators o<i>; for a block, each thread's partial o<i> starts
+  // from its fold's identity and the output's start i<i> waits for the end.
+  SmallVector<std::string> accumulators, starts;
+  for (auto [i, init] : llvm::enumerate(linalgOp.getDpsInitsMutable())) {
     if (variesInReduction(init))
       return op->emitOpError("writes an output along a reduction dimension, "
                              "which CUDA kernels do not do");
@@ -878,24 +981,39 @@ LogicalResult KernelWriter::writeLinalg(linalg::LinalgOp linalgOp,
     if (failed(element))
       return failure();
     BlockArgument arg = linalgOp.getMatchingBlockArgument(&init);
-    std::string acc = "o" + std::to_string(accumulators.size());
+    std::string type = cType(arg.getType());
+    std::string acc = "o" + std::to_string(i);
+    std::string start;
     if (filled && init.get() == filled.getOutputs()[0]) {
       // The fill's value, not what it would have written.
       FailureOr<std::string> value = operand(filled.getInputs()[0]);
       if (failed(value))
         return failure();
-      line(cType(arg.getType()) + " " + acc + " = " + *value + ";");
-    } else if (!reduction.empty() || !arg.use_empty())
-      line(cType(arg.getType()) + " " + acc + " = " + *element + ";");
-    else
-      line(cType(arg.getType()) + " " + acc + ";");
+      start = *value;
+    } else if (!reduction.empty() || !arg.use_empty()) {
+      start = *element;
+    }
+    if (perBlock) {
+      starts.push_back("i" + std::to_string(i));
+      line("const " + type + " " + starts.back() + " = " + start + ";");
+      line(type + " " + acc + " = " + identityOf(combiners[i]) + ";");
+    } else {
+      line(type + " " + acc + (start.empty() ? "" : " = " + start) + ";");
+    }
     names[arg] = acc;
     accumulators.push_back(acc);
   }
-  for (auto [loop, size] : llvm::zip(reduction, reductionSizes)) {
-    line("for (nn_index " + loop + " = 0; " + loop + " < " +
-         std::to_string(size) + "; ++" + loop + ") {");
+  if (perBlock) {
+    line("for (nn_index r = threadIdx.x; r < " +
+         std::to_string(reductionPoints) + "; r += blockDim.x) {");
     indent += 2;
+    unflatten("r", reduction, reductionSizes);
+  } else {
+    for (auto [loop, size] : llvm::zip(reduction, reductionSizes)) {
+      line("for (nn_index " + loop + " = 0; " + loop + " < " +
+           std::to_string(size) + "; ++" + loop + ") {");
+      indent += 2;
+    }
   }
   for (OpOperand *input : linalgOp.getDpsInputOperands())
     if (variesInReduction(*input) && failed(load(*input)))
@@ -903,24 +1021,83 @@ LogicalResult KernelWriter::writeLinalg(linalg::LinalgOp linalgOp,
   for (Operation &payloadOp : payload->without_terminator())
     if (failed(writePayloadOp(&payloadOp)))
       return failure();
-  auto yield = cast<linalg::YieldOp>(payload->getTerminator());
   for (auto [acc, value] : llvm::zip(accumulators, yield.getValues())) {
     FailureOr<std::string> yielded = operand(value);
     if (failed(yielded))
       return failure();
     line(acc + " = " + *yielded + ";");
   }
-  for (size_t i = 0; i < reduction.size(); ++i) {
+  for (size_t i = 0; i < (perBlock ? 1 : reduction.size()); ++i) {
     indent -= 2;
     line("}");
   }
-  for (auto [acc, init] :
-       llvm::zip(accumulators, linalgOp.getDpsInitsMutable())) {
-    FailureOr<std::string> element = at(init);
-    line(*element + " = " + acc + ";");
+  if (perBlock) {
+    // The partials combined in halves, then folded into the output's
+    // start by thread 0; the last barrier lets the next point reuse the
+    // shared sums.
+    SmallVector<std::string> shared;
+    for (auto [i, init] : llvm::enumerate(linalgOp.getDpsInitsMutable())) {
+      shared.push_back("s" + std::to_string(i));
+      line("__shared__ " +
+           cType(linalgOp.getMatchingBlockArgument(&init).getType()) + " " +
+           shared.back() + "[" + std::to_string(kBlockSize) + "];");
+      line(shared.back() + "[threadIdx.x] = " + accumulators[i] + ";");
+    }
+    line("__syncthreads();");
+    line("for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {");
+    indent += 2;
+    line("if (threadIdx.x < half) {");
+    indent += 2;
+    for (auto [s, combiner] : llvm::zip(shared, combiners)) {
+      FailureOr<std::string> sum =
+          combine(combiner, s + "[threadIdx.x]", s + "[threadIdx.x + half]");
+      if (failed(sum))
+        return failure();
+      line(s + "[threadIdx.x] = " + *sum + ";");
+    }
+    indent -= 2;
+    line("}");
+    line("__syncthreads();");
+    indent -= 2;
+    line("}");
+    line("if (threadIdx.x == 0) {");
+    indent += 2;
+    for (auto [i, init] : llvm::enumerate(linalgOp.getDpsInitsMutable())) {
+      FailureOr<std::string> total =
+          combine(combiners[i], starts[i], shared[i] + "[0]");
+      if (failed(total))
+        return failure();
+      line(*at(init) + " = " + *total + ";");
+    }
+    indent -= 2;
+    line("}");
+    line("__syncthreads();");
+  } else {
+    for (auto [acc, init] :
+         llvm::zip(accumulators, linalgOp.getDpsInitsMutable()))
+      line(*at(init) + " = " + acc + ";");
   }
   closeKernel();
   return success();
+}
+
+FailureOr<std::string> KernelWriter::combine(Operation *combiner,
+                                             const std::string &a,
+                                             const std::string &b) {
+  Value lhs = combiner->getOperand(0), rhs = combiner->getOperand(1);
+  Value result = combiner->getResult(0);
+  std::string oldLhs = names.lookup(lhs), oldRhs = names.lookup(rhs),
+              oldResult = names.lookup(result);
+  names[lhs] = a;
+  names[rhs] = b;
+  LogicalResult written = writePayloadOp(combiner);
+  std::string sum = names.lookup(result);
+  names[lhs] = oldLhs;
+  names[rhs] = oldRhs;
+  names[result] = oldResult;
+  if (failed(written))
+    return failure();
+  return sum;
 }
 
 LogicalResult KernelWriter::writeCopy(memref::CopyOp copy) {
@@ -1015,6 +1192,7 @@ LogicalResult PlanBuilder::launch(Operation *op, KernelWriter &writer) {
     launch.buffers.push_back(*index);
   }
   launch.iterations = writer.iterations;
+  launch.blockPerIteration = writer.blockPerIteration;
   plan.launches.push_back(std::move(launch));
   // State the kernel writes (train-mode batch-norm statistics): a runtime
   // that runs on a copy of the state copies it back.

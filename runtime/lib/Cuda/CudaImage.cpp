@@ -60,9 +60,12 @@ json::Value planJson(const LaunchPlan &plan, std::string &payload) {
     json::Array used;
     for (unsigned b : launch.buffers)
       used.push_back(static_cast<uint64_t>(b));
-    launches.push_back(json::Object{{"kernel", launch.kernel},
-                                    {"buffers", std::move(used)},
-                                    {"iterations", launch.iterations}});
+    json::Object entry{{"kernel", launch.kernel},
+                       {"buffers", std::move(used)},
+                       {"iterations", launch.iterations}};
+    if (launch.blockPerIteration)
+      entry.emplace_back("block_per_iteration", true);
+    launches.push_back(std::move(entry));
   }
   return json::Object{{"function", plan.function},
                       {"state", std::move(state)},
@@ -206,6 +209,13 @@ public:
       if (!iterations.ok())
         return iterations.status();
       launch.iterations = *iterations;
+      if (const json::Value *perBlock = l.find("block_per_iteration")) {
+        if (!perBlock->isBool())
+          return error(absl::StrCat(where, " (", launch.kernel,
+                                    "): block_per_iteration is not a "
+                                    "boolean"));
+        launch.blockPerIteration = perBlock->getBool();
+      }
       plan.launches.push_back(std::move(launch));
     }
     return plan;

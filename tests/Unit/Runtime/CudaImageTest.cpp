@@ -34,6 +34,7 @@ CudaImage sampleImage() {
   plan.buffers.push_back(constant);
   plan.launches.push_back({"forward_0_fc", {0, 2}, 640});
   plan.launches.push_back({"forward_1_bn", {2, 3, 1}, 0});
+  plan.launches.push_back({"forward_2_norm", {2}, 64, true});
   image.plans.push_back(plan);
   return image;
 }
@@ -73,10 +74,15 @@ TEST(CudaImageTest, RoundTripKeepsEverything) {
   EXPECT_EQ(plan.buffers[3].kind, PlanBuffer::Kind::Constant);
   EXPECT_EQ(plan.buffers[3].bytes, 5);
   EXPECT_EQ(plan.buffers[3].data, image.plans[0].buffers[3].data);
-  ASSERT_EQ(plan.launches.size(), 2u);
+  ASSERT_EQ(plan.launches.size(), 3u);
   EXPECT_EQ(plan.launches[1].kernel, "forward_1_bn");
   EXPECT_EQ(plan.launches[1].buffers, (std::vector<unsigned>{2, 3, 1}));
   EXPECT_EQ(plan.launches[0].iterations, 640);
+  // A thread per iteration, 256 to a block, or a block per iteration.
+  EXPECT_FALSE(plan.launches[0].blockPerIteration);
+  EXPECT_EQ(plan.launches[0].gridSize(), 3u);
+  EXPECT_TRUE(plan.launches[2].blockPerIteration);
+  EXPECT_EQ(plan.launches[2].gridSize(), 64u);
   EXPECT_EQ(read->plan("backward"), nullptr);
 }
 
@@ -100,6 +106,14 @@ TEST(CudaImageTest, RefusesDamagedBytesByName) {
                          R"("launches":[{"kernel":"k","buffers":[0,1],)"
                          R"("iterations":1}]}]})")),
       HasSubstr("launch 0 of forward (k) reads a buffer outside the plan's 1"));
+  EXPECT_THAT(
+      errorOf(withHeader(R"({"arch":"sm_90","ptx":[0,1],"cubin":[1,1],)"
+                         R"("plans":[{"function":"forward","state":[],)"
+                         R"("written_state":[],"buffers":[{"temporary":8}],)"
+                         R"("launches":[{"kernel":"k","buffers":[0],)"
+                         R"("iterations":1,"block_per_iteration":1}]}]})")),
+      HasSubstr("launch 0 of forward (k): block_per_iteration is not a "
+                "boolean"));
   EXPECT_THAT(
       errorOf(withHeader(R"({"arch":"sm_90","ptx":[0,1],"cubin":[1,1],)"
                          R"("plans":[{"function":"forward","state":["a"],)"

@@ -167,6 +167,19 @@ def cases():
     in2e = torch.nn.InstanceNorm2d(3, track_running_stats=True)
     yield "InstanceNorm2d_track_eval_2x3x5x4", _module_fn(in2e), \
         (torch.randn(2, 3, 5, 4),) + _state(in2e)
+    # Reductions of 256 points or more, which a GPU shares among a block's
+    # threads (partials from the fold's identity, combined in shared
+    # memory): along rows and down columns, a max with a NaN in one row,
+    # integers, and the softmax and layer norm of long rows (added last, as
+    # above).
+    yield "sum_rows_3x300", lambda t: torch.sum(t, 1), (torch.randn(3, 300),)
+    rows = torch.randn(4, 257)
+    rows[2, 100] = float("nan")
+    yield "amax_nan_rows_4x257", lambda t: torch.amax(t, 1), (rows,)
+    yield "mean_cols_300x5", lambda t: torch.mean(t, 0), (torch.randn(300, 5),)
+    yield "sum_i64_rows_2x300", lambda t: torch.sum(t, 1), (torch.randint(-100, 100, (2, 300)),)
+    yield "softmax_rows_4x300", lambda t: F.softmax(t, dim=1), (torch.randn(4, 300) * 4,)
+    yield "layer_norm_rows_3x384", lambda t: F.layer_norm(t, (384,)), (torch.randn(3, 384) * 2 + 1,)
 
 
 def _module_fn(module, train=False):

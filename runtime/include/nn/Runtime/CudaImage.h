@@ -19,7 +19,10 @@
 //                           {"argument": 1, "default": [offset, size]},
 //                           {"constant": [offset, size]}, ...],
 //               "launches": [{"kernel": "forward_0_fc", "buffers": [0, 2],
-//                             "iterations": 640}, ...]}]}
+//                             "iterations": 640},
+//                            {"kernel": "forward_1_norm", "buffers": [2, 3],
+//                             "iterations": 64, "block_per_iteration": true},
+//                            ...]}]}
 //
 // The compiler writes it (serialize_cuda_image) and the runtime reads it
 // (parse_cuda_image), which refuses anything out of range by name, so a

@@ -36,16 +36,21 @@ struct PlanBuffer {
 
 /// One kernel launch: `kernel` with one pointer parameter per entry of
 /// `buffers` (indices into LaunchPlan::buffers, each the base of its
-/// buffer; the kernel adds the offsets), over `iterations` threads. The
-/// kernel takes its pointers as one struct, by value.
+/// buffer; the kernel adds the offsets), over `iterations` threads, or,
+/// with `blockPerIteration`, `iterations` blocks (a reduction whose block
+/// shares each output's sum). The kernel takes its pointers as one struct,
+/// by value.
 struct PlanLaunch {
   std::string kernel;
   std::vector<unsigned> buffers;
   int64_t iterations = 0;
-  /// The launch's grid: ceil(iterations / kBlockSize) blocks, at most
-  /// 2^31-1 (the kernels loop over the rest).
+  bool blockPerIteration = false;
+  /// The launch's grid: a block per kBlockSize iterations (or per
+  /// iteration), at most 2^31-1 blocks (the kernels loop over the rest).
   unsigned gridSize() const {
-    int64_t blocks = (iterations + kBlockSize - 1) / kBlockSize;
+    int64_t blocks = blockPerIteration
+                         ? iterations
+                         : (iterations + kBlockSize - 1) / kBlockSize;
     int64_t most = (int64_t{1} << 31) - 1;
     return static_cast<unsigned>(blocks < most ? blocks : most);
   }

@@ -10,6 +10,10 @@
 // loop), its reduction dimensions a loop in the thread, its body the
 // linalg payload written out as C expressions, every operand addressed
 // through its strided layout with the sizes, strides and offsets baked in.
+// A long reduction (kBlockSize points or more) over few output points whose
+// accumulators only add, max or min values in is a block's per point
+// instead: its threads fold strided shares into partials, combined in
+// halves in shared memory (PlanLaunch::blockPerIteration).
 // What is left of the function — allocations and views — is the launch
 // plan: which buffer each kernel parameter is, and in what order the
 // kernels run.
@@ -17,14 +21,15 @@
 // The source compiles with NVRTC (nn/Conversion/CUDA/Nvrtc.h) and, defining
 // NN_CUDA_EMULATION, as host C++: every kernel then also has an
 // `extern "C" void <kernel>_emulated(const void *params, unsigned grid,
-// unsigned block)` that runs its threads one after another on the CPU, and
+// unsigned block)` that runs its threads on the CPU, and
 // `extern "C" const unsigned long <kernel>_params_bytes`, the size of its
 // parameter struct, so the emitted code's numbers are testable without a
 // GPU (tests/E2E/CudaKernelGoldenTest.cpp, and whole compiled models
 // through the fake driver of tests/Unit/Runtime/Inputs). The emulation
-// header defines the CUDA built-ins (threadIdx, blockIdx, ...) and
-// nn_emulate_launch. No kernel synchronizes threads yet; the first one that
-// does brings fibers to the emulation.
+// header defines the CUDA built-ins (threadIdx, blockIdx, ...),
+// nn_emulate_launch, and nn_emulate_block_launch, which runs a block
+// reduction's threads as fibers so that __syncthreads and __shared__ behave
+// as on the GPU.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NN_CONVERSION_CUDA_EMITCUDA_H
