@@ -119,10 +119,8 @@ mlir::nn::compileToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
   return llvmModule;
 }
 
-/// Stores `bytes` under `key`; a cache that cannot be written costs the next
-/// compile its speed-up, not this one its result, so it only warns.
-static void storeOrWarn(ModuleOp module, const CompileCache &cache,
-                        StringRef key, llvm::Expected<StringRef> bytes) {
+void mlir::nn::storeOrWarn(ModuleOp module, const CompileCache &cache,
+                           StringRef key, llvm::Expected<StringRef> bytes) {
   llvm::Error stored = bytes ? cache.store(key, *bytes) : bytes.takeError();
   if (stored)
     module.emitWarning() << "not cached: " << llvm::toString(std::move(stored));

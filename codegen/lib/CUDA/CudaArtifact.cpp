@@ -81,9 +81,7 @@ FailureOr<std::string> mlir::nn::cuda::compileCudaImage(
   image.plans = std::move(program->plans);
   std::string bytes = ::nn::cuda::serialize_cuda_image(image);
   if (cache)
-    if (llvm::Error stored = cache->store(found.key, bytes))
-      module.emitWarning() << "not cached: "
-                           << llvm::toString(std::move(stored));
+    storeOrWarn(module, *cache, found.key, StringRef(bytes));
   if (report)
     *report = found;
   return bytes;

@@ -191,6 +191,12 @@ FailureOr<JitArtifact> jitLoadObject(StringRef object, std::string &error);
 /// elided).
 std::string printForCache(ModuleOp module);
 
+/// Stores `bytes` under `key` in `cache`; a cache that cannot be written
+/// costs the next compile its speed-up, not this one its result, so a
+/// failure (or `bytes`' own error) is a warning on `module`.
+void storeOrWarn(ModuleOp module, const CompileCache &cache, StringRef key,
+                 llvm::Expected<StringRef> bytes);
+
 /// nn module → shared object at `path`, compiled as `options` say. The file
 /// is written beside `path` under a temporary name and renamed into place,
 /// so an existing file is never left half-written. `module` is compiled in
