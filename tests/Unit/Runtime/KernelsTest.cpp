@@ -675,6 +675,43 @@ TEST_P(KernelsTest, SgemmPartialColumnTilesMatchFullTiles) {
   }
 }
 
+/// A partial row tile runs a kernel of its own height: each of its rows gets
+/// the bits of the same row in a taller GEMM (the vector epilogue, the scalar
+/// one of a strided addend, and accumulation alike), and the rows below it
+/// are never written (C is the top of a taller buffer). Every height from 1
+/// to two tiles is checked, on the ISA's tile (6 rows on AVX2, 12 on
+/// AVX-512).
+TEST_P(KernelsTest, SgemmPartialRowTilesMatchFullTiles) {
+  int64_t mr, nr;
+  nn_rt::registerTile(mr, nr);
+  const int64_t tall = 2 * mr + 1, N = nr + 7, K = 300;
+  auto A = randomVector(tall * K, rng), B = randomVector(K * N, rng);
+  auto bias = randomVector(N, rng), residual = randomVector(tall * N, rng);
+  auto C0 = randomVector(tall * N, rng);
+  for (bool strided : {false, true}) {
+    nn_rt_epilogue ep = {};
+    ep.addends[0] = {bias.data(), 0, 0, 1};
+    // A transposed residual (column stride `tall`) takes the scalar store.
+    ep.addends[1] = strided ? nn_rt_addend{residual.data(), 0, 1, tall}
+                            : nn_rt_addend{residual.data(), 0, N, 1};
+    ep.activation = NN_RT_ACT_RELU;
+    std::vector<float> want = C0;
+    nn_rt_sgemm(tall, N, K, A.data(), K, 1, B.data(), N, 1, want.data(), N, 1,
+                &ep);
+    for (int64_t M = 1; M < tall; ++M) {
+      SCOPED_TRACE(::testing::Message()
+                   << "M = " << M << (strided ? ", strided addend" : ""));
+      std::vector<float> C = C0;
+      for (int64_t i = M * N; i < tall * N; ++i)
+        C[i] = NAN;
+      nn_rt_sgemm(M, N, K, A.data(), K, 1, B.data(), N, 1, C.data(), N, 1, &ep);
+      ASSERT_EQ(0, memcmp(C.data(), want.data(), M * N * sizeof(float)));
+      for (int64_t i = M * N; i < tall * N; ++i)
+        ASSERT_TRUE(std::isnan(C[i])) << "wrote row " << i / N;
+    }
+  }
+}
+
 /// A weight packed on one thread count serves every other: the layout does
 /// not depend on how the kernel splits the work.
 TEST_P(KernelsTest, PackedBLayoutDoesNotDependOnThreads) {
@@ -824,10 +861,10 @@ TEST(KernelsThreadsTest, SgemmBitsDoNotDependOnThreads) {
 /// through nn_rt_sgemm and nn_rt_sgemm_packed_b alike. W1's three layers
 /// are here (the last, one panel wide, stays on one thread).
 TEST(KernelsThreadsTest, SmallGemmBitsDoNotDependOnThreads) {
-  // A is read in place, and the small-M split used, by the AVX2 kernel
-  // only; elsewhere these GEMMs take the other splits, whose bits must not
-  // depend on the threads either.
-  const bool split = nn_rt::isaLevel() == nn_rt::IsaLevel::avx2;
+  // A is read in place, and the small-M split used, by the AVX2 and
+  // AVX-512 kernels; the scalar loops take the other splits, whose bits must
+  // not depend on the threads either.
+  const bool split = nn_rt::isaLevel() != nn_rt::IsaLevel::scalar;
   int64_t mr, nr;
   nn_rt::registerTile(mr, nr);
   std::mt19937 rng(11);
