@@ -33,19 +33,29 @@ train-digits: build
 
 # The benchmark suite: installs libtorch, oneDNN and OpenBLAS, turns the
 # bench on, runs it (JSON kept in $(BENCH_JSON)) and prints the table.
+# On an AVX-512 CPU nn's rows run a second time with the kernels capped to
+# AVX2 (JSON in $(BENCH_AVX2_JSON)), printed beside the native ones; set
+# BENCH_AVX2=0 to skip that run.
 # Pass more Google Benchmark flags with BENCH_ARGS, e.g.
 #   make bench BENCH_ARGS=--benchmark_filter=W5
 BENCH_JSON ?= $(BUILD)/bench.json
+BENCH_AVX2_JSON ?= $(BUILD)/bench-avx2.json
 BENCH_ARGS ?=
+BENCH_AVX2 ?= $(if $(shell grep -m1 -o avx512f /proc/cpuinfo 2>/dev/null),1,0)
+BENCH_RUN = OMP_WAIT_POLICY=PASSIVE $(BUILD)/bin/nn-bench --benchmark_repetitions=5 \
+  --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 \
+  --benchmark_out_format=json
 bench:
 	@bash scripts/bootstrap-bench.sh
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNN_BUILD_BENCH=ON >/dev/null
 	@cmake --build $(BUILD) --target nn-bench -j $(JOBS)
 	@/usr/bin/python3 bench/zoo_torchscript.py $(BUILD)/bench-zoo
-	@OMP_WAIT_POLICY=PASSIVE $(BUILD)/bin/nn-bench --benchmark_repetitions=5 \
-	  --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 \
-	  --benchmark_out=$(BENCH_JSON) --benchmark_out_format=json $(BENCH_ARGS)
-	@python3 bench/report.py $(BENCH_JSON)
+	@rm -f $(BENCH_AVX2_JSON)
+	@$(BENCH_RUN) --benchmark_out=$(BENCH_JSON) $(BENCH_ARGS)
+	@if [ "$(BENCH_AVX2)" = 1 ]; then NN_MAX_ISA=avx2 $(BENCH_RUN) \
+	  --benchmark_out=$(BENCH_AVX2_JSON) $(BENCH_ARGS); fi
+	@python3 bench/report.py $(BENCH_JSON) \
+	  $$([ -f $(BENCH_AVX2_JSON) ] && echo $(BENCH_AVX2_JSON))
 
 # Sanitizer builds, with clang-19: $(ASAN_BUILD) checks with ASan and UBSan
 # and links the fuzz targets with libFuzzer; $(TSAN_BUILD) is for TSan.

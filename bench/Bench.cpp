@@ -26,6 +26,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -330,6 +331,38 @@ const char *implName(Impl i) {
   return "?";
 }
 
+/// Whether `impl` is one of nn's (its kernels obey NN_MAX_ISA).
+bool isNN(Impl impl) {
+  return impl == Impl::nn || impl == Impl::nn_nofuse ||
+         impl == Impl::nn_nofuse_nofold || impl == Impl::nn_split;
+}
+
+/// NN_MAX_ISA of this run, lower-case ("" when unset). Under a cap only
+/// nn's rows run, named with the cap ("W2_conv_bn_relu/nn_avx2/t1"): the
+/// anchors and the roofline do not read NN_MAX_ISA, so their rows are the
+/// uncapped run's. `make bench` on an AVX-512 CPU runs its selection a
+/// second time with NN_MAX_ISA=avx2, and report.py sets those rows beside
+/// the native ones, which shows the AVX-512 kernels never slower than the
+/// AVX2 ones on the same CPU.
+const std::string &isaCap() {
+  static const std::string cap = [] {
+    const char *value = std::getenv("NN_MAX_ISA");
+    std::string s = value ? value : "";
+    for (char &c : s)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  }();
+  return cap;
+}
+
+/// An implementation's name in the rows: implName, with the ISA cap for nn's.
+std::string rowName(Impl impl) {
+  std::string name = implName(impl);
+  if (isNN(impl) && !isaCap().empty())
+    name += "_" + isaCap();
+  return name;
+}
+
 /// One workload: its data (kept alive here), a factory per implementation
 /// and the cached, checked runners.
 struct Workload {
@@ -444,15 +477,14 @@ Runner *prepare(Workload &w, Impl impl, int threads, std::string &error) {
   try {
     runner = w.make.at(impl)(threads);
   } catch (const std::exception &e) {
-    error = w.name + "/" + implName(impl) + ": set-up failed: " + e.what();
+    error = w.name + "/" + rowName(impl) + ": set-up failed: " + e.what();
   }
   if (runner) {
     runner->run(); // also the warm-up
     if (impl != Impl::libtorch || threads != 1)
       error = compare(runner->output(), w.reference);
     if (!error.empty())
-      error =
-          w.name + "/" + implName(impl) + " differs from libtorch: " + error;
+      error = w.name + "/" + rowName(impl) + " differs from libtorch: " + error;
     else
       runner->run(); // second warm-up run
   }
@@ -876,6 +908,8 @@ double minOf(const std::vector<double> &v) {
 void registerAll() {
   // The roofline first: measured before the workloads heat the machine.
   for (int threads : {1, 2}) {
+    if (!isaCap().empty())
+      break;
     std::string isa = bench::hasAvx512() ? "avx512" : "avx2";
     benchmark::RegisterBenchmark(
         ("Roofline/fma_peak_" + isa + "/t" + std::to_string(threads)).c_str(),
@@ -909,9 +943,11 @@ void registerAll() {
   }
   for (auto &w : workloads()) {
     for (Impl impl : implsOf(w->name)) {
+      if (!isaCap().empty() && !isNN(impl))
+        continue;
       for (int threads : {1, 2}) {
         std::string name =
-            w->name + "/" + implName(impl) + "/t" + std::to_string(threads);
+            w->name + "/" + rowName(impl) + "/t" + std::to_string(threads);
         auto *b = benchmark::RegisterBenchmark(
             name.c_str(), [w = w.get(), impl, threads](benchmark::State &s) {
               runWorkload(s, w, impl, threads);

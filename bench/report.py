@@ -11,7 +11,9 @@ bandwidth for the memory-bound W6 (the faster of the triads with plain and
 with non-temporal stores: plain stores also read each written line, which
 STREAM does not count). A second table puts nn's pipeline
 ablations (nn_nofuse, nn_nofuse_nofold: nn-optimize with stages switched
-off) against the full pipeline.
+off) against the full pipeline, and a third nn's rows run with the kernels
+capped to AVX2 (NN_MAX_ISA, a second run that `make bench` adds on AVX-512
+CPUs) against the same rows on the CPU's own ISA.
 """
 import json
 import sys
@@ -127,6 +129,7 @@ def main(paths):
                 if key in errors:
                     notes.append(f"- {key}: {errors[key]}")
     print_ablations(runs, errors, cell)
+    print_isa_caps(runs, errors, cell)
     print()
     for t in (1, 2):
         if ("flop", t) in peaks:
@@ -144,7 +147,8 @@ def print_ablations(runs, errors, cell):
     off, each variant's median over the full pipeline's (above 1: the
     stage pays)."""
     variants = sorted({n.split("/")[1] for n in list(runs) + list(errors)
-                       if n.split("/")[1].startswith("nn_")})
+                       if n.split("/")[1].startswith("nn_")
+                       and not isa_capped(n.split("/")[1])})
     if not variants:
         return
     workloads = sorted({n.split("/")[0] for n in list(runs) + list(errors)
@@ -167,6 +171,42 @@ def print_ablations(runs, errors, cell):
                 continue
             head = "—" if full[0] is None else f"{full[0]:.3f} / {full[1]:.3f}"
             print(f"| {w} | {t} | {head} | " + " | ".join(cols) + " |")
+
+
+ISA_CAPS = ("avx2", "scalar")
+
+
+def isa_capped(impl):
+    """An nn row run under NN_MAX_ISA ("nn_avx2", "nn_split_avx2")."""
+    return any(impl.endswith("_" + cap) for cap in ISA_CAPS)
+
+
+def print_isa_caps(runs, errors, cell):
+    """nn's rows run again with the kernels capped (NN_MAX_ISA=avx2, which
+    `make bench` adds on an AVX-512 CPU) against the same rows on the CPU's
+    own ISA: the cap's median over the native one (1.00x or above: the wider
+    kernels are not slower)."""
+    capped = sorted({n.split("/")[1] for n in list(runs) + list(errors)
+                     if len(n.split("/")) > 2 and isa_capped(n.split("/")[1])})
+    rows = []
+    for w in sorted({n.split("/")[0] for n in runs}):
+        for impl in capped:
+            native = impl.rsplit("_", 1)[0]
+            for t in (1, 2):
+                got, full = cell(f"{w}/{impl}/t{t}"), cell(f"{w}/{native}/t{t}")
+                if got[0] is None or full[0] is None:
+                    continue
+                rows.append(f"| {w} | {t} | {native} | {full[0]:.3f} / {full[1]:.3f} | "
+                            f"{impl.rsplit('_', 1)[1]} | {got[0]:.3f} / {got[1]:.3f} | "
+                            f"{got[1] / full[1]:.2f}x |")
+    if not rows:
+        return
+    print()
+    print("| workload | thr | nn | native ISA min / med (ms) | capped to | "
+          "capped min / med | capped / native |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(r)
 
 
 if __name__ == "__main__":
