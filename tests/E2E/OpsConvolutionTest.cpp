@@ -27,7 +27,7 @@ using FT = F::ConvTranspose2dFuncOptions;
 using FT1 = F::ConvTranspose1dFuncOptions;
 using FT3 = F::ConvTranspose3dFuncOptions;
 
-const OpCase kConvolutionCases[] = {
+const OpCase kConvolutionTable[] = {
     // conv2d
     {"convolution", "conv2d_1x3x7x7_k3",
      [](const Inputs &in) -> Outputs {
@@ -466,8 +466,38 @@ const OpCase kConvolutionCases[] = {
            in[0], F::AdaptiveAvgPool3dFuncOptions({4, 3, 2}))};
      }},
 };
+
+/// Strided convolutions on planes of 256 positions or more (the weight
+/// gradient's GEMM over stride phases). A table of their own: clang-format
+/// lays the one above out very differently once it grows any longer.
+const OpCase kStridedPlaneCases[] = {
+    {"convolution", "conv2d_plane_1x3x31x31_k3_s2_p1",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv2d(in[0], in[1], F2().bias(in[2]).stride(2).padding(1))};
+     },
+     kConv},
+    {"convolution", "conv2d_plane_2x4x32x33_k1_s2",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv2d(in[0], in[1], F2().stride(2))};
+     },
+     kConv},
+};
+
+/// Both tables (built on first use: other files' suites read it while
+/// they are registered).
+const std::vector<OpCase> &convolutionCases() {
+  static const std::vector<OpCase> cases = [] {
+    std::vector<OpCase> all(std::begin(kConvolutionTable),
+                            std::end(kConvolutionTable));
+    all.insert(all.end(), std::begin(kStridedPlaneCases),
+               std::end(kStridedPlaneCases));
+    return all;
+  }();
+  return cases;
+}
+
 INSTANTIATE_TEST_SUITE_P(Convolution, OpGoldenTest,
-                         ::testing::ValuesIn(kConvolutionCases), caseName);
+                         ::testing::ValuesIn(convolutionCases()), caseName);
 
 // nn-decompose-conv3d turns every 3-D convolution above into 2-D ones; the
 // 3-D lowering itself (linalg.conv_3d_ncdhw_fcdhw, the grouped generic)
@@ -476,7 +506,7 @@ TEST(Conv3dWithoutDecomposition, MatchesPyTorch) {
   CompileOptions options;
   options.optimize_options.decompose_conv3d = false;
   int checked = 0;
-  for (const OpCase &c : kConvolutionCases) {
+  for (const OpCase &c : convolutionCases()) {
     if (c.name.rfind("conv3d", 0) != 0)
       continue;
     SCOPED_TRACE(c.name);
@@ -610,9 +640,6 @@ TEST(ConvolutionLayers, UpsampleMatchesPyTorch) {
 
 } // namespace
 
-std::vector<OpCase> convolutionOpCases() {
-  return std::vector<OpCase>(std::begin(kConvolutionCases),
-                             std::end(kConvolutionCases));
-}
+std::vector<OpCase> convolutionOpCases() { return convolutionCases(); }
 
 } // namespace nn::testing

@@ -100,8 +100,11 @@ func.func @forward(%input: tensor<2x3x8x8xf32>) -> tensor<f32> {
   %l = nn.add %a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
   return %l : tensor<f32>
 }
-// The strided convolution, differentiated first:
-// CHECK: nn.conv_transpose %{{.*}}, %[[S:.*]] stride [2, 2] padding [1, 1, 1, 1] output_padding [1, 1]
+// The strided convolution, differentiated first: the output's gradient
+// spread by the stride (a zero after each element: 4 -> 7) and convolved
+// as the stride-1 one is, padded up to the input's size on the high side.
+// CHECK: %[[SPREAD:.*]] = nn.slice %{{.*}} dim 3 [0 : 7 : 1] : (tensor<2x4x7x8xf32>) -> tensor<2x4x7x7xf32>
+// CHECK: nn.conv %[[SPREAD]], %{{.*}} stride [1, 1] padding [1, 1, 2, 2] dilation [1, 1] groups 1 : (tensor<2x4x7x7xf32>, tensor<3x4x3x3xf32>) -> tensor<2x3x8x8xf32>
 // CHECK: %[[REV:.*]] = arith.constant dense<[2, 1, 0]> : tensor<3xi64>
 // CHECK: %[[H:.*]] = nn.index_select %[[W:.*]], %[[REV]] dim 2
 // CHECK: %[[HW:.*]] = nn.index_select %[[H]], %{{.*}} dim 3
@@ -111,8 +114,8 @@ func.func @forward(%input: tensor<2x3x8x8xf32>) -> tensor<f32> {
 // -----
 
 // A 3-D convolution differentiates as a 2-D one, one more spatial dimension
-// in every step: the strided input gradient a 3-D transposed convolution,
-// the stride-1 one the kernel flipped in all three dimensions, and the
+// in every step: the input gradients the kernel flipped in all three
+// dimensions (the strided one's output gradient spread first), and the
 // weight gradient, over an output of fewer than 256 positions, one 3-D
 // convolution of the regrouped input with the output's gradient.
 nn.parameter @w : tensor<4x3x3x3x3xf32>
@@ -129,7 +132,7 @@ func.func @forward(%x: tensor<1x3x4x6x6xf32>) -> tensor<f32> {
   return %l : tensor<f32>
 }
 // The strided convolution, differentiated first:
-// CHECK: nn.conv_transpose %{{.*}}, %{{.*}} stride [1, 2, 2] padding [0, 1, 1, 0, 1, 1] output_padding [0, 1, 1] dilation [1, 1, 1] groups 1 : (tensor<1x4x4x3x3xf32>, tensor<4x3x1x3x3xf32>) -> tensor<1x3x4x6x6xf32>
+// CHECK: nn.conv %{{.*}}, %{{.*}} stride [1, 1, 1] padding [0, 1, 1, 0, 2, 2] dilation [1, 1, 1] groups 1 : (tensor<1x4x4x5x5xf32>, tensor<3x4x1x3x3xf32>) -> tensor<1x3x4x6x6xf32>
 // CHECK: nn.conv %{{.*}}, %{{.*}} stride [1, 1, 1] padding [0, 1, 1, 0, 1, 1] dilation [1, 2, 2] groups 1 : (tensor<3x1x4x6x6xf32>, tensor<4x1x4x3x3xf32>) -> tensor<3x4x1x4x4xf32>
 // CHECK: nn.index_select %{{.*}} dim 2
 // CHECK: nn.index_select %{{.*}} dim 3
@@ -184,8 +187,12 @@ func.func @forward(%x: tensor<1x2x16x16xf32>) -> tensor<f32> {
 
 // -----
 
-// Strided, each offset's pixels are gathered from the padded input
-// ([1, 34, 34, 2]) with the stride: rows no window of one shifts to another.
+// Strided, the padded input ([1, 2, 34, 34]: 17 grid positions of 2
+// phases per dim) is laid out by phase, [2, 2, 1, 17, 17, 2], as 4 · 289
+// rows. Offset k of a dim reads phase k % 2 at grid position out + k / 2:
+// offset (0, 1) starts at phase 1's first row (289), (1, 0) at phase 2's
+// (578), (2, 2) 18 rows into phase 0; every window holds 289 - 18 = 271
+// rows, and the output's gradient is placed on the 17x17 grid.
 nn.parameter @w : tensor<3x2x3x3xf32>
 // CHECK-LABEL: func.func @forward
 func.func @forward(%x: tensor<1x2x32x32xf32>) -> tensor<f32> {
@@ -194,13 +201,45 @@ func.func @forward(%x: tensor<1x2x32x32xf32>) -> tensor<f32> {
   %l = nn.sum %y dims [] : (tensor<1x3x16x16xf32>) -> tensor<f32>
   return %l : tensor<f32>
 }
-// CHECK: %[[XH:.+]] = nn.permute %{{.+}} [0, 2, 3, 1] : (tensor<1x2x34x34xf32>) -> tensor<1x34x34x2xf32>
-// CHECK: %[[D:.+]] = nn.reshape %{{.+}} [3, 256]
-// CHECK: %[[R:.+]] = nn.slice %[[XH]] dim 1 [0 : 31 : 2]
-// CHECK: %[[C:.+]] = nn.slice %[[R]] dim 2 [0 : 31 : 2] : (tensor<1x16x34x2xf32>) -> tensor<1x16x16x2xf32>
-// CHECK: %[[T:.+]] = nn.reshape %[[C]] [256, 2]
-// CHECK: nn.matmul %[[D]], %[[T]] : (tensor<3x256xf32>, tensor<256x2xf32>) -> tensor<3x2xf32>
-// CHECK: nn.cat {{.+}} dim 2 : ({{.+}}) -> tensor<3x2x9xf32>
+// CHECK: %[[XS:.+]] = nn.reshape %{{.+}} [1, 2, 17, 2, 17, 2] : (tensor<1x2x34x34xf32>) -> tensor<1x2x17x2x17x2xf32>
+// CHECK: %[[XP:.+]] = nn.permute %[[XS]] [3, 5, 0, 2, 4, 1] : (tensor<1x2x17x2x17x2xf32>) -> tensor<2x2x1x17x17x2xf32>
+// CHECK: %[[XR:.+]] = nn.reshape %[[XP]] [1156, 2]
+// CHECK: %[[DP:.+]] = nn.pad %{{.+}} low [0, 0, 0, 0] high [0, 0, 1, 1]
+// CHECK: %[[DH:.+]] = nn.permute %[[DP]] [1, 0, 2, 3] : (tensor<1x3x17x17xf32>) -> tensor<3x1x17x17xf32>
+// CHECK: %[[DR:.+]] = nn.reshape %[[DH]] [3, 289]
+// CHECK: %[[D:.+]] = nn.slice %[[DR]] dim 1 [0 : 271 : 1] : (tensor<3x289xf32>) -> tensor<3x271xf32>
+// CHECK: %[[T0:.+]] = nn.slice %[[XR]] dim 0 [0 : 271 : 1] : (tensor<1156x2xf32>) -> tensor<271x2xf32>
+// CHECK: nn.slice %[[XR]] dim 0 [289 : 560 : 1]
+// CHECK: nn.slice %[[XR]] dim 0 [1 : 272 : 1]
+// CHECK: nn.slice %[[XR]] dim 0 [578 : 849 : 1]
+// CHECK: nn.slice %[[XR]] dim 0 [867 : 1138 : 1]
+// CHECK: nn.slice %[[XR]] dim 0 [579 : 850 : 1]
+// CHECK: nn.slice %[[XR]] dim 0 [17 : 288 : 1]
+// CHECK: nn.slice %[[XR]] dim 0 [306 : 577 : 1]
+// CHECK: %[[T8:.+]] = nn.slice %[[XR]] dim 0 [18 : 289 : 1]
+// CHECK: %[[B:.+]] = nn.cat %[[T0]], {{.+}}, %[[T8]] dim 1 : ({{.+}}) -> tensor<271x18xf32>
+// CHECK: nn.matmul %[[D]], %[[B]] : (tensor<3x271xf32>, tensor<271x18xf32>) -> tensor<3x18xf32>
+
+// -----
+
+// A 1x1 stride-2 convolution (ResNet's downsampling shortcut) reads one
+// phase of four: only that phase is laid out, and its one window is all
+// of it (the output's gradient needs no grid: 16 = 32 / 2).
+nn.parameter @w : tensor<3x2x1x1xf32>
+// CHECK-LABEL: func.func @forward
+func.func @forward(%x: tensor<1x2x32x32xf32>) -> tensor<f32> {
+  %w = nn.load @w : tensor<3x2x1x1xf32>
+  %y = nn.conv %x, %w stride [2, 2] padding [0, 0] dilation [1, 1] groups 1 : (tensor<1x2x32x32xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x16x16xf32>
+  %l = nn.sum %y dims [] : (tensor<1x3x16x16xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+// CHECK: %[[XS:.+]] = nn.reshape %{{.+}} [1, 2, 16, 2, 16, 2] : (tensor<1x2x32x32xf32>) -> tensor<1x2x16x2x16x2xf32>
+// CHECK: %[[H:.+]] = nn.slice %[[XS]] dim 3 [0 : 1 : 1]
+// CHECK: %[[W:.+]] = nn.slice %[[H]] dim 5 [0 : 1 : 1] : (tensor<1x2x16x1x16x2xf32>) -> tensor<1x2x16x1x16x1xf32>
+// CHECK: %[[XP:.+]] = nn.permute %[[W]] [3, 5, 0, 2, 4, 1] : (tensor<1x2x16x1x16x1xf32>) -> tensor<1x1x1x16x16x2xf32>
+// CHECK: %[[XR:.+]] = nn.reshape %[[XP]] [256, 2]
+// CHECK: %[[DR:.+]] = nn.reshape %{{.+}} [3, 256]
+// CHECK: nn.matmul %[[DR]], %[[XR]] : (tensor<3x256xf32>, tensor<256x2xf32>) -> tensor<3x2xf32>
 
 // -----
 

@@ -123,8 +123,8 @@ def cases():
     yield layer_case("layer_conv_transpose2d",
                      nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, output_padding=1), r(1, 4, 5, 5))
     # output planes of 256 positions or more: nn differentiates the weight
-    # with one GEMM per kernel offset (appended last: earlier cases keep
-    # their random draws)
+    # with one GEMM over windows of the input's rows (appended last: earlier
+    # cases keep their random draws)
     yield "conv2d_plane_2x3x34x20_s2x1_d1x2", \
         lambda x, w, b: F.conv2d(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2)), \
         (r(2, 3, 34, 20), r(4, 3, 3, 2), r(4))
@@ -191,3 +191,12 @@ def cases():
     yield "conv2d_plane_2x3x17x20_same_k4x3_d1x2", \
         lambda x, w, b: F.conv2d(x, w, b, padding="same", dilation=(1, 2)), \
         (r(2, 3, 17, 20), r(4, 3, 4, 3), r(4))
+    # strided on a plane of 256 positions or more: the padded input split
+    # into stride phases, windows of their rows; a 1x1 kernel reads one
+    # phase; odd sizes pad the grid up to a multiple of the stride
+    # (appended last: earlier cases keep their random draws)
+    yield "conv2d_plane_1x3x31x31_k3_s2_p1", \
+        lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1), \
+        (r(1, 3, 31, 31), r(4, 3, 3, 3), r(4))
+    yield "conv2d_plane_2x4x32x33_k1_s2", \
+        lambda x, w: F.conv2d(x, w, stride=2), (r(2, 4, 32, 33), r(3, 4, 1, 1))

@@ -57,7 +57,7 @@ Value init(PatternRewriter &rewriter, Location loc, RankedTensorType type) {
 }
 
 /// `rhs` as windows of rows of one matrix: an nn.cat along dim 1 of
-/// nn.slices along dim 0 (step 1) of one static [R, W] f32 value (a stride-1
+/// nn.slices along dim 0 (step 1) of one static [R, W] f32 value (a
 /// convolution's weight gradient, see nn-autodiff). Returns that value and
 /// each window's first row, or nothing.
 std::optional<std::pair<Value, SmallVector<int64_t>>> rowWindows(Value rhs) {
