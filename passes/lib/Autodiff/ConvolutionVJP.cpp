@@ -334,10 +334,11 @@ Value reversed(GradBuilder &g, Value x, int64_t dim) {
                                  b.getI64IntegerAttr(dim));
 }
 
-/// The gradient of an ungrouped convolution's input: the stride-1
-/// convolution of `dout` with the kernel flipped in space and its channels
-/// swapped, padded by dilation·(k - 1) less the forward's padding on the
-/// low side and to the input's size on the high side. A strided
+/// The gradient of a convolution's input: the stride-1 convolution of
+/// `dout` with the kernel flipped in space and its channels swapped within
+/// each group ([O, C/g, k...] as [C, O/g, k...]), with the same groups,
+/// padded by dilation·(k - 1) less the forward's padding on the low side
+/// and to the input's size on the high side. A strided
 /// convolution's `dout` is first spread out by its stride (stride - 1 zeros
 /// after each element), the transposed convolution's zero insertion. (The
 /// transposed convolution computes the same sums, but as generated loops;
@@ -346,7 +347,7 @@ Value reversed(GradBuilder &g, Value x, int64_t dim) {
 /// forward's padding exceeds dilation·(k - 1), which would crop.
 Value convInputGrad(GradBuilder &g, Value dout, Value weight, Type inputType,
                     ArrayRef<int64_t> stride, ArrayRef<int64_t> lo,
-                    ArrayRef<int64_t> dilation) {
+                    ArrayRef<int64_t> dilation, int64_t groups) {
   ArrayRef<int64_t> ws = shapeOf(weight);
   ArrayRef<int64_t> xs = llvm::cast<RankedTensorType>(inputType).getShape();
   int64_t rank = static_cast<int64_t>(ws.size()) - 2;
@@ -366,13 +367,21 @@ Value convInputGrad(GradBuilder &g, Value dout, Value weight, Type inputType,
   Value kernel = weight;
   for (int64_t i = 0; i < rank; ++i)
     kernel = reversed(g, kernel, 2 + i);
-  kernel = g.transpose(kernel, 0, 1);
+  if (groups == 1) {
+    kernel = g.transpose(kernel, 0, 1);
+  } else {
+    SmallVector<int64_t> perGroup = {groups, ws[0] / groups, ws[1]};
+    perGroup.append(ws.begin() + 2, ws.end());
+    SmallVector<int64_t> swapped = {ws[1] * groups, ws[0] / groups};
+    swapped.append(ws.begin() + 2, ws.end());
+    kernel = g.reshape(g.transpose(g.reshape(kernel, perGroup), 1, 2), swapped);
+  }
   OpBuilder &b = g.builder();
   return b.create<ConvOp>(g.location(), inputType, dout, kernel, Value(),
                           b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)),
                           b.getDenseI64ArrayAttr(lowHigh(padLo, padHi)),
                           b.getDenseI64ArrayAttr(dilation),
-                          b.getI64IntegerAttr(1));
+                          b.getI64IntegerAttr(groups));
 }
 
 /// Σ dy over N and the spatial dims: a bias's gradient.
@@ -432,8 +441,9 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
                          hi = lift(padHigh(op.getPadding(), rank), rank, 0);
     Value x2 = lift(g, x), w2 = lift(g, w), dy2 = lift(g, dy);
     ArrayRef<int64_t> xs = shapeOf(x2), ws = shapeOf(w2), ys = shapeOf(dy2);
-    // dx: the transposed convolution, output_padding making up the rows
-    // and columns no window reached.
+    // dx: a convolution of dy (convInputGrad), or, where the forward's
+    // padding is wider than its kernel's reach, the transposed convolution,
+    // output_padding making up the rows and columns no window reached.
     SmallVector<int64_t> outputPadding(lifted);
     int64_t plane = 1;
     for (int64_t i = 0; i < lifted; ++i) {
@@ -443,9 +453,8 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
       plane *= ys[2 + i];
     }
     OpBuilder &b = g.builder();
-    Value dinput;
-    if (groups == 1)
-      dinput = convInputGrad(g, dy2, w2, x2.getType(), stride, lo, dilation);
+    Value dinput =
+        convInputGrad(g, dy2, w2, x2.getType(), stride, lo, dilation, groups);
     if (!dinput)
       dinput = b.create<ConvTransposeOp>(
           g.location(), x2.getType(), dy2, w2, Value(),
