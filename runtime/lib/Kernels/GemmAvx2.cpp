@@ -11,10 +11,6 @@
 #include <immintrin.h>
 
 #define NN_GEMM_NAMESPACE avx2
-// GemmImpl.h reads A in place when all its rows are one M block: no packing
-// pass over A, the only one left per call once B is packed at bind time (5%
-// of W1's time; GemmAvx512.cpp does the same).
-#define NN_GEMM_A_IN_PLACE
 
 namespace {
 
@@ -214,7 +210,8 @@ inline void microTile(const nn_rt::GemmArgs &g, int64_t kc, const float *a,
   storeTile(g, tile, C, m0, n0, Rows, cols, loadC, last);
 }
 
-/// microTile for 1 <= rows <= MR.
+/// microTile for 1 <= rows <= MR: GemmImpl.h's micro-kernel, A packed
+/// (lda = MR) or, with InPlaceA, read in place.
 template <bool InPlaceA>
 inline void microKernelRows(const nn_rt::GemmArgs &g, int64_t kc,
                             const float *a, int64_t lda, const float *Bp,
@@ -240,21 +237,6 @@ inline void microKernelRows(const nn_rt::GemmArgs &g, int64_t kc,
     return microTile<1, InPlaceA>(g, kc, a, lda, Bp, C, m0, n0, cols, loadC,
                                   last);
   }
-}
-
-/// C[0:rows, 0:cols] (+)= Ap x Bp over kc (Ap a packed micro-panel).
-inline void microKernel(const nn_rt::GemmArgs &g, int64_t kc, const float *Ap,
-                        const float *Bp, float *C, int64_t m0, int64_t n0,
-                        int64_t rows, int64_t cols, bool loadC, bool last) {
-  microKernelRows<false>(g, kc, Ap, MR, Bp, C, m0, n0, rows, cols, loadC, last);
-}
-
-/// The same with A(r, k) = A[r * lda + k], read in place.
-inline void microKernelInPlaceA(const nn_rt::GemmArgs &g, int64_t kc,
-                                const float *A, int64_t lda, const float *Bp,
-                                float *C, int64_t m0, int64_t n0, int64_t rows,
-                                int64_t cols, bool loadC, bool last) {
-  microKernelRows<true>(g, kc, A, lda, Bp, C, m0, n0, rows, cols, loadC, last);
 }
 
 } // namespace
