@@ -5,7 +5,8 @@
 // prepare derives `2 * w` from the parameter into the context and forward
 // adds that to the input, so a test sees which binding (and which contents
 // of it) forward's context was prepared from. Also: tables and shared
-// objects of ABI version 1 are refused, naming both versions.
+// objects of ABI version 1 are refused, naming both versions. And an entry
+// is called as the compiled code it is, wherever it lies.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,9 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <sys/mman.h>
+#include <unistd.h>
 
 namespace nn {
 namespace {
@@ -172,6 +176,41 @@ TEST(ArtifactVersionTest, Version1SharedObjectIsRefusedByName) {
                 "' was compiled for artifact ABI version 1 (it exports "
                 "nn_get_artifact_v1); this runtime reads version 2: compile "
                 "it again with this nn");
+}
+
+/// A compiled model's entries are code without the prologue an
+/// instrumented caller may read before its callee (UBSan's function check
+/// reads a type hash 8 bytes before it), and the first of them can start a
+/// page that follows an unmapped gap: ld.lld lays out a .so so whenever its
+/// read-only data ends on a page. Here forward is `xor eax, eax; ret` at
+/// such a page start; calling it must not read the page before.
+TEST(ArtifactEntryTest, ForwardAtAPageStartAfterAGapIsCalled) {
+#if defined(__x86_64__)
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  void *pages =
+      mmap(nullptr, 2 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(pages, MAP_FAILED);
+  std::shared_ptr<void> unmap(pages, [&](void *p) { munmap(p, 2 * page); });
+  char *code = static_cast<char *>(pages) + page;
+  ASSERT_EQ(mprotect(code, page, PROT_READ | PROT_WRITE), 0);
+  const unsigned char returnZero[] = {0x31, 0xc0, 0xc3};
+  std::memcpy(code, returnZero, sizeof returnZero);
+  ASSERT_EQ(mprotect(code, page, PROT_READ | PROT_EXEC), 0);
+
+  std::string json = description();
+  nn_artifact_v2 table = testing::tableWith(
+      json.c_str(), reinterpret_cast<int32_t (*)(void *, void *const *)>(
+                        reinterpret_cast<uintptr_t>(code)));
+  auto artifact = Artifact::from_table(&table, nullptr, "<table>");
+  ASSERT_TRUE(artifact.ok()) << artifact.status();
+  StateDict state;
+  state.insert("w", Tensor::from_vector<float>({1, 2}, {2}));
+  ASSERT_TRUE((*artifact)->bind(state).ok());
+  auto outputs = (*artifact)->run({Tensor::from_vector<float>({1, 1}, {2})});
+  EXPECT_TRUE(outputs.ok()) << outputs.status();
+#else
+  GTEST_SKIP() << "the entry here is x86-64 machine code";
+#endif
 }
 
 } // namespace
