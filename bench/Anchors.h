@@ -94,6 +94,17 @@ std::unique_ptr<Runner> torchLayerNorm(const NamedTensors &w, HostTensor x);
 std::unique_ptr<Runner> torchScript(const std::string &path,
                                     const NamedTensors &w, HostTensor x,
                                     bool frozen);
+/// One training step per run() of the model traced in training mode into
+/// `path` (bench/zoo_torchscript.py's resnet18_train.pt), `w` loaded as
+/// torchScript's: cross_entropy against `classes`, backward,
+/// SGD(lr, momentum), run op by op as eager PyTorch. output() as
+/// torchMLPTrain's, the parameters in `order` (nn's parameters() names).
+std::unique_ptr<Runner> torchScriptTrain(const std::string &path,
+                                         const NamedTensors &w,
+                                         const std::vector<std::string> &order,
+                                         HostTensor x,
+                                         const std::vector<int64_t> &classes,
+                                         double lr, double momentum);
 
 // --- oneDNN with its preferred (blocked) layouts (DnnlAnchors.cpp) ---------
 void setDnnlThreads(int threads);

@@ -534,6 +534,36 @@ void adoptZoo(Workload &w, Holder holder, double gain, int64_t batch) {
   w.make[Impl::nn] = [&w, holder](int) { return compileNN(holder, w.inputs); };
 }
 
+/// nn's two rows of a training workload (nn: the whole step as one compiled
+/// call; nn_split: zero_grad, forward_backward, then the optimizer's step)
+/// over a clone of w.model (`ModelImpl`), in training mode when `train`
+/// (else eval: no dropout), its one-input forward traced. `optimizer`
+/// makes the optimizer over the clone's parameters.
+template <typename ModelImpl, typename Loss, typename MakeOptimizer>
+void makeNNTrainRunners(Workload &w, bool train, Loss loss,
+                        MakeOptimizer optimizer) {
+  for (Impl impl : {Impl::nn, Impl::nn_split})
+    w.make[impl] = [&w, train, loss, optimizer,
+                    split = impl == Impl::nn_split](int) {
+      auto model = std::static_pointer_cast<ModelImpl>(w.model->clone());
+      model->train(train);
+      auto forward = [model](const std::vector<nn::Tensor> &in) {
+        return std::vector<nn::Tensor>{model->forward(in[0])};
+      };
+      return std::unique_ptr<Runner>(std::make_unique<NNTrainRunner>(
+          model, forward, loss, optimizer(model->parameters()), w.inputs, 1,
+          split));
+    };
+}
+
+/// SGD(lr, momentum), as the libtorch anchors' sgd().
+auto sgd(double lr, double momentum) {
+  return [=](std::vector<nn::Tensor> params) {
+    return std::unique_ptr<nn::optim::Optimizer>(new nn::optim::SGD(
+        std::move(params), nn::optim::SGDOptions(lr).momentum(momentum)));
+  };
+}
+
 /// Where bench/zoo_torchscript.py wrote the TorchScript files: the
 /// NN_BENCH_ZOO_DIR environment variable, else bench-zoo/ in the build
 /// tree (next to bin/, where `make bench` writes them).
@@ -582,21 +612,8 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
         for (int64_t &c : classes)
           c = int64_t(rng() % 10);
         w.inputs.push_back(nn::Tensor::from_vector<int64_t>(classes, {64}));
-        for (Impl impl : {Impl::nn, Impl::nn_split})
-          w.make[impl] = [&w, split = impl == Impl::nn_split](
-                             int) -> std::unique_ptr<Runner> {
-            auto model = std::static_pointer_cast<nn::models::SimpleMLPImpl>(
-                w.model->clone());
-            auto forward = [model](const std::vector<nn::Tensor> &in) {
-              return std::vector<nn::Tensor>{model->forward(in[0])};
-            };
-            return std::make_unique<NNTrainRunner>(
-                model, forward, nn::CrossEntropyLoss(),
-                std::make_unique<nn::optim::SGD>(
-                    model->parameters(),
-                    nn::optim::SGDOptions(kLr).momentum(kMomentum)),
-                w.inputs, 1, split);
-          };
+        makeNNTrainRunners<nn::models::SimpleMLPImpl>(
+            w, /*train=*/false, nn::CrossEntropyLoss(), sgd(kLr, kMomentum));
         w.make[Impl::libtorch] = [&w, classes](int) {
           return bench::torchMLPTrain(w.hostWeights, host(w.inputs[0]), classes,
                                       kLr, kMomentum);
@@ -634,22 +651,8 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
     adoptState(w, TwoResidualBlocks().ptr(),
                {randomTensor({8, 64, 56, 56}, 13)}, 3);
     w.inputs.push_back(randomTensor({8, 64, 56, 56}, 23));
-    for (Impl impl : {Impl::nn, Impl::nn_split})
-      w.make[impl] =
-          [&w, split = impl == Impl::nn_split](int) -> std::unique_ptr<Runner> {
-        auto model =
-            std::static_pointer_cast<TwoResidualBlocksImpl>(w.model->clone());
-        model->train();
-        auto forward = [model](const std::vector<nn::Tensor> &in) {
-          return std::vector<nn::Tensor>{model->forward(in[0])};
-        };
-        return std::make_unique<NNTrainRunner>(
-            model, forward, nn::MSELoss(),
-            std::make_unique<nn::optim::SGD>(
-                model->parameters(),
-                nn::optim::SGDOptions(kLr).momentum(kMomentum)),
-            w.inputs, 1, split);
-      };
+    makeNNTrainRunners<TwoResidualBlocksImpl>(w, /*train=*/true, nn::MSELoss(),
+                                              sgd(kLr, kMomentum));
     w.make[Impl::libtorch] = [&w](int) {
       return bench::torchResidualTrain(w.hostWeights, host(w.inputs[0]),
                                        host(w.inputs[1]), kLr, kMomentum);
@@ -696,23 +699,13 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
                 .dropout(0.0));
         adoptState(w, layer.ptr(), {randomTensor({128, 8, 256}, 14)}, 4);
         w.inputs.push_back(randomTensor({128, 8, 256}, 24));
-        for (Impl impl : {Impl::nn, Impl::nn_split})
-          w.make[impl] = [&w, split = impl == Impl::nn_split](
-                             int) -> std::unique_ptr<Runner> {
-            auto model =
-                std::static_pointer_cast<nn::TransformerEncoderLayerImpl>(
-                    w.model->clone());
-            model->train();
-            auto forward = [model](const std::vector<nn::Tensor> &in) {
-              return std::vector<nn::Tensor>{model->forward(in[0])};
-            };
-            return std::make_unique<NNTrainRunner>(
-                model, forward, nn::MSELoss(),
-                std::make_unique<nn::optim::AdamW>(
-                    model->parameters(),
-                    nn::optim::AdamWOptions(kLr).weight_decay(kWeightDecay)),
-                w.inputs, 1, split);
-          };
+        makeNNTrainRunners<nn::TransformerEncoderLayerImpl>(
+            w, /*train=*/true, nn::MSELoss(),
+            [](std::vector<nn::Tensor> params) {
+              return std::unique_ptr<nn::optim::Optimizer>(new nn::optim::AdamW(
+                  std::move(params),
+                  nn::optim::AdamWOptions(kLr).weight_decay(kWeightDecay)));
+            });
         w.make[Impl::libtorch] = [&w](int) {
           return bench::torchTransformerTrain(w.hostWeights, host(w.inputs[0]),
                                               host(w.inputs[1]), 4, 1024, kLr,
@@ -835,6 +828,32 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
                                           impl == Impl::libtorch_frozen);
               };
           });
+
+  // Z1-train: one SGD-with-momentum step of ResNet-18 in training mode
+  // (batch statistics, running statistics updated) on cross_entropy
+  // against seeded labels, batch 8, 224x224, the Z rows' weights: against
+  // resnet18 traced in training mode (resnet18_train.pt) run op by op under
+  // libtorch's autograd, as an eager PyTorch training loop runs it. flop:
+  // 3x the forward's.
+  add("Z1_train_resnet18_b8", 3 * 8 * 2 * 1.81e9, 0, [](Workload &w) {
+    static constexpr double kLr = 0.01, kMomentum = 0.9;
+    adoptZoo(w, nn::zoo::resnet18(), 3.0, 8);
+    std::mt19937 rng(25);
+    std::vector<int64_t> classes(8);
+    for (int64_t &c : classes)
+      c = int64_t(rng() % 1000);
+    w.inputs.push_back(nn::Tensor::from_vector<int64_t>(classes, {8}));
+    makeNNTrainRunners<nn::zoo::ResNetImpl>(
+        w, /*train=*/true, nn::CrossEntropyLoss(), sgd(kLr, kMomentum));
+    std::vector<std::string> order;
+    for (const auto &[name, p] : w.model->named_parameters())
+      order.push_back(name);
+    w.make[Impl::libtorch] = [&w, classes, order](int) {
+      return bench::torchScriptTrain(zooScriptDir() + "/resnet18_train.pt",
+                                     w.hostWeights, order, host(w.inputs[0]),
+                                     classes, kLr, kMomentum);
+    };
+  });
   return all;
 }
 

@@ -15,6 +15,7 @@
 #include <torch/script.h>
 #include <torch/torch.h>
 
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -347,7 +348,48 @@ private:
   torch::Tensor out_;
 };
 
+/// A TorchScript module's train step: the interpreter makes the aten calls
+/// of the traced forward one by one (as eager PyTorch), autograd records
+/// them, cross_entropy, backward and the optimizer as torchMLPTrain's.
+class ScriptTrainRunner : public TorchTrainRunner {
+public:
+  using TorchTrainRunner::TorchTrainRunner;
+  void run() override {
+    torch::jit::GraphOptimizerEnabledGuard eager(false);
+    TorchTrainRunner::run();
+  }
+};
+
 } // namespace
+
+std::unique_ptr<Runner> torchScriptTrain(const std::string &path,
+                                         const NamedTensors &w,
+                                         const std::vector<std::string> &order,
+                                         HostTensor x,
+                                         const std::vector<int64_t> &classes,
+                                         double lr, double momentum) {
+  torch::jit::Module module = torch::jit::load(path);
+  loadWeights(module, w, path);
+  std::map<std::string, torch::Tensor> byName;
+  for (const auto &p : module.named_parameters())
+    byName[p.name] = p.value;
+  std::vector<torch::Tensor> params;
+  for (const std::string &name : order) {
+    auto it = byName.find(name);
+    if (it == byName.end())
+      throw std::runtime_error(path + " has no parameter '" + name + "'");
+    params.push_back(it->second);
+  }
+  auto in = toTorch(x);
+  auto labels = torch::tensor(classes, torch::kInt64);
+  return std::make_unique<ScriptTrainRunner>(
+      params,
+      [=]() mutable {
+        return torch::cross_entropy_loss(module.forward({in}).toTensor(),
+                                         labels);
+      },
+      sgd(lr, momentum));
+}
 
 std::unique_ptr<Runner> torchScript(const std::string &path,
                                     const NamedTensors &w, HostTensor x,

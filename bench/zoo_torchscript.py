@@ -9,7 +9,10 @@ torch.jit.trace on one 224x224 image. The traced graph reads the batch size
 from its input, so one file serves batch 1 and 8. The weights saved with it
 do not matter: nn-bench overwrites every parameter and buffer with nn's
 values by state_dict name before it runs or freezes the module, and checks
-that the two sets of names are the same. A file already present is kept.
+that the two sets of names are the same. <out-dir>/resnet18_train.pt is
+resnet18 traced in training mode (batch norm normalizing with the batch's
+statistics and updating the running ones), for the training row. A file
+already present is kept.
 """
 import os
 import sys
@@ -25,23 +28,31 @@ MODELS = {
 }
 
 
+def write(path, model, example):
+    if os.path.exists(path):
+        return
+    with torch.no_grad(), warnings.catch_warnings():
+        # ViT's shape asserts become constants in the trace; the shapes
+        # nn-bench runs are the traced ones but for the batch.
+        warnings.simplefilter("ignore", torch.jit.TracerWarning)
+        traced = torch.jit.trace(model, example, check_trace=False)
+    traced.save(path + ".tmp")
+    os.replace(path + ".tmp", path)
+    print(f"zoo_torchscript: wrote {path}")
+
+
 def main(out):
     os.makedirs(out, exist_ok=True)
     for name, make in MODELS.items():
-        path = os.path.join(out, name + ".pt")
-        if os.path.exists(path):
-            continue
         torch.manual_seed(0)
-        model = make().eval()
-        with torch.no_grad(), warnings.catch_warnings():
-            # ViT's shape asserts become constants in the trace; the shapes
-            # nn-bench runs are the traced ones but for the batch.
-            warnings.simplefilter("ignore", torch.jit.TracerWarning)
-            traced = torch.jit.trace(model, torch.zeros(1, 3, 224, 224),
-                                     check_trace=False)
-        traced.save(path + ".tmp")
-        os.replace(path + ".tmp", path)
-        print(f"zoo_torchscript: wrote {path}")
+        write(os.path.join(out, name + ".pt"), make().eval(),
+              torch.zeros(1, 3, 224, 224))
+    # Training mode traces batch norm's batch statistics (two images: one
+    # has no variance); no_grad while tracing records no autograd, and the
+    # traced graph is differentiable when nn-bench runs it with grad on.
+    torch.manual_seed(0)
+    write(os.path.join(out, "resnet18_train.pt"),
+          torchvision.models.resnet18().train(), torch.randn(2, 3, 224, 224))
 
 
 if __name__ == "__main__":
