@@ -293,3 +293,31 @@ func.func @forward(%x: tensor<2x3xf32>) -> tensor<f32> {
 // CHECK: %[[R:.+]] = nn.slice %[[DY]] dim 0 [0 : 2 : 1] : (tensor<4x5xf32>) -> tensor<2x5xf32>
 // CHECK: %[[C:.+]] = nn.slice %[[R]] dim 1 [1 : 4 : 1] : (tensor<2x5xf32>) -> tensor<2x3xf32>
 // CHECK: return %{{.+}}, %[[C]]
+
+// -----
+
+// Max pooling's gradient (kernel 3, stride 2, padding 1 on 8x8) is summed
+// on the stride's four phases: each offset's part, output-sized, shifted
+// on the coarse 5x5 grid (offset 2 lands one step on), the parts of a
+// phase added there, and the phases interleaved once into the 10x10
+// canvas, which is cropped to the input. No input- or canvas-sized sum.
+nn.parameter @p : tensor<1x2x8x8xf32>
+// CHECK-LABEL: func.func @forward
+func.func @forward() -> tensor<f32> {
+  %p = nn.load @p : tensor<1x2x8x8xf32>
+  %y = nn.max_pool %p kernel [3, 3] stride [2, 2] padding [1, 1] dilation [1, 1] : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
+  %l = nn.sum %y dims [] : (tensor<1x2x4x4xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+// CHECK: nn.max_pool
+// CHECK-NOT: nn.add {{.*}}-> tensor<1x2x{{8x8|10x10}}xf32>
+// CHECK: nn.pad %{{.+}} low [0, 0, 0, 0] high [0, 0, 1, 1] value 0.000000e+00 : (tensor<1x2x4x4xf32>) -> tensor<1x2x5x5xf32>
+// CHECK: nn.pad %{{.+}} low [0, 0, 0, 1] high [0, 0, 1, 0] value 0.000000e+00 : (tensor<1x2x4x4xf32>) -> tensor<1x2x5x5xf32>
+// CHECK: nn.add %{{.+}}, %{{.+}} : (tensor<1x2x5x5xf32>, tensor<1x2x5x5xf32>) -> tensor<1x2x5x5xf32>
+// CHECK: nn.pad %{{.+}} low [0, 0, 1, 1] high [0, 0, 0, 0] value 0.000000e+00
+// CHECK: nn.cat %{{.+}}, %{{.+}} dim 4 : (tensor<1x2x5x5x1xf32>, tensor<1x2x5x5x1xf32>) -> tensor<1x2x5x5x2xf32>
+// CHECK: nn.cat %{{.+}}, %{{.+}} dim 3 : (tensor<1x2x5x1x10xf32>, tensor<1x2x5x1x10xf32>) -> tensor<1x2x5x2x10xf32>
+// CHECK: %[[C:.+]] = nn.reshape %{{.+}} [1, 2, 10, 10]
+// CHECK: %[[H:.+]] = nn.slice %[[C]] dim 2 [1 : 9 : 1]
+// CHECK: %[[G:.+]] = nn.slice %[[H]] dim 3 [1 : 9 : 1] : (tensor<1x2x8x10xf32>) -> tensor<1x2x8x8xf32>
+// CHECK: return %{{.+}}, %[[G]] : tensor<f32>, tensor<1x2x8x8xf32>

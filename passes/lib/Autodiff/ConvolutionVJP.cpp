@@ -16,10 +16,11 @@
 //
 // A 1-D convolution is lifted to 2-D (a unit height); 3-D differentiates
 // the same way, one more spatial dimension in every step. Pooling spreads each
-// output's gradient back over its window, one kernel offset at a time: to
-// every element for average pooling (divided as the forward divided), to
-// the first maximum of the window (row-major scan, as PyTorch) for max
-// pooling, in any number of spatial dimensions; adaptive average pooling
+// output's gradient back over its window (one part per kernel offset, the
+// parts summed on the stride's phases: scatterOffsets): to every element
+// for average pooling (divided as the forward divided), to the first
+// maximum of the window (row-major scan, as PyTorch) for max pooling, in
+// any number of spatial dimensions; adaptive average pooling
 // and interpolation are constant matrices, one per spatial dimension
 // (Aₕᵀ·dy·A_w in 2-D).
 //
@@ -31,6 +32,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <map>
 
 using namespace mlir;
 using namespace mlir::nn;
@@ -79,14 +82,6 @@ Value offsetView(GradBuilder &g, Value x, int64_t dim, const Window &w,
                  int64_t k) {
   int64_t start = k * w.dilation;
   return g.slice(x, dim, start, start + (w.out - 1) * w.stride + 1, w.stride);
-}
-
-/// The inverse of offsetView on the unpadded input: `v` (per window) put
-/// back at offset k of each window, padding cropped.
-Value offsetScatter(GradBuilder &g, Value v, int64_t dim, const Window &w,
-                    int64_t k) {
-  Value canvas = g.unslice(v, dim, k * w.dilation, w.stride, w.canvas());
-  return g.slice(canvas, dim, w.pad, w.pad + w.in);
 }
 
 /// Each spatial dimension's window of a pooling op: `kernel`, `stride`,
@@ -139,12 +134,79 @@ Value offsetView(GradBuilder &g, Value x, ArrayRef<Window> windows,
   return x;
 }
 
-/// offsetScatter in every spatial dimension.
-Value offsetScatter(GradBuilder &g, Value v, ArrayRef<Window> windows,
-                    ArrayRef<int64_t> k) {
-  for (size_t i = 0; i < windows.size(); ++i)
-    v = offsetScatter(g, v, 2 + i, windows[i], k[i]);
-  return v;
+/// The inverse of offsetView, summed over the kernel's offsets: each
+/// `parts[k]` (per window, [N, C, out...]) put back at offset k of every
+/// window of the unpadded input, as a pooling op's gradient. Built on the
+/// stride's phases rather than offset by offset: offset k lands on canvas
+/// positions k·dilation + stride·o, which is phase (k·dilation mod stride)
+/// at o + (k·dilation div stride) of a grid `stride` times coarser. So
+/// each phase is a sum of the parts that land on it, each shifted on the
+/// coarse grid (output-sized tensors), and the phases interleave once into
+/// the canvas, which is cropped to the input: one input-sized result where
+/// scattering offset by offset made one (zeros mostly) per offset.
+/// Within a phase the parts are added in offset order; no position gets a
+/// part of another phase, so the sums are those of adding offset by
+/// offset.
+Value scatterOffsets(GradBuilder &g, ArrayRef<Window> windows,
+                     ArrayRef<std::pair<SmallVector<int64_t>, Value>> parts) {
+  size_t rank = windows.size();
+  // Per dim: the coarse grid's length, which holds every shifted part and,
+  // interleaved, the canvas.
+  SmallVector<int64_t> grid;
+  for (const Window &w : windows) {
+    int64_t lastShift = (w.kernel - 1) * w.dilation / w.stride;
+    grid.push_back(
+        std::max((w.canvas() + w.stride - 1) / w.stride, w.out + lastShift));
+  }
+  std::map<SmallVector<int64_t>, Value> phases;
+  for (const auto &[k, part] : parts) {
+    SmallVector<int64_t> phase, lo, hi;
+    lo.assign({0, 0}), hi.assign({0, 0});
+    for (size_t i = 0; i < rank; ++i) {
+      const Window &w = windows[i];
+      int64_t at = k[i] * w.dilation, shift = at / w.stride;
+      phase.push_back(at % w.stride);
+      lo.push_back(shift);
+      hi.push_back(grid[i] - w.out - shift);
+    }
+    Value shifted = g.pad(part, lo, hi, 0.0);
+    Value &sum = phases[phase];
+    sum = sum ? g.add(sum, shifted) : shifted;
+  }
+  Value like = parts.front().second;
+  // Phases of dims [0, i) fixed by `phase`: dims >= i interleaved.
+  std::function<Value(size_t, SmallVector<int64_t> &)> interleave =
+      [&](size_t i, SmallVector<int64_t> &phase) -> Value {
+    if (i == rank) {
+      if (auto it = phases.find(phase); it != phases.end())
+        return it->second;
+      SmallVector<int64_t> shape(shapeOf(like).take_front(2));
+      llvm::append_range(shape, grid);
+      return g.filled(like, shape, 0.0);
+    }
+    int64_t stride = windows[i].stride, dim = 2 + i;
+    SmallVector<Value> planes;
+    for (int64_t p = 0; p < stride; ++p) {
+      phase.push_back(p);
+      Value plane = interleave(i + 1, phase);
+      phase.pop_back();
+      SmallVector<int64_t> column(shapeOf(plane));
+      column.insert(column.begin() + dim + 1, 1);
+      planes.push_back(stride == 1 ? plane : g.reshape(plane, column));
+    }
+    if (stride == 1)
+      return planes.front();
+    SmallVector<int64_t> joined(shapeOf(planes.front()));
+    joined.erase(joined.begin() + dim + 1);
+    joined[dim] *= stride;
+    return g.reshape(g.cat(planes, dim + 1), joined);
+  };
+  SmallVector<int64_t> phase;
+  Value canvas = interleave(0, phase);
+  for (size_t i = 0; i < rank; ++i)
+    canvas =
+        g.slice(canvas, 2 + i, windows[i].pad, windows[i].pad + windows[i].in);
+  return canvas;
 }
 
 /// The row-major constant of `shape` holding `values`, `like`'s element
@@ -522,12 +584,11 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
     // Each output's share: divided as the forward divided.
     Value share = g.div(
         dy, constantOf(g, dy, shapeOf(dy).drop_front(2), avgPoolDivisors(op)));
-    Value grad;
+    SmallVector<std::pair<SmallVector<int64_t>, Value>> parts;
     forEachOffset(windows, [&](ArrayRef<int64_t> k) {
-      Value part = offsetScatter(g, share, windows, k);
-      grad = grad ? g.add(grad, part) : part;
+      parts.emplace_back(SmallVector<int64_t>(k), share);
     });
-    dx[0] = grad;
+    dx[0] = scatterOffsets(g, windows, parts);
     return success();
   });
 
@@ -542,17 +603,17 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
     for (auto [i, w] : llvm::enumerate(windows))
       canvas =
           g.pad(canvas, 2 + i, w.pad, w.canvas() - w.in - w.pad, -INFINITY);
-    Value taken = g.scalar(dy, 0.0), one = g.scalar(dy, 1.0), grad;
+    Value taken = g.scalar(dy, 0.0), one = g.scalar(dy, 1.0);
+    SmallVector<std::pair<SmallVector<int64_t>, Value>> parts;
     forEachOffset(windows, [&](ArrayRef<int64_t> k) {
       Value at = offsetView(g, canvas, windows, k);
       // The first offset (row-major) holding the window's maximum.
       Value equal = g.mask(g.compare(ComparisonPredicate::eq, at, y), one);
       Value first = g.mul(equal, g.sub(one, taken));
       taken = g.add(taken, first);
-      Value part = offsetScatter(g, g.mul(dy, first), windows, k);
-      grad = grad ? g.add(grad, part) : part;
+      parts.emplace_back(SmallVector<int64_t>(k), g.mul(dy, first));
     });
-    dx[0] = grad;
+    dx[0] = scatterOffsets(g, windows, parts);
     return success();
   });
 
