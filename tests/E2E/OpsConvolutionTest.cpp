@@ -468,7 +468,8 @@ const OpCase kConvolutionTable[] = {
 };
 
 /// Strided convolutions on planes of 256 positions or more (the weight
-/// gradient's GEMM over stride phases). A table of their own: clang-format
+/// gradient's GEMM over stride phases), and one padded wider than its
+/// kernel's reach. A table of their own: clang-format
 /// lays the one above out very differently once it grows any longer.
 const OpCase kStridedPlaneCases[] = {
     {"convolution", "conv2d_plane_1x3x31x31_k3_s2_p1",
@@ -479,6 +480,11 @@ const OpCase kStridedPlaneCases[] = {
     {"convolution", "conv2d_plane_2x4x32x33_k1_s2",
      [](const Inputs &in) -> Outputs {
        return {F::conv2d(in[0], in[1], F2().stride(2))};
+     },
+     kConv},
+    {"convolution", "conv2d_k1_s2_pad2",
+     [](const Inputs &in) -> Outputs {
+       return {F::conv2d(in[0], in[1], F2().bias(in[2]).stride(2).padding(2))};
      },
      kConv},
 };
