@@ -201,7 +201,7 @@ def cases():
     yield "conv2d_plane_2x4x32x33_k1_s2", \
         lambda x, w: F.conv2d(x, w, stride=2), (r(2, 4, 32, 33), r(3, 4, 1, 1))
     # padding wider than the kernel's reach: the outer outputs read padding
-    # only, and the input gradient's convolutions crop the output gradient
+    # only (the input gradient is a transposed convolution that crops)
     # (appended last: earlier cases keep their random draws)
     yield "conv2d_k1_s2_pad2", \
         lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=2), \
