@@ -556,6 +556,18 @@ void makeNNTrainRunners(Workload &w, bool train, Loss loss,
     };
 }
 
+/// `count` class labels below `classes` drawn from `seed`, appended to the
+/// workload's inputs (a classification loss's targets) and returned.
+std::vector<int64_t> addLabels(Workload &w, int64_t count, int64_t classes,
+                               uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<int64_t> labels(count);
+  for (int64_t &c : labels)
+    c = int64_t(rng() % classes);
+  w.inputs.push_back(nn::Tensor::from_vector<int64_t>(labels, {count}));
+  return labels;
+}
+
 /// SGD(lr, momentum), as the libtorch anchors' sgd().
 auto sgd(double lr, double momentum) {
   return [=](std::vector<nn::Tensor> params) {
@@ -607,11 +619,7 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
         static constexpr double kLr = 0.01, kMomentum = 0.9;
         adoptState(w, nn::models::SimpleMLP().ptr(),
                    {randomTensor({64, 784}, 11)}, 1);
-        std::mt19937 rng(21);
-        std::vector<int64_t> classes(64);
-        for (int64_t &c : classes)
-          c = int64_t(rng() % 10);
-        w.inputs.push_back(nn::Tensor::from_vector<int64_t>(classes, {64}));
+        std::vector<int64_t> classes = addLabels(w, 64, 10, 21);
         makeNNTrainRunners<nn::models::SimpleMLPImpl>(
             w, /*train=*/false, nn::CrossEntropyLoss(), sgd(kLr, kMomentum));
         w.make[Impl::libtorch] = [&w, classes](int) {
@@ -838,11 +846,7 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
   add("Z1_train_resnet18_b8", 3 * 8 * 2 * 1.81e9, 0, [](Workload &w) {
     static constexpr double kLr = 0.01, kMomentum = 0.9;
     adoptZoo(w, nn::zoo::resnet18(), 3.0, 8);
-    std::mt19937 rng(25);
-    std::vector<int64_t> classes(8);
-    for (int64_t &c : classes)
-      c = int64_t(rng() % 1000);
-    w.inputs.push_back(nn::Tensor::from_vector<int64_t>(classes, {8}));
+    std::vector<int64_t> classes = addLabels(w, 8, 1000, 25);
     makeNNTrainRunners<nn::zoo::ResNetImpl>(
         w, /*train=*/true, nn::CrossEntropyLoss(), sgd(kLr, kMomentum));
     std::vector<std::string> order;
