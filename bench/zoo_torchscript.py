@@ -28,9 +28,12 @@ MODELS = {
 }
 
 
-def write(path, model, example):
+def write(path, make, example):
+    """Traces make() on `example` into `path`, unless the file is there."""
     if os.path.exists(path):
         return
+    torch.manual_seed(0)
+    model = make()
     with torch.no_grad(), warnings.catch_warnings():
         # ViT's shape asserts become constants in the trace; the shapes
         # nn-bench runs are the traced ones but for the batch.
@@ -44,15 +47,14 @@ def write(path, model, example):
 def main(out):
     os.makedirs(out, exist_ok=True)
     for name, make in MODELS.items():
-        torch.manual_seed(0)
-        write(os.path.join(out, name + ".pt"), make().eval(),
+        write(os.path.join(out, name + ".pt"), lambda: make().eval(),
               torch.zeros(1, 3, 224, 224))
-    # Training mode traces batch norm's batch statistics (two images: one
-    # has no variance); no_grad while tracing records no autograd, and the
-    # traced graph is differentiable when nn-bench runs it with grad on.
-    torch.manual_seed(0)
+    # Training mode traces batch norm with the batch's statistics; no_grad
+    # while tracing records no autograd, and the traced graph is
+    # differentiable when nn-bench runs it with grad on.
     write(os.path.join(out, "resnet18_train.pt"),
-          torchvision.models.resnet18().train(), torch.randn(2, 3, 224, 224))
+          lambda: torchvision.models.resnet18().train(),
+          torch.randn(2, 3, 224, 224))
 
 
 if __name__ == "__main__":
