@@ -160,8 +160,8 @@ Value scatterOffsets(GradBuilder &g, ArrayRef<Window> windows,
   }
   std::map<SmallVector<int64_t>, Value> phases;
   for (const auto &[k, part] : parts) {
-    SmallVector<int64_t> phase, lo, hi;
-    lo.assign({0, 0}), hi.assign({0, 0});
+    // N and C unpadded.
+    SmallVector<int64_t> phase, lo = {0, 0}, hi = {0, 0};
     for (size_t i = 0; i < rank; ++i) {
       const Window &w = windows[i];
       int64_t at = k[i] * w.dilation, shift = at / w.stride;
