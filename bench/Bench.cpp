@@ -843,21 +843,22 @@ std::vector<std::unique_ptr<Workload>> &workloads() {
   // resnet18 traced in training mode (resnet18_train.pt) run op by op under
   // libtorch's autograd, as an eager PyTorch training loop runs it. flop:
   // 3x the forward's.
-  add("Z1_train_resnet18_b8", 3 * 8 * 2 * 1.81e9, 0, [](Workload &w) {
-    static constexpr double kLr = 0.01, kMomentum = 0.9;
-    adoptZoo(w, nn::zoo::resnet18(), 3.0, 8);
-    std::vector<int64_t> classes = addLabels(w, 8, 1000, 25);
-    makeNNTrainRunners<nn::zoo::ResNetImpl>(
-        w, /*train=*/true, nn::CrossEntropyLoss(), sgd(kLr, kMomentum));
-    std::vector<std::string> order;
-    for (const auto &[name, p] : w.model->named_parameters())
-      order.push_back(name);
-    w.make[Impl::libtorch] = [&w, classes, order](int) {
-      return bench::torchScriptTrain(zooScriptDir() + "/resnet18_train.pt",
-                                     w.hostWeights, order, host(w.inputs[0]),
-                                     classes, kLr, kMomentum);
-    };
-  });
+  add("Z1_train_resnet18_b8", 3 * 8 * zooModels[0].flopPerImage, 0,
+      [](Workload &w) {
+        static constexpr double kLr = 0.01, kMomentum = 0.9;
+        adoptZoo(w, nn::zoo::resnet18(), 3.0, 8);
+        std::vector<int64_t> classes = addLabels(w, 8, 1000, 25);
+        makeNNTrainRunners<nn::zoo::ResNetImpl>(
+            w, /*train=*/true, nn::CrossEntropyLoss(), sgd(kLr, kMomentum));
+        std::vector<std::string> order;
+        for (const auto &[name, p] : w.model->named_parameters())
+          order.push_back(name);
+        w.make[Impl::libtorch] = [&w, classes, order](int) {
+          return bench::torchScriptTrain(
+              zooScriptDir() + "/resnet18_train.pt", w.hostWeights, order,
+              host(w.inputs[0]), classes, kLr, kMomentum);
+        };
+      });
   return all;
 }
 
