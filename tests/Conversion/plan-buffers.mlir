@@ -187,6 +187,40 @@ func.func @through_views(%x: memref<64xf32>, %out: memref<64xf32>) {
 
 // -----
 
+// memref.reshape views its source alone: the shape operand (a planned
+// buffer too, here) is only read, so neither buffer counts as merged, and
+// the shape's bytes are free once the reshape has read it (%b takes them).
+// CHECK-LABEL: func.func @through_reshape
+// CHECK: memref.reshape
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: memref.dealloc
+// expected-remark@+1 {{planned 3 buffer(s), 576 bytes in all, into a 512-byte arena}}
+func.func @through_reshape(%x: memref<64xf32>, %out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : i64
+  %c16 = arith.constant 16 : i64
+  // expected-remark@+1 {{placed at byte 256 of a 512-byte arena}}
+  %shape = memref.alloc() : memref<2xi64>
+  memref.store %c4, %shape[%c0] : memref<2xi64>
+  memref.store %c16, %shape[%c1] : memref<2xi64>
+  // expected-remark@+1 {{placed at byte 0 of a 512-byte arena}}
+  %a = memref.alloc() : memref<64xf32>
+  linalg.copy ins(%x : memref<64xf32>) outs(%a : memref<64xf32>)
+  %r = memref.reshape %a(%shape) : (memref<64xf32>, memref<2xi64>) -> memref<4x16xf32>
+  // expected-remark@+1 {{placed at byte 256 of a 512-byte arena}}
+  %b = memref.alloc() : memref<4x16xf32>
+  linalg.copy ins(%r : memref<4x16xf32>) outs(%b : memref<4x16xf32>)
+  %flat = memref.collapse_shape %b [[0, 1]] : memref<4x16xf32> into memref<64xf32>
+  linalg.copy ins(%flat : memref<64xf32>) outs(%out : memref<64xf32>)
+  memref.dealloc %shape : memref<2xi64>
+  memref.dealloc %a : memref<64xf32>
+  memref.dealloc %b : memref<4x16xf32>
+  return
+}
+
+// -----
+
 // Nothing to plan: no acquire, no attribute, no declaration.
 // CHECK-LABEL: func.func @nothing
 // CHECK-NOT: nn.workspace_bytes
@@ -195,3 +229,4 @@ func.func @nothing(%x: memref<64xf32>, %out: memref<64xf32>) {
   linalg.copy ins(%x : memref<64xf32>) outs(%out : memref<64xf32>)
   return
 }
+

@@ -159,6 +159,14 @@ std::string followUses(Buffer &buffer, Block &body,
       };
       if (llvm::none_of(user->getResults(), isMemRef))
         continue;
+      // memref.reshape reads its shape operand's elements; the result is a
+      // view of the source alone (bufferization makes one for every
+      // reshape that splits or merges dims in ways expand/collapse cannot).
+      if (auto reshape = llvm::dyn_cast<memref::ReshapeOp>(user)) {
+        if (use.get() == reshape.getSource())
+          push(reshape.getResult(), false);
+        continue;
+      }
       if (llvm::count_if(user->getOperands(), isMemRef) > 1)
         return ("it is merged with another buffer by '" +
                 user->getName().getStringRef() + "'")
