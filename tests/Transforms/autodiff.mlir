@@ -82,7 +82,9 @@ func.func @forward(%x: tensor<4xf32>) -> tensor<f32> {
 
 // A stride-1 convolution's input gradient is a convolution of the output's
 // gradient with the kernel flipped in space and its channels swapped (so it
-// runs on the convolution kernels); a strided one a transposed convolution.
+// runs on the convolution kernels); a strided one puts each kernel offset's
+// part back on the stride's phases, as pooling does, without multiplying
+// zeros.
 nn.parameter @m : tensor<3x1x1xf32>
 nn.parameter @w : tensor<4x3x3x3xf32>
 nn.parameter @s : tensor<4x3x3x3xf32>
@@ -100,11 +102,33 @@ func.func @forward(%input: tensor<2x3x8x8xf32>) -> tensor<f32> {
   %l = nn.add %a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
   return %l : tensor<f32>
 }
-// The strided convolution, differentiated first: the output's gradient
-// spread by the stride (a zero after each element: 4 -> 7) and convolved
-// as the stride-1 one is, padded up to the input's size on the high side.
-// CHECK: %[[SPREAD:.*]] = nn.slice %{{.*}} dim 3 [0 : 7 : 1] : (tensor<2x4x7x8xf32>) -> tensor<2x4x7x7xf32>
-// CHECK: nn.conv %[[SPREAD]], %{{.*}} stride [1, 1] padding [1, 1, 2, 2] dilation [1, 1] groups 1 : (tensor<2x4x7x7xf32>, tensor<3x4x3x3xf32>) -> tensor<2x3x8x8xf32>
+// The strided convolution, differentiated first: the parts of all nine
+// kernel offsets from one 1x1 convolution with the weight laid out
+// [taps x C, O] = [27, 4], offset k's part its channels [3k, 3k + 3); the
+// parts summed per stride phase on the 5x5 grid (offsets (0,0), (0,2),
+// (2,0) and (2,2) all land on phase (0,0)), the phases interleaved into the
+// 10x10 padded canvas, which is cropped to the input. No other convolution
+// before the stride-1 one's gradient.
+// CHECK: %[[T:.*]] = nn.permute %{{.*}} [2, 3, 1, 0] : (tensor<4x3x3x3xf32>) -> tensor<3x3x3x4xf32>
+// CHECK: %[[K:.*]] = nn.reshape %[[T]] [27, 4, 1, 1]
+// CHECK: %[[ALL:.*]] = nn.conv %{{.*}}, %[[K]] stride [1, 1] padding [0, 0, 0, 0] dilation [1, 1] groups 1 : (tensor<2x4x4x4xf32>, tensor<27x4x1x1xf32>) -> tensor<2x27x4x4xf32>
+// CHECK: %[[K00:.*]] = nn.slice %[[ALL]] dim 1 [0 : 3 : 1]
+// CHECK: %[[K02:.*]] = nn.slice %[[ALL]] dim 1 [6 : 9 : 1]
+// CHECK: %[[K20:.*]] = nn.slice %[[ALL]] dim 1 [18 : 21 : 1]
+// CHECK: %[[K22:.*]] = nn.slice %[[ALL]] dim 1 [24 : 27 : 1]
+// CHECK-NOT: nn.conv
+// CHECK: %[[P00:.*]] = nn.pad %[[K00]] low [0, 0, 0, 0] high [0, 0, 1, 1]
+// CHECK: %[[P02:.*]] = nn.pad %[[K02]] low [0, 0, 0, 1] high [0, 0, 1, 0]
+// CHECK: %[[S1:.*]] = nn.add %[[P00]], %[[P02]]
+// CHECK: %[[P20:.*]] = nn.pad %[[K20]] low [0, 0, 1, 0] high [0, 0, 0, 1]
+// CHECK: %[[S2:.*]] = nn.add %[[S1]], %[[P20]]
+// CHECK: %[[P22:.*]] = nn.pad %[[K22]] low [0, 0, 1, 1] high [0, 0, 0, 0]
+// CHECK: nn.add %[[S2]], %[[P22]] : (tensor<2x3x5x5xf32>, tensor<2x3x5x5xf32>) -> tensor<2x3x5x5xf32>
+// CHECK-NOT: nn.conv
+// CHECK: nn.cat %{{.*}}, %{{.*}} dim 3 : (tensor<2x3x5x1x10xf32>, tensor<2x3x5x1x10xf32>) -> tensor<2x3x5x2x10xf32>
+// CHECK: %[[CANVAS:.*]] = nn.reshape %{{.*}} [2, 3, 10, 10]
+// CHECK: %[[ROWS:.*]] = nn.slice %[[CANVAS]] dim 2 [1 : 9 : 1]
+// CHECK: nn.slice %[[ROWS]] dim 3 [1 : 9 : 1] : (tensor<2x3x8x10xf32>) -> tensor<2x3x8x8xf32>
 // CHECK: %[[REV:.*]] = arith.constant dense<[2, 1, 0]> : tensor<3xi64>
 // CHECK: %[[H:.*]] = nn.index_select %[[W:.*]], %[[REV]] dim 2
 // CHECK: %[[HW:.*]] = nn.index_select %[[H]], %{{.*}} dim 3
@@ -114,8 +138,8 @@ func.func @forward(%input: tensor<2x3x8x8xf32>) -> tensor<f32> {
 // -----
 
 // A 3-D convolution differentiates as a 2-D one, one more spatial dimension
-// in every step: the input gradients the kernel flipped in all three
-// dimensions (the strided one's output gradient spread first), and the
+// in every step: the stride-1 input gradient the kernel flipped in all
+// three dimensions, the strided one's parts put back on its phases, and the
 // weight gradient, over an output of fewer than 256 positions, one 3-D
 // convolution of the regrouped input with the output's gradient.
 nn.parameter @w : tensor<4x3x3x3x3xf32>
@@ -131,8 +155,13 @@ func.func @forward(%x: tensor<1x3x4x6x6xf32>) -> tensor<f32> {
   %l = nn.add %a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
   return %l : tensor<f32>
 }
-// The strided convolution, differentiated first:
-// CHECK: nn.conv %{{.*}}, %{{.*}} stride [1, 1, 1] padding [0, 1, 1, 0, 2, 2] dilation [1, 1, 1] groups 1 : (tensor<1x4x4x5x5xf32>, tensor<3x4x1x3x3xf32>) -> tensor<1x3x4x6x6xf32>
+// The strided convolution, differentiated first: one 1x1x1 convolution
+// for the 9 offsets' parts, interleaved along height and width only (the
+// depth's stride is 1), cropped to the input.
+// CHECK: nn.conv %{{.*}}, %{{.*}} stride [1, 1, 1] padding [0, 0, 0, 0, 0, 0] dilation [1, 1, 1] groups 1 : (tensor<1x4x4x3x3xf32>, tensor<27x4x1x1x1xf32>) -> tensor<1x27x4x3x3xf32>
+// CHECK-NOT: nn.conv
+// CHECK: nn.cat %{{.*}}, %{{.*}} dim 4 : (tensor<1x3x4x4x1x8xf32>, tensor<1x3x4x4x1x8xf32>) -> tensor<1x3x4x4x2x8xf32>
+// CHECK: nn.slice %{{.*}} dim 4 [1 : 7 : 1] : (tensor<1x3x4x6x8xf32>) -> tensor<1x3x4x6x6xf32>
 // CHECK: nn.conv %{{.*}}, %{{.*}} stride [1, 1, 1] padding [0, 1, 1, 0, 1, 1] dilation [1, 2, 2] groups 1 : (tensor<3x1x4x6x6xf32>, tensor<4x1x4x3x3xf32>) -> tensor<3x4x1x4x4xf32>
 // CHECK: nn.index_select %{{.*}} dim 2
 // CHECK: nn.index_select %{{.*}} dim 3

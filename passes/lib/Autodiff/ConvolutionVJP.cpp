@@ -12,7 +12,10 @@
 //   dbias = Σ dy over N and the spatial dims
 //
 // Over many output positions dweight is one GEMM over windows of the input's
-// rows instead (see convWeightGradWindows).
+// rows instead (see convWeightGradWindows), and a strided convolution's dx
+// is the offsets' parts of one 1x1 convolution put back on the stride's
+// phases (convInputGradScattered), without the transposed convolution's
+// zero insertion.
 //
 // A 1-D convolution is lifted to 2-D (a unit height); 3-D differentiates
 // the same way, one more spatial dimension in every step. Pooling spreads each
@@ -66,12 +69,12 @@ SmallVector<int64_t> lowHigh(ArrayRef<int64_t> lo, ArrayRef<int64_t> hi) {
   return both;
 }
 
-/// A pooling window's geometry along one spatial dim.
+/// A pooling or convolution window's geometry along one spatial dim.
 struct Window {
-  int64_t in, out, kernel, stride, pad, dilation;
+  int64_t in, out, kernel, stride, padLow, padHigh, dilation;
   /// The padded length every window fits in.
   int64_t canvas() const {
-    return std::max(in + 2 * pad,
+    return std::max(in + padLow + padHigh,
                     (out - 1) * stride + dilation * (kernel - 1) + 1);
   }
 };
@@ -95,7 +98,7 @@ SmallVector<Window> windowsOf(Value x, Value y, ArrayRef<int64_t> kernel,
   SmallVector<Window> windows;
   for (size_t i = 0; i < kernel.size(); ++i)
     windows.push_back({xs[2 + i], ys[2 + i], kernel[i], stride[i], padding[i],
-                       dilation.empty() ? 1 : dilation[i]});
+                       padding[i], dilation.empty() ? 1 : dilation[i]});
   return windows;
 }
 
@@ -204,8 +207,8 @@ Value scatterOffsets(GradBuilder &g, ArrayRef<Window> windows,
   SmallVector<int64_t> phase;
   Value canvas = interleave(0, phase);
   for (size_t i = 0; i < rank; ++i)
-    canvas =
-        g.slice(canvas, 2 + i, windows[i].pad, windows[i].pad + windows[i].in);
+    canvas = g.slice(canvas, 2 + i, windows[i].padLow,
+                     windows[i].padLow + windows[i].in);
   return canvas;
 }
 
@@ -450,6 +453,58 @@ Value convInputGrad(GradBuilder &g, Value dout, Value weight, Type inputType,
                           b.getI64IntegerAttr(groups));
 }
 
+/// The input gradient of a strided, ungrouped convolution, without the
+/// zero insertion of convInputGrad (whose convolution multiplies zeros by
+/// all but one in stride² of its products in 2-D). Each kernel offset k
+/// contributes weight[:, :, k]ᵀ · dy ([N, C, out...]) at offset k of every
+/// window: all the offsets' parts come from one 1x1 convolution of dy with
+/// the weight laid out [taps·C, O] (a GEMM per image reading dy in place),
+/// and scatterOffsets puts them back, summed per stride phase and
+/// interleaved once, as for pooling. The products are the forward's own.
+Value convInputGradScattered(GradBuilder &g, Value dout, Value weight,
+                             Value input, ArrayRef<int64_t> stride,
+                             ArrayRef<int64_t> lo, ArrayRef<int64_t> hi,
+                             ArrayRef<int64_t> dilation) {
+  ArrayRef<int64_t> ws = shapeOf(weight), xs = shapeOf(input),
+                    ys = shapeOf(dout);
+  int64_t rank = static_cast<int64_t>(ws.size()) - 2;
+  int64_t out = ws[0], channels = ws[1], taps = 1;
+  SmallVector<Window> windows;
+  SmallVector<int64_t> order;
+  for (int64_t i = 0; i < rank; ++i) {
+    windows.push_back({xs[2 + i], ys[2 + i], ws[2 + i], stride[i], lo[i], hi[i],
+                       dilation[i]});
+    taps *= ws[2 + i];
+    order.push_back(2 + i);
+  }
+  // [O, C, k...] -> [k..., C, O] -> [taps·C, O, 1...], offsets row-major
+  // as forEachOffset visits them.
+  order.append({1, 0});
+  SmallVector<int64_t> columns = {taps * channels, out};
+  columns.append(rank, 1);
+  Value kernel = g.reshape(g.permute(weight, order), columns);
+  SmallVector<int64_t> allShape = {ys[0], taps * channels};
+  allShape.append(ys.begin() + 2, ys.end());
+  OpBuilder &b = g.builder();
+  SmallVector<int64_t> ones(rank, 1);
+  Value all = b.create<ConvOp>(
+      g.location(),
+      RankedTensorType::get(
+          allShape,
+          llvm::cast<RankedTensorType>(dout.getType()).getElementType()),
+      dout, kernel, Value(), b.getDenseI64ArrayAttr(ones),
+      b.getDenseI64ArrayAttr(SmallVector<int64_t>(2 * rank, 0)),
+      b.getDenseI64ArrayAttr(ones), b.getI64IntegerAttr(1));
+  SmallVector<std::pair<SmallVector<int64_t>, Value>> parts;
+  int64_t tap = 0;
+  forEachOffset(windows, [&](ArrayRef<int64_t> k) {
+    parts.emplace_back(SmallVector<int64_t>(k),
+                       g.slice(all, 1, tap * channels, (tap + 1) * channels));
+    ++tap;
+  });
+  return scatterOffsets(g, windows, parts);
+}
+
 /// Σ dy over N and the spatial dims: a bias's gradient.
 Value biasGrad(GradBuilder &g, Value dy) {
   SmallVector<int64_t> dims = {0};
@@ -507,8 +562,10 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
                          hi = lift(padHigh(op.getPadding(), rank), rank, 0);
     Value x2 = lift(g, x), w2 = lift(g, w), dy2 = lift(g, dy);
     ArrayRef<int64_t> xs = shapeOf(x2), ws = shapeOf(w2), ys = shapeOf(dy2);
-    // dx: a convolution of dy (convInputGrad), or, where the forward's
-    // padding is wider than its kernel's reach, the transposed convolution,
+    // dx: for a strided, ungrouped convolution the offsets' parts put back
+    // on the stride's phases (convInputGradScattered); otherwise a
+    // convolution of dy (convInputGrad), or, where the forward's padding is
+    // wider than its kernel's reach, the transposed convolution,
     // output_padding making up the rows and columns no window reached.
     SmallVector<int64_t> outputPadding(lifted);
     int64_t plane = 1;
@@ -519,8 +576,12 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
       plane *= ys[2 + i];
     }
     OpBuilder &b = g.builder();
+    bool strided = llvm::any_of(stride, [](int64_t s) { return s > 1; });
     Value dinput =
-        convInputGrad(g, dy2, w2, x2.getType(), stride, lo, dilation, groups);
+        groups == 1 && strided
+            ? convInputGradScattered(g, dy2, w2, x2, stride, lo, hi, dilation)
+            : convInputGrad(g, dy2, w2, x2.getType(), stride, lo, dilation,
+                            groups);
     if (!dinput)
       dinput = b.create<ConvTransposeOp>(
           g.location(), x2.getType(), dy2, w2, Value(),
@@ -606,8 +667,8 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
     // The input padded with -inf to the canvas every window fits in.
     Value canvas = op.getInput();
     for (auto [i, w] : llvm::enumerate(windows))
-      canvas =
-          g.pad(canvas, 2 + i, w.pad, w.canvas() - w.in - w.pad, -INFINITY);
+      canvas = g.pad(canvas, 2 + i, w.padLow, w.canvas() - w.in - w.padLow,
+                     -INFINITY);
     Value taken = g.scalar(dy, 0.0), one = g.scalar(dy, 1.0);
     SmallVector<std::pair<SmallVector<int64_t>, Value>> parts;
     forEachOffset(windows, [&](ArrayRef<int64_t> k) {
