@@ -292,8 +292,35 @@ Tensor TrainStep::operator()(const std::vector<Tensor> &args) {
     }
     inputs.push_back(h->second.tensor());
   }
+  // The last step's gradients, which zero_grad() sets to None: those that
+  // nothing else holds become this step's output buffers (as PyTorch's
+  // AccumulateGrad takes over a gradient nobody else holds), instead of a
+  // fresh allocation, zeroing and page faults per parameter and step.
+  const std::vector<TensorInfo> &described_out =
+      artifact->description().outputs;
+  std::vector<Tensor> outputs(described_out.size());
+  StateDict state = model_->state_dict();
+  for (size_t i = 1; i < described_out.size(); ++i)
+    if (described_out[i].name.rfind("grad.", 0) == 0)
+      if (const Tensor *param = state.find(described_out[i].name.substr(5)))
+        outputs[i] = param->grad();
   optimizer_->zero_grad();
-  std::vector<Tensor> outputs = step(inputs);
+  // Outputs go where Artifact::run puts them: on the GPU when an input is.
+  Device where = Device::cpu();
+  for (const Tensor &input : inputs)
+    if (input.device() == artifact->device())
+      where = artifact->device();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const TensorInfo &info = described_out[i];
+    Tensor &out = outputs[i];
+    bool reusable = out.defined() && out.storage().use_count() == 1 &&
+                    out.shape() == info.shape && out.dtype() == info.dtype &&
+                    out.device() == where;
+    if (!reusable)
+      out = Tensor::zeros(info.shape, info.dtype, where);
+  }
+  if (absl::Status s = artifact->run_into(inputs, outputs); !s.ok())
+    throw Error(std::string(s.message()));
   // The step wrote the parameters it updated in place: what compiled code
   // derived from them (packed weights) is stale.
   for (const Tensor &param : takeGradients(*artifact, outputs))

@@ -18,6 +18,7 @@ namespace nn::testing {
 
 std::atomic<bool> counting{false};
 std::atomic<int64_t> allocations{0};
+std::atomic<int64_t> allocatedBytes{0};
 std::atomic<int64_t> liveBytes{0};
 std::atomic<int64_t> peakBytes{0};
 
@@ -29,14 +30,15 @@ using nn::testing::liveBytes;
 
 /// Counts the allocation of `pointer` (null: none) and returns it.
 void *countOne(void *pointer) {
-  if (nn::testing::counting.load(std::memory_order_relaxed))
+  const bool counted = nn::testing::counting.load(std::memory_order_relaxed);
+  if (counted)
     nn::testing::allocations.fetch_add(1, std::memory_order_relaxed);
   if (!pointer)
     return pointer;
-  int64_t live =
-      liveBytes.fetch_add(static_cast<int64_t>(malloc_usable_size(pointer)),
-                          std::memory_order_relaxed) +
-      static_cast<int64_t>(malloc_usable_size(pointer));
+  const auto size = static_cast<int64_t>(malloc_usable_size(pointer));
+  if (counted)
+    nn::testing::allocatedBytes.fetch_add(size, std::memory_order_relaxed);
+  int64_t live = liveBytes.fetch_add(size, std::memory_order_relaxed) + size;
   int64_t peak = nn::testing::peakBytes.load(std::memory_order_relaxed);
   while (live > peak && !nn::testing::peakBytes.compare_exchange_weak(
                             peak, live, std::memory_order_relaxed))

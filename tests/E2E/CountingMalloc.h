@@ -14,9 +14,11 @@
 
 namespace nn::testing {
 
-/// While true, every allocation adds one to `allocations`.
+/// While true, every allocation adds one to `allocations` and its size
+/// (malloc_usable_size) to `allocatedBytes`.
 extern std::atomic<bool> counting;
 extern std::atomic<int64_t> allocations;
+extern std::atomic<int64_t> allocatedBytes;
 /// The bytes of every block the process holds (malloc_usable_size), always
 /// tracked.
 extern std::atomic<int64_t> liveBytes;

@@ -51,6 +51,7 @@
 #include <thread>
 #include <unistd.h>
 
+using nn::testing::allocatedBytes;
 using nn::testing::allocations;
 using nn::testing::counting;
 using nn::testing::liveBytes;
@@ -422,6 +423,36 @@ TEST(CachedMemoryTest, TheLastContextTakesTheKernelBuffersWithIt) {
   nn_rt_release_cached_memory();
   EXPECT_LT(liveBytes.load() - before, kBookkeepingBytes);
   nn_rt_set_num_threads(1);
+}
+
+/// A training step (TrainStep::operator()) writes each gradient into the
+/// tensor the last step left in the parameter's grad() when nothing else
+/// holds it: past the first steps, what it allocates (the loss, the
+/// hyper-parameters' scalars, names) is a small part of the gradients'
+/// bytes, where allocating them afresh would take all of them again.
+TEST(TrainStepAllocationTest, AStepReusesTheGradientsNothingElseHolds) {
+  Sequential model(
+      {{"up", Linear(256, 512)}, {"relu", ReLU()}, {"down", Linear(512, 256)}});
+  model->train();
+  MSELoss loss_fn;
+  optim::SGD optimizer(model->parameters(),
+                       optim::SGDOptions(0.01).momentum(0.9));
+  TrainStep step(model, loss_fn, {TensorSpec({16, 256})},
+                 {TensorSpec({16, 256})}, optimizer);
+  Tensor x = randomTensor({16, 256}, 4), y = randomTensor({16, 256}, 5);
+  int64_t gradientBytes = 0;
+  for (const Tensor &p : model->parameters())
+    gradientBytes += static_cast<int64_t>(p.nbytes());
+  for (int warmup = 0; warmup < 2; ++warmup)
+    step(x, y);
+  allocatedBytes = 0;
+  counting = true;
+  step(x, y);
+  counting = false;
+  EXPECT_LT(allocatedBytes.load(), gradientBytes / 8)
+      << "gradients: " << gradientBytes << " bytes";
+  for (const Tensor &p : model->parameters())
+    EXPECT_TRUE(p.grad().defined());
 }
 
 TEST(WorkspaceConcurrencyTest, TwoThreadsRunningAtOnceNeverShareAnArena) {

@@ -138,6 +138,26 @@ TEST(FusedStepTest, ANewLearningRateNeedsNoRecompile) {
     expectSameBits(ours[i].second, theirs[i].second, ours[i].first);
 }
 
+// A step writes its gradients into the last step's gradient tensors when
+// nothing else holds them (no allocation per step), and never into one the
+// caller still holds: that keeps the values it had, as with PyTorch's
+// zero_grad(set_to_none=True).
+TEST(FusedStepTest, AGradientStillHeldKeepsItsValues) {
+  Trainer fused(caseNamed("sgd_momentum_decay"));
+  auto [x0, y0] = batch(0);
+  (*fused.step)(x0, y0);
+  auto params = fused.model->named_parameters();
+  ASSERT_GE(params.size(), 2u);
+  Tensor held = params[0].second.grad();
+  Tensor before = held.clone();
+  const void *released = params[1].second.grad().raw_data();
+  auto [x1, y1] = batch(1);
+  (*fused.step)(x1, y1);
+  expectSameBits(held, before, params[0].first + ".grad held");
+  EXPECT_NE(params[0].second.grad().raw_data(), held.raw_data());
+  EXPECT_EQ(params[1].second.grad().raw_data(), released);
+}
+
 TEST(FusedStepTest, AChangedUpdateRecompiles) {
   Trainer run(caseNamed("sgd_momentum_decay"));
   auto [x, y] = batch(0);
