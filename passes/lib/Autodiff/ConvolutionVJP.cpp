@@ -69,6 +69,21 @@ SmallVector<int64_t> lowHigh(ArrayRef<int64_t> lo, ArrayRef<int64_t> hi) {
   return both;
 }
 
+/// An nn.conv of `input` by `weight` (no bias) with a result of `shape` in
+/// the input's element type; `padding` holds the low sides, then the high.
+Value convolution(GradBuilder &g, ArrayRef<int64_t> shape, Value input,
+                  Value weight, ArrayRef<int64_t> stride,
+                  ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation,
+                  int64_t groups) {
+  OpBuilder &b = g.builder();
+  auto type = RankedTensorType::get(
+      shape, llvm::cast<RankedTensorType>(input.getType()).getElementType());
+  return b.create<ConvOp>(
+      g.location(), type, input, weight, Value(),
+      b.getDenseI64ArrayAttr(stride), b.getDenseI64ArrayAttr(padding),
+      b.getDenseI64ArrayAttr(dilation), b.getI64IntegerAttr(groups));
+}
+
 /// A pooling or convolution window's geometry along one spatial dim.
 struct Window {
   int64_t in, out, kernel, stride, padLow, padHigh, dilation;
@@ -265,15 +280,8 @@ Value convWeightGrad(GradBuilder &g, Value input, Value dout,
         (xs[2 + i] + lo[i] + hi[i] - stride[i] * (ys[2 + i] - 1) - 1) /
             dilation[i] +
         1);
-  OpBuilder &b = g.builder();
-  Value corr = b.create<ConvOp>(
-      g.location(),
-      RankedTensorType::get(
-          corrShape,
-          llvm::cast<RankedTensorType>(input.getType()).getElementType()),
-      regrouped, g.transpose(dout, 0, 1), Value(),
-      b.getDenseI64ArrayAttr(dilation), b.getDenseI64ArrayAttr(lowHigh(lo, hi)),
-      b.getDenseI64ArrayAttr(stride), b.getI64IntegerAttr(groups));
+  Value corr = convolution(g, corrShape, regrouped, g.transpose(dout, 0, 1),
+                           dilation, lowHigh(lo, hi), stride, groups);
   Value cropped = corr;
   for (int64_t i = 0; i < rank; ++i)
     cropped = g.slice(cropped, 2 + i, 0, weightShape[2 + i]);
@@ -445,12 +453,8 @@ Value convInputGrad(GradBuilder &g, Value dout, Value weight, Type inputType,
     swapped.append(ws.begin() + 2, ws.end());
     kernel = g.reshape(g.transpose(g.reshape(kernel, perGroup), 1, 2), swapped);
   }
-  OpBuilder &b = g.builder();
-  return b.create<ConvOp>(g.location(), inputType, dout, kernel, Value(),
-                          b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1)),
-                          b.getDenseI64ArrayAttr(lowHigh(padLo, padHi)),
-                          b.getDenseI64ArrayAttr(dilation),
-                          b.getI64IntegerAttr(groups));
+  return convolution(g, xs, dout, kernel, SmallVector<int64_t>(rank, 1),
+                     lowHigh(padLo, padHi), dilation, groups);
 }
 
 /// The input gradient of a strided, ungrouped convolution, without the
@@ -485,16 +489,9 @@ Value convInputGradScattered(GradBuilder &g, Value dout, Value weight,
   Value kernel = g.reshape(g.permute(weight, order), columns);
   SmallVector<int64_t> allShape = {ys[0], taps * channels};
   allShape.append(ys.begin() + 2, ys.end());
-  OpBuilder &b = g.builder();
   SmallVector<int64_t> ones(rank, 1);
-  Value all = b.create<ConvOp>(
-      g.location(),
-      RankedTensorType::get(
-          allShape,
-          llvm::cast<RankedTensorType>(dout.getType()).getElementType()),
-      dout, kernel, Value(), b.getDenseI64ArrayAttr(ones),
-      b.getDenseI64ArrayAttr(SmallVector<int64_t>(2 * rank, 0)),
-      b.getDenseI64ArrayAttr(ones), b.getI64IntegerAttr(1));
+  Value all = convolution(g, allShape, dout, kernel, ones,
+                          SmallVector<int64_t>(2 * rank, 0), ones, 1);
   SmallVector<std::pair<SmallVector<int64_t>, Value>> parts;
   int64_t tap = 0;
   forEachOffset(windows, [&](ArrayRef<int64_t> k) {
@@ -624,15 +621,8 @@ void mlir::nn::populateConvolutionVJPRules(VJPRules &rules) {
           (ys[2 + i] + lo[i] + hi[i] - dilation[i] * (ws[2 + i] - 1) - 1) /
               stride[i] +
           1);
-    OpBuilder &b = g.builder();
-    Value conv = b.create<ConvOp>(
-        g.location(),
-        RankedTensorType::get(
-            convShape,
-            llvm::cast<RankedTensorType>(x.getType()).getElementType()),
-        dy, w, Value(), b.getDenseI64ArrayAttr(stride),
-        b.getDenseI64ArrayAttr(lowHigh(lo, hi)),
-        b.getDenseI64ArrayAttr(dilation), b.getI64IntegerAttr(groups));
+    Value conv = convolution(g, convShape, dy, w, stride, lowHigh(lo, hi),
+                             dilation, groups);
     for (int64_t i = 0; i < rank; ++i)
       conv = g.slice(conv, 2 + i, 0, xs[2 + i]);
     dx[0] = conv;
