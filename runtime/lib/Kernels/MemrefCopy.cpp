@@ -33,15 +33,48 @@ Strided view(const nn_rt_unranked_memref *m) {
   return {aligned, words[2], words + 3, words + 3 + m->rank};
 }
 
-/// Whether the `rank` dims of `v` are row-major and dense.
-bool contiguous(const Strided &v, int64_t rank) {
-  int64_t expected = 1;
-  for (int64_t d = rank - 1; d >= 0; --d) {
-    if (v.sizes[d] != 1 && v.strides[d] != expected)
-      return false;
-    expected *= v.sizes[d];
+/// The copy's iteration space with unit dims dropped and neighbours that
+/// are one dim on both sides merged: a cat along a new unit dim (the
+/// interleave of a stride's phases) leaves its real inner dim innermost,
+/// a dense block one dim.
+struct Dims {
+  int64_t rank = 0;
+  int64_t sizes[64], src[64], dst[64];
+};
+
+Dims normalized(const Strided &from, const Strided &to, int64_t rank) {
+  Dims d;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t size = from.sizes[i];
+    if (size == 1)
+      continue;
+    if (d.rank > 0) {
+      int64_t last = d.rank - 1;
+      if (d.src[last] == from.strides[i] * size &&
+          d.dst[last] == to.strides[i] * size) {
+        d.sizes[last] *= size;
+        d.src[last] = from.strides[i];
+        d.dst[last] = to.strides[i];
+        continue;
+      }
+    }
+    d.sizes[d.rank] = size;
+    d.src[d.rank] = from.strides[i];
+    d.dst[d.rank] = to.strides[i];
+    ++d.rank;
   }
-  return true;
+  return d;
+}
+
+/// `count` elements of type T, `srcStep` and `dstStep` elements apart.
+template <typename T>
+void copyRow(char *to, const char *from, int64_t count, int64_t srcStep,
+             int64_t dstStep) {
+  for (int64_t i = 0; i < count; ++i) {
+    T value;
+    memcpy(&value, from + i * srcStep * int64_t(sizeof(T)), sizeof(T));
+    memcpy(to + i * dstStep * int64_t(sizeof(T)), &value, sizeof(T));
+  }
 }
 
 } // namespace
@@ -49,45 +82,58 @@ bool contiguous(const Strided &v, int64_t rank) {
 extern "C" void memrefCopy(int64_t element_size, nn_rt_unranked_memref *source,
                            nn_rt_unranked_memref *dest) {
   int64_t rank = source->rank;
-  Strided src = view(source), dst = view(dest);
-  int64_t count = 1;
-  for (int64_t d = 0; d < rank; ++d)
-    count *= src.sizes[d];
-  if (count == 0)
-    return;
-  char *from = src.aligned + src.offset * element_size;
-  char *to = dst.aligned + dst.offset * element_size;
-  if (contiguous(src, rank) && contiguous(dst, rank)) {
-    memmove(to, from, static_cast<size_t>(count * element_size));
-    return;
-  }
-  // Row by row along the last dim, with an odometer over the others (rank
-  // 0 is one row of one element); a row dense on both sides is one memcpy.
   if (rank > 64)
     return; // no tensor nn makes has this rank
-  int64_t inner = rank ? src.sizes[rank - 1] : 1;
-  int64_t srcStep = rank ? src.strides[rank - 1] : 1;
-  int64_t dstStep = rank ? dst.strides[rank - 1] : 1;
-  bool denseRows = inner == 1 || (srcStep == 1 && dstStep == 1);
+  Strided src = view(source), dst = view(dest);
+  for (int64_t d = 0; d < rank; ++d)
+    if (src.sizes[d] == 0)
+      return;
+  char *from = src.aligned + src.offset * element_size;
+  char *to = dst.aligned + dst.offset * element_size;
+  Dims dims = normalized(src, dst, rank);
+  if (dims.rank == 0) { // one element
+    memmove(to, from, static_cast<size_t>(element_size));
+    return;
+  }
+  int64_t last = dims.rank - 1;
+  int64_t inner = dims.sizes[last];
+  int64_t srcStep = dims.src[last], dstStep = dims.dst[last];
+  if (dims.rank == 1 && srcStep == 1 && dstStep == 1) {
+    memmove(to, from, static_cast<size_t>(inner * element_size));
+    return;
+  }
+  // Row by row along the inner dim, with an odometer over the others; a
+  // row dense on both sides is one memcpy, any other a typed loop.
+  int64_t rows = 1;
+  for (int64_t d = 0; d < last; ++d)
+    rows *= dims.sizes[d];
   int64_t index[64] = {0};
-  for (int64_t row = 0; row < count / inner; ++row) {
-    int64_t s = 0, t = 0;
-    for (int64_t d = 0; d + 1 < rank; ++d) {
-      s += index[d] * src.strides[d];
-      t += index[d] * dst.strides[d];
-    }
-    if (denseRows) {
-      memcpy(to + t * element_size, from + s * element_size,
-             static_cast<size_t>(inner * element_size));
-    } else {
+  int64_t s = 0, t = 0; // the row's first element, in elements
+  for (int64_t row = 0; row < rows; ++row) {
+    char *rowTo = to + t * element_size;
+    const char *rowFrom = from + s * element_size;
+    if (srcStep == 1 && dstStep == 1)
+      memcpy(rowTo, rowFrom, static_cast<size_t>(inner * element_size));
+    else if (element_size == 4)
+      copyRow<uint32_t>(rowTo, rowFrom, inner, srcStep, dstStep);
+    else if (element_size == 8)
+      copyRow<uint64_t>(rowTo, rowFrom, inner, srcStep, dstStep);
+    else if (element_size == 2)
+      copyRow<uint16_t>(rowTo, rowFrom, inner, srcStep, dstStep);
+    else if (element_size == 1)
+      copyRow<uint8_t>(rowTo, rowFrom, inner, srcStep, dstStep);
+    else
       for (int64_t i = 0; i < inner; ++i)
-        memcpy(to + (t + i * dstStep) * element_size,
-               from + (s + i * srcStep) * element_size,
+        memcpy(rowTo + i * dstStep * element_size,
+               rowFrom + i * srcStep * element_size,
                static_cast<size_t>(element_size));
-    }
-    for (int64_t d = rank - 2; d >= 0; --d) {
-      if (++index[d] < src.sizes[d])
+    for (int64_t d = last - 1; d >= 0; --d) {
+      s += dims.src[d];
+      t += dims.dst[d];
+      if (++index[d] < dims.sizes[d])
         break;
+      s -= dims.src[d] * dims.sizes[d];
+      t -= dims.dst[d] * dims.sizes[d];
       index[d] = 0;
     }
   }

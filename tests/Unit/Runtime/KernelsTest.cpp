@@ -973,4 +973,27 @@ TEST(KernelsMemrefCopyTest, CopiesStridedAndDenseViews) {
             (std::vector<float>{0, 0}));
 }
 
+// Unit dims are dropped and dims that are one on both sides merged before
+// the rows are chosen: a phase of an interleave (a cat along a new unit
+// dim) copies along its real inner dim, two elements apart.
+TEST(KernelsMemrefCopyTest, DropsUnitDimsAndMergesDenseOnes) {
+  // A dense 2x3x1 into phase 1 of a 2x3x2 buffer.
+  EXPECT_EQ(copyView(0, {3, 1, 1}, {2, 3, 1}, 1, {6, 2, 1}, 12),
+            (std::vector<float>{0, 0, 0, 1, 0, 2, 0, 3, 0, 4, 0, 5}));
+  // A dense 2x2x4 block into rows 16 apart: two rows of 8.
+  std::vector<float> merged(32, 0.f);
+  for (int i = 0; i < 8; ++i)
+    merged[i] = float(i), merged[16 + i] = float(8 + i);
+  EXPECT_EQ(copyView(0, {8, 4, 1}, {2, 2, 4}, 0, {16, 4, 1}, 32), merged);
+  // Elements of 8 bytes (two floats each), every other one of three.
+  std::vector<float> source(16), dest(6, 0.f);
+  for (size_t i = 0; i < source.size(); ++i)
+    source[i] = float(i);
+  std::vector<int64_t> from = descriptor(source.data(), 0, {3}, {2});
+  std::vector<int64_t> to = descriptor(dest.data(), 0, {3}, {1});
+  nn_rt_unranked_memref src{1, from.data()}, dst{1, to.data()};
+  memrefCopy(8, &src, &dst);
+  EXPECT_EQ(dest, (std::vector<float>{0, 1, 4, 5, 8, 9}));
+}
+
 } // namespace
