@@ -234,17 +234,27 @@ void TrainStep::load_state_dict(const StateDict &state) {
 Tensor TrainStep::forward_backward(const std::vector<Tensor> &args) {
   const std::shared_ptr<Artifact> &artifact = compiled_.artifact();
   std::vector<Tensor> outputs = compiled_(args);
-  takeGradients(*artifact, outputs);
+  takeGradients(*artifact, gradientTargets(*artifact), outputs);
   return outputs[0];
+}
+
+std::vector<Tensor> TrainStep::gradientTargets(const Artifact &artifact) const {
+  const auto &described = artifact.description().outputs;
+  std::vector<Tensor> targets(described.size());
+  StateDict state = model_->state_dict();
+  for (size_t i = 1; i < described.size(); ++i)
+    if (described[i].name.rfind("grad.", 0) == 0)
+      if (const Tensor *param = state.find(described[i].name.substr(5)))
+        targets[i] = *param;
+  return targets;
 }
 
 std::vector<Tensor>
 TrainStep::takeGradients(const Artifact &artifact,
+                         const std::vector<Tensor> &targets,
                          const std::vector<Tensor> &outputs) {
   std::vector<Tensor> given;
   const auto &described = artifact.description().outputs;
-  // Every state_dict name of a tensor shares its gradient slot.
-  StateDict state = model_->state_dict();
   captured_ = StateDict();
   for (size_t i = 1; i < outputs.size(); ++i) {
     const std::string &name = described[i].name;
@@ -252,16 +262,16 @@ TrainStep::takeGradients(const Artifact &artifact,
       captured_.insert(name, outputs[i]);
       continue;
     }
-    Tensor *param = state.find(name.substr(5));
-    if (!param)
+    Tensor param = targets[i];
+    if (!param.defined())
       continue; // a loss module's parameter: not the model's to keep
-    if (!param->grad().defined()) {
-      param->set_grad(outputs[i]);
+    if (!param.grad().defined()) {
+      param.set_grad(outputs[i]);
     } else {
-      Tensor grad = param->grad();
+      Tensor grad = param.grad();
       accumulate(grad, outputs[i]);
     }
-    given.push_back(*param);
+    given.push_back(param);
   }
   return given;
 }
@@ -298,12 +308,11 @@ Tensor TrainStep::operator()(const std::vector<Tensor> &args) {
   // fresh allocation, zeroing and page faults per parameter and step.
   const std::vector<TensorInfo> &described_out =
       artifact->description().outputs;
+  std::vector<Tensor> targets = gradientTargets(*artifact);
   std::vector<Tensor> outputs(described_out.size());
-  StateDict state = model_->state_dict();
-  for (size_t i = 1; i < described_out.size(); ++i)
-    if (described_out[i].name.rfind("grad.", 0) == 0)
-      if (const Tensor *param = state.find(described_out[i].name.substr(5)))
-        outputs[i] = param->grad();
+  for (size_t i = 0; i < targets.size(); ++i)
+    if (targets[i].defined())
+      outputs[i] = targets[i].grad();
   optimizer_->zero_grad();
   // Outputs go where Artifact::run puts them: on the GPU when an input is.
   Device where = Device::cpu();
@@ -323,7 +332,7 @@ Tensor TrainStep::operator()(const std::vector<Tensor> &args) {
     throw Error(std::string(s.message()));
   // The step wrote the parameters it updated in place: what compiled code
   // derived from them (packed weights) is stale.
-  for (const Tensor &param : takeGradients(*artifact, outputs))
+  for (const Tensor &param : takeGradients(*artifact, targets, outputs))
     param.storage()->bump_version();
   return outputs[0];
 }

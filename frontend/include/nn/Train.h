@@ -210,10 +210,16 @@ private:
   /// Traces the whole step: the differentiated loss with the optimizer's
   /// update after it.
   std::function<TracedModule()> stepTracer() const;
-  /// Adds the gradients in outputs [1, ...) named by `artifact`'s description
-  /// to the parameters' grad() (or sets them) and keeps what was captured;
-  /// returns the parameters that got one.
+  /// Per output of `artifact`, the model's tensor it is the gradient of
+  /// ("grad.<key>"; every state_dict name of a tensor shares its gradient
+  /// slot), undefined for the loss, what hooks capture and a loss module's
+  /// parameters.
+  std::vector<Tensor> gradientTargets(const Artifact &artifact) const;
+  /// Adds the gradients in outputs [1, ...) to their `targets`' grad() (or
+  /// sets them) and keeps what was captured; returns the tensors that got
+  /// one.
   std::vector<Tensor> takeGradients(const Artifact &artifact,
+                                    const std::vector<Tensor> &targets,
                                     const std::vector<Tensor> &outputs);
 
   std::shared_ptr<Module> model_;

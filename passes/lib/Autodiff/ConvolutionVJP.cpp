@@ -416,9 +416,10 @@ Value reversed(GradBuilder &g, Value x, int64_t dim) {
 /// `dout` with the kernel flipped in space and its channels swapped within
 /// each group ([O, C/g, k...] as [C, O/g, k...]), with the same groups,
 /// padded by dilation·(k - 1) less the forward's padding on the low side
-/// and to the input's size on the high side. A strided
-/// convolution's `dout` is first spread out by its stride (stride - 1 zeros
-/// after each element), the transposed convolution's zero insertion. (The
+/// and to the input's size on the high side. A strided (grouped; an
+/// ungrouped one goes to convInputGradScattered) convolution's `dout` is
+/// first spread out by its stride (stride - 1 zeros after each element),
+/// the transposed convolution's zero insertion. (The
 /// transposed convolution computes the same sums, but as generated loops;
 /// this goes to the convolution kernels, which even with the s² products of
 /// the zeros made ResNet-18's training step 3.5x faster.) Null when the
